@@ -1,0 +1,148 @@
+import type { Db } from '../store/database.js';
+
+export interface CheckResult {
+  name: string;
+  violations: string[];
+}
+
+export interface LedgerReport {
+  checks: CheckResult[];
+  wallets: number;
+  entries: number;
+  sessionsByState: Record<string, number>;
+  /** Money debited for sessions that have no outcome yet. */
+  heldAmount: number;
+  ok: boolean;
+}
+
+function check(
+  name: string,
+  db: Db,
+  sql: string,
+  describe: (row: Record<string, unknown>) => string,
+): CheckResult {
+  const rows = db.prepare(sql).all() as Record<string, unknown>[];
+  return {
+    name,
+    violations: rows
+      .slice(0, 20)
+      .map(describe)
+      .concat(rows.length > 20 ? [`... and ${rows.length - 20} more`] : []),
+  };
+}
+
+/** Re-derives every wallet invariant from the raw tables (DESIGN.md §2). Read-only. */
+export function verifyLedger(db: Db): LedgerReport {
+  const checks: CheckResult[] = [
+    check(
+      'no wallet balance below zero',
+      db,
+      'SELECT driver_id, balance FROM wallets WHERE balance < 0',
+      (r) => `wallet ${String(r.driver_id)} balance ${String(r.balance)}`,
+    ),
+    check(
+      'every balance equals the sum of its ledger entries',
+      db,
+      `SELECT w.driver_id, w.balance, COALESCE(SUM(l.amount), 0) AS total
+       FROM wallets w LEFT JOIN ledger_entries l ON l.driver_id = w.driver_id
+       GROUP BY w.driver_id HAVING w.balance <> total`,
+      (r) =>
+        `wallet ${String(r.driver_id)} balance ${String(r.balance)} but entries sum to ${String(r.total)}`,
+    ),
+    check(
+      'every entry’s balance_after is the running sum of its wallet',
+      db,
+      `SELECT id, driver_id, balance_after, running FROM (
+         SELECT id, driver_id, balance_after,
+           SUM(amount) OVER (PARTITION BY driver_id ORDER BY seq) AS running
+         FROM ledger_entries) WHERE balance_after <> running`,
+      (r) =>
+        `entry ${String(r.id)} says ${String(r.balance_after)}, running sum ${String(r.running)}`,
+    ),
+    check(
+      'every session has exactly one debit of its amount',
+      db,
+      `SELECT s.id, s.amount, COUNT(l.seq) AS n, COALESCE(SUM(-l.amount), 0) AS debited
+       FROM sessions s LEFT JOIN ledger_entries l ON l.session_id = s.id AND l.kind = 'session_debit'
+       GROUP BY s.id HAVING n <> 1 OR debited <> s.amount`,
+      (r) =>
+        `session ${String(r.id)}: ${String(r.n)} debits totalling ${String(r.debited)}, amount ${String(r.amount)}`,
+    ),
+    check(
+      'every ended session has exactly one outcome, and open sessions none',
+      db,
+      `SELECT s.id, s.state,
+         SUM(l.kind = 'session_refund') AS refunds, SUM(l.kind = 'session_credit') AS credits
+       FROM sessions s LEFT JOIN ledger_entries l ON l.session_id = s.id
+       GROUP BY s.id
+       HAVING (s.state = 'settled' AND (credits <> 1 OR refunds <> 0))
+           OR (s.state = 'refunded' AND (refunds <> 1 OR credits <> 0))
+           OR (s.state NOT IN ('settled', 'refunded') AND (refunds + credits) <> 0)`,
+      (r) =>
+        `session ${String(r.id)} (${String(r.state)}): ${String(r.refunds)} refunds, ${String(r.credits)} credits`,
+    ),
+    check(
+      'refunds give back the whole debit',
+      db,
+      `SELECT s.id, s.amount, l.amount AS refunded FROM sessions s
+       JOIN ledger_entries l ON l.session_id = s.id AND l.kind = 'session_refund'
+       WHERE l.amount <> s.amount`,
+      (r) => `session ${String(r.id)} refunded ${String(r.refunded)} of ${String(r.amount)}`,
+    ),
+    check(
+      'settlements credit exactly amount minus cost',
+      db,
+      `SELECT s.id, s.amount, s.cost, s.credited, l.amount AS credit FROM sessions s
+       JOIN ledger_entries l ON l.session_id = s.id AND l.kind = 'session_credit'
+       WHERE s.cost IS NULL OR l.amount <> s.amount - s.cost OR l.amount <> s.credited`,
+      (r) =>
+        `session ${String(r.id)} credited ${String(r.credit)}, amount ${String(r.amount)} cost ${String(r.cost)}`,
+    ),
+    check(
+      'no settled cost exceeds what was paid for the energy delivered',
+      db,
+      `SELECT id, cost, delivered_wh, price_micro_ngn_per_wh FROM sessions
+       WHERE state = 'settled' AND cost > (delivered_wh * price_micro_ngn_per_wh) / 1000000`,
+      (r) => `session ${String(r.id)} cost ${String(r.cost)} for ${String(r.delivered_wh)} Wh`,
+    ),
+  ];
+
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  const sessionsByState: Record<string, number> = {};
+  for (const row of db
+    .prepare('SELECT state, COUNT(*) AS n FROM sessions GROUP BY state')
+    .all() as {
+    state: string;
+    n: number;
+  }[]) {
+    sessionsByState[row.state] = row.n;
+  }
+  return {
+    checks,
+    wallets: count('SELECT COUNT(*) AS n FROM wallets'),
+    entries: count('SELECT COUNT(*) AS n FROM ledger_entries'),
+    sessionsByState,
+    heldAmount: count(
+      `SELECT COALESCE(SUM(amount), 0) AS n FROM sessions
+       WHERE state IN ('authorizing', 'authorized', 'charging', 'stopping')`,
+    ),
+    ok: checks.every((c) => c.violations.length === 0),
+  };
+}
+
+export function formatLedgerReport(report: LedgerReport): string {
+  const lines: string[] = [];
+  for (const c of report.checks) {
+    lines.push(`${c.violations.length === 0 ? 'ok  ' : 'FAIL'} ${c.name}`);
+    for (const v of c.violations) lines.push(`       ${v}`);
+  }
+  const states = Object.entries(report.sessionsByState)
+    .map(([state, n]) => `${state} ${n}`)
+    .join(', ');
+  lines.push(
+    `wallets ${report.wallets}, ledger entries ${report.entries}, sessions: ${states || 'none'}, ` +
+      `held for open sessions ${report.heldAmount} NGN`,
+  );
+  lines.push(report.ok ? 'ledger verified: all invariants hold' : 'ledger verification FAILED');
+  return lines.join('\n');
+}

@@ -1,0 +1,98 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { ApiKeys } from '../auth/api-keys.js';
+import type { DriverTokens } from '../auth/driver-tokens.js';
+import type { Charging } from '../charging/charging.js';
+import { ChargingError } from '../charging/errors.js';
+import type { Roster } from '../fleet/roster.js';
+import type { Logger } from '../shared/log.js';
+import { ApiError, CHARGING_ERROR_STATUS, sendError } from './errors.js';
+import { registerRoutes } from './routes.js';
+import { validationMessage } from './validation-message.js';
+
+export interface ApiDeps {
+  log: Logger;
+  bodyLimitBytes: number;
+  maxAmount: number;
+  apiKeys: ApiKeys;
+  driverTokens: DriverTokens;
+  roster: Roster;
+  charging: Charging;
+  health: () => Record<string, unknown>;
+}
+
+/** Fastify's own error codes for requests that never reach a handler. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_request' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_request' },
+};
+
+export function buildApi(deps: ApiDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: deps.bodyLimitBytes,
+    // Strict validation: fastify's defaults coerce types and strip unknown fields; we refuse both.
+    ajv: {
+      customOptions: {
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        allErrors: false,
+      },
+    },
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+
+  // The API speaks JSON only; fastify would otherwise hand text/plain bodies to the routes.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
+    return payload;
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error.status, error.code, error.message);
+    if (error instanceof ChargingError) {
+      const mapped = CHARGING_ERROR_STATUS[error.code];
+      return sendError(reply, mapped.status, mapped.code, error.message);
+    }
+    if (error.validation) {
+      return sendError(reply, 400, 'invalid_request', validationMessage(error));
+    }
+    const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (framework) return sendError(reply, framework.status, framework.code, error.message);
+    if (error instanceof SyntaxError || error.statusCode === 400) {
+      return sendError(reply, 400, 'invalid_request', 'the request body is not valid JSON');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 500, 'internal_error', 'internal error');
+  });
+
+  const knownPaths = new Set([
+    '/v1/driver-tokens',
+    '/v1/sessions/quote',
+    '/v1/sessions',
+    '/healthz',
+  ]);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (knownPaths.has(path)) {
+      reply.header('allow', path === '/healthz' ? 'GET, HEAD' : 'POST');
+      return sendError(
+        reply,
+        405,
+        'method_not_allowed',
+        `${request.method} is not allowed on ${path}`,
+      );
+    }
+    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
+  });
+
+  registerRoutes(app, deps);
+  return app;
+}

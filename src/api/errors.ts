@@ -1,0 +1,34 @@
+import type { FastifyReply } from 'fastify';
+import type { ChargingErrorCode } from '../charging/errors.js';
+
+/** Every error the API answers with, its HTTP status and the `error.code` in the body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const CHARGING_ERROR_STATUS: Record<ChargingErrorCode, { status: number; code: string }> = {
+  driver_not_found: { status: 404, code: 'driver_not_found' },
+  charger_not_found: { status: 404, code: 'charger_not_found' },
+  connector_not_found: { status: 404, code: 'connector_not_found' },
+  connector_unavailable: { status: 409, code: 'connector_unavailable' },
+  charger_offline: { status: 503, code: 'charger_offline' },
+  charger_rejected: { status: 409, code: 'charger_rejected' },
+  charger_timeout: { status: 504, code: 'charger_timeout' },
+  insufficient_balance: { status: 402, code: 'insufficient_balance' },
+  invalid_amount: { status: 400, code: 'invalid_request' },
+};
+
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+): FastifyReply {
+  return reply.code(status).send({ error: { code, message } });
+}

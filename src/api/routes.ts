@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import { normalizeEmail, type Driver } from '../fleet/roster.js';
+import type { ApiDeps } from './app.js';
+import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
+import { ApiError } from './errors.js';
+import {
+  mintTokenSchema,
+  quoteSchema,
+  startSchema,
+  type MintTokenBody,
+  type QuoteBody,
+  type StartBody,
+} from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    fleetId?: string;
+    driverId?: string;
+  }
+}
+
+export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const { roster, charging } = deps;
+
+  /** The token's driver, provided the body names that same driver (scope rule, contract §5). */
+  function scopedDriver(driverId: string | undefined, driverEmail: string): Driver {
+    const driver = driverId === undefined ? undefined : roster.driver(driverId);
+    if (!driver) throw new ApiError(401, 'invalid_token', 'the driver token is not valid');
+    if (normalizeEmail(driverEmail) !== driver.email) {
+      throw new ApiError(
+        403,
+        'token_scope_mismatch',
+        'this token cannot act on another driver’s wallet',
+      );
+    }
+    return driver;
+  }
+
+  app.post<{ Body: MintTokenBody }>(
+    '/v1/driver-tokens',
+    {
+      schema: mintTokenSchema,
+      onRequest: async (request) => {
+        request.fleetId = fleetFromApiKey(request, deps.apiKeys);
+      },
+    },
+    async (request) => {
+      const fleetId = request.fleetId as string;
+      const driver = roster.driverByEmail(fleetId, request.body.driverEmail);
+      if (!driver || !driver.active) {
+        throw new ApiError(
+          404,
+          'driver_not_found',
+          'no active driver with that email in this fleet',
+        );
+      }
+      request.log.info({ fleetId, driverId: driver.id }, 'driver token minted');
+      return deps.driverTokens.mint(driver.id);
+    },
+  );
+
+  const driverAuth = {
+    onRequest: async (request: Parameters<typeof driverFromToken>[0]) => {
+      request.driverId = driverFromToken(request, deps.driverTokens);
+    },
+  };
+
+  app.post<{ Body: QuoteBody }>(
+    '/v1/sessions/quote',
+    { schema: quoteSchema, ...driverAuth },
+    async (request) => {
+      const driver = scopedDriver(request.driverId, request.body.driverEmail);
+      return charging.quote(driver, request.body.chargerId, request.body.connectorId);
+    },
+  );
+
+  app.post<{ Body: StartBody }>(
+    '/v1/sessions',
+    { schema: startSchema(deps.maxAmount), ...driverAuth },
+    async (request) => {
+      const { chargerId, connectorId, driverEmail, amount } = request.body;
+      const driver = scopedDriver(request.driverId, driverEmail);
+      return charging.start(driver, chargerId, connectorId, amount);
+    },
+  );
+
+  app.get('/healthz', async () => ({ status: 'ok', ...deps.health() }));
+}

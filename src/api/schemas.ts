@@ -1,0 +1,115 @@
+/**
+ * JSON schemas of the three routes. Validation is strict: no type coercion, no removal of unknown
+ * fields (the app's Ajv options turn both off), every listed field required.
+ */
+const id = { type: 'string', minLength: 1, maxLength: 64 } as const;
+const email = { type: 'string', minLength: 3, maxLength: 254 } as const;
+const errorBody = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      required: ['code', 'message'],
+    },
+  },
+  required: ['error'],
+} as const;
+
+export const mintTokenSchema = {
+  body: {
+    type: 'object',
+    properties: { driverEmail: email },
+    required: ['driverEmail'],
+    additionalProperties: false,
+  },
+  response: {
+    200: {
+      type: 'object',
+      properties: { token: { type: 'string' }, expiresAt: { type: 'string' } },
+      required: ['token', 'expiresAt'],
+      additionalProperties: false,
+    },
+    '4xx': errorBody,
+    '5xx': errorBody,
+  },
+} as const;
+
+export const quoteSchema = {
+  body: {
+    type: 'object',
+    properties: { chargerId: id, connectorId: id, driverEmail: email },
+    required: ['chargerId', 'connectorId', 'driverEmail'],
+    additionalProperties: false,
+  },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        fleetDriver: { type: 'boolean' },
+        quotedAmount: { type: 'integer' },
+        currency: { type: 'string' },
+        subWalletBalance: { type: 'integer' },
+        socPercent: { type: 'number' },
+        vehicleModel: { type: 'string' },
+        socSource: { type: 'string' },
+        socReportedAt: { type: ['string', 'null'] },
+        energyWh: { type: 'integer' },
+        pricePerKwh: { type: 'number' },
+      },
+      required: [
+        'fleetDriver',
+        'quotedAmount',
+        'currency',
+        'subWalletBalance',
+        'socPercent',
+        'vehicleModel',
+      ],
+      additionalProperties: false,
+    },
+    '4xx': errorBody,
+    '5xx': errorBody,
+  },
+} as const;
+
+export function startSchema(maxAmount: number) {
+  return {
+    body: {
+      type: 'object',
+      properties: {
+        chargerId: id,
+        connectorId: id,
+        driverEmail: email,
+        amount: { type: 'integer', minimum: 1, maximum: maxAmount },
+      },
+      required: ['chargerId', 'connectorId', 'driverEmail', 'amount'],
+      additionalProperties: false,
+    },
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          sessionId: { type: 'string' },
+          debited: { type: 'integer' },
+          remainingBalance: { type: 'integer' },
+        },
+        required: ['sessionId', 'debited', 'remainingBalance'],
+        additionalProperties: false,
+      },
+      '4xx': errorBody,
+      '5xx': errorBody,
+    },
+  } as const;
+}
+
+export interface MintTokenBody {
+  driverEmail: string;
+}
+export interface QuoteBody {
+  chargerId: string;
+  connectorId: string;
+  driverEmail: string;
+}
+export interface StartBody extends QuoteBody {
+  amount: number;
+}

@@ -1,0 +1,262 @@
+import type { SiteConnector, SiteDirectory } from '../config/site.js';
+import type { Driver } from '../fleet/roster.js';
+import { ChargerOfflineError, ChargerTimeoutError, type ChargerCommands } from '../ocpp/port.js';
+import { paidEnergyWh } from '../pricing/money.js';
+import { quoteFullCharge } from '../pricing/quote.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
+import { ChargingError } from './errors.js';
+import { newIdToken, newSessionId } from './id-tokens.js';
+import type { SessionLifecycle } from './lifecycle.js';
+import type { SessionOutcomes } from './outcomes.js';
+import type { SessionStore } from './session-store.js';
+
+export interface ChargingSettings {
+  maxAmount: number;
+  efficiencyPercent: number;
+  defaultVehicle: { model: string; batteryWh: number };
+}
+
+export interface Quote {
+  fleetDriver: boolean;
+  quotedAmount: number;
+  currency: 'NGN';
+  subWalletBalance: number;
+  socPercent: number;
+  vehicleModel: string;
+  /** Where socPercent came from: the charger, or nowhere (then the whole battery is quoted). */
+  socSource: 'charger' | 'unknown';
+  socReportedAt: string | null;
+  energyWh: number;
+  pricePerKwh: number;
+}
+
+export interface StartedSession {
+  sessionId: string;
+  debited: number;
+  remainingBalance: number;
+}
+
+export interface ChargingDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  site: SiteDirectory;
+  wallet: Wallet;
+  sessions: SessionStore;
+  outcomes: SessionOutcomes;
+  lifecycle: SessionLifecycle;
+  chargers: ChargerCommands;
+  settings: ChargingSettings;
+}
+
+/** Statuses in which a connector can take a new session. */
+const FREE = new Set(['available', 'occupied', 'unknown']);
+
+/** The two driver operations: quote (moves no money) and start (debit, then remote start). */
+export class Charging {
+  constructor(private readonly deps: ChargingDeps) {}
+
+  quote(driver: Driver, chargerId: string, connectorId: string): Quote {
+    const connector = this.usableConnector(chargerId, connectorId);
+    const view = this.deps.chargers.connector(chargerId, connector.id);
+    const vehicle =
+      driver.vehicleModel && driver.vehicleBatteryWh
+        ? { model: driver.vehicleModel, batteryWh: driver.vehicleBatteryWh }
+        : this.deps.settings.defaultVehicle;
+    const figures = quoteFullCharge({
+      vehicle,
+      socPercent: view.socPercent ?? undefined,
+      microNgnPerWh: connector.microNgnPerWh,
+      efficiencyPercent: this.deps.settings.efficiencyPercent,
+    });
+    return {
+      fleetDriver: driver.active,
+      quotedAmount: figures.amount,
+      currency: 'NGN',
+      subWalletBalance: this.deps.wallet.balance(driver.id),
+      socPercent: figures.socPercent,
+      vehicleModel: vehicle.model,
+      socSource: view.socPercent === null ? 'unknown' : 'charger',
+      socReportedAt: view.socAt,
+      energyWh: figures.energyWh,
+      pricePerKwh: connector.microNgnPerWh / 1000,
+    };
+  }
+
+  async start(
+    driver: Driver,
+    chargerId: string,
+    connectorId: string,
+    amount: number,
+  ): Promise<StartedSession> {
+    const { deps } = this;
+    if (!driver.active) {
+      throw new ChargingError('driver_not_found', `${driver.email} is not an active fleet driver`);
+    }
+    const connector = this.usableConnector(chargerId, connectorId);
+    if (!Number.isSafeInteger(amount) || amount < 1 || amount > deps.settings.maxAmount) {
+      throw new ChargingError(
+        'invalid_amount',
+        `amount must be a whole number of NGN from 1 to ${deps.settings.maxAmount}`,
+      );
+    }
+    const limitWh = paidEnergyWh(amount, connector.microNgnPerWh);
+    if (limitWh < 1) {
+      throw new ChargingError(
+        'invalid_amount',
+        `${amount} NGN buys less than 1 Wh at this connector`,
+      );
+    }
+
+    const at = new Date(deps.clock.now()).toISOString();
+    const sessionId = newSessionId();
+    const idToken = newIdToken();
+    const debit = this.debit(driver, connector, amount, limitWh, sessionId, idToken, at);
+    deps.log.info(
+      { sessionId, chargerId, connectorId, amount, limitWh },
+      'session debited, starting charger',
+    );
+
+    try {
+      const outcome = await deps.chargers.requestStart({
+        chargerId,
+        connectorId: connector.id,
+        idToken,
+      });
+      if (outcome === 'accepted') {
+        deps.lifecycle.remoteStartAccepted(sessionId);
+      } else {
+        this.refundUnlessStarted(
+          sessionId,
+          'charger_rejected',
+          'charger_rejected',
+          `charger ${chargerId} refused to start connector ${connectorId}; nothing was charged`,
+        );
+      }
+    } catch (err) {
+      if (err instanceof ChargingError) throw err;
+      const offline = err instanceof ChargerOfflineError;
+      if (!offline && !(err instanceof ChargerTimeoutError)) throw err;
+      this.refundUnlessStarted(
+        sessionId,
+        offline ? 'charger_offline' : 'charger_timeout',
+        offline ? 'charger_offline' : 'charger_timeout',
+        offline
+          ? `charger ${chargerId} went offline; nothing was charged`
+          : `charger ${chargerId} did not answer the start request; nothing was charged`,
+      );
+    }
+    return { sessionId, debited: amount, remainingBalance: debit };
+  }
+
+  /** Resolves the connector and refuses early, before any money moves, when it cannot start now. */
+  private usableConnector(chargerId: string, connectorId: string): SiteConnector {
+    const { deps } = this;
+    if (!deps.site.charger(chargerId)) {
+      throw new ChargingError('charger_not_found', `no charger with id ${chargerId}`);
+    }
+    const connector = deps.site.connector(chargerId, connectorId);
+    if (!connector) {
+      throw new ChargingError(
+        'connector_not_found',
+        `charger ${chargerId} has no connector ${connectorId}`,
+      );
+    }
+    if (!deps.chargers.isOnline(chargerId)) {
+      throw new ChargingError('charger_offline', `charger ${chargerId} is offline`);
+    }
+    const view = deps.chargers.connector(chargerId, connector.id);
+    if (!FREE.has(view.status)) {
+      throw new ChargingError(
+        'connector_unavailable',
+        `connector ${connectorId} on charger ${chargerId} is ${view.status}`,
+      );
+    }
+    if (deps.sessions.openOn(chargerId, connector.id)) {
+      throw new ChargingError(
+        'connector_unavailable',
+        `connector ${connectorId} on charger ${chargerId} already has a session`,
+      );
+    }
+    return connector;
+  }
+
+  /** One transaction: session row, debit with its ledger entry, outbox event. Returns the new balance. */
+  private debit(
+    driver: Driver,
+    connector: SiteConnector,
+    amount: number,
+    limitWh: number,
+    sessionId: string,
+    idToken: string,
+    at: string,
+  ): number {
+    const { deps } = this;
+    try {
+      return deps.db.transaction(() => {
+        deps.sessions.insert({
+          id: sessionId,
+          driverId: driver.id,
+          chargerId: connector.chargerId,
+          connectorId: connector.id,
+          amount,
+          microNgnPerWh: connector.microNgnPerWh,
+          limitWh,
+          idToken,
+          createdAt: at,
+        });
+        const entry = deps.wallet.debitSession(driver.id, sessionId, amount, at);
+        const session = deps.sessions.get(sessionId);
+        if (session) deps.outcomes.event(session, 'authorizing', at, { limitWh });
+        return entry.balanceAfter;
+      })();
+    } catch (err) {
+      if (err instanceof InsufficientBalanceError) {
+        throw new ChargingError(
+          'insufficient_balance',
+          `sub-wallet balance ${err.balance} NGN is less than the requested ${amount} NGN`,
+        );
+      }
+      if (isUniqueViolation(err)) {
+        throw new ChargingError(
+          'connector_unavailable',
+          `connector ${connector.id} on charger ${connector.chargerId} already has a session`,
+        );
+      }
+      throw err;
+    }
+  }
+
+  private refundUnlessStarted(
+    sessionId: string,
+    reason: string,
+    code: 'charger_rejected' | 'charger_timeout' | 'charger_offline',
+    message: string,
+  ): void {
+    const refunded = this.deps.outcomes.refund(
+      sessionId,
+      reason,
+      new Date(this.deps.clock.now()).toISOString(),
+    );
+    const state = this.deps.sessions.get(sessionId)?.state;
+    // The charger may have started the transaction even though its answer was lost or negative:
+    // then the session is live and paid for, and the caller gets its success response.
+    const started = state === 'charging' || state === 'stopping' || state === 'settled';
+    if (refunded || !started) {
+      this.deps.log.warn({ sessionId, reason }, 'remote start failed, session refunded');
+      throw new ChargingError(code, message);
+    }
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    'code' in err &&
+    (err as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}

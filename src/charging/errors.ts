@@ -1,0 +1,20 @@
+export type ChargingErrorCode =
+  | 'driver_not_found'
+  | 'charger_not_found'
+  | 'connector_not_found'
+  | 'connector_unavailable'
+  | 'charger_offline'
+  | 'charger_rejected'
+  | 'charger_timeout'
+  | 'insufficient_balance'
+  | 'invalid_amount';
+
+/** A refusal the caller can act on; the API layer maps each code to its HTTP status. */
+export class ChargingError extends Error {
+  constructor(
+    readonly code: ChargingErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

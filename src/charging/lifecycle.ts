@@ -1,0 +1,230 @@
+import type {
+  ChargerCommands,
+  ChargerEvents,
+  MeterSample,
+  TokenVerdict,
+  TransactionEnded,
+  TransactionStarted,
+} from '../ocpp/port.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import { LimitWatch } from './limit-watch.js';
+import type { SessionOutcomes } from './outcomes.js';
+import type { Session, SessionStore } from './session-store.js';
+
+export interface LifecycleOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  sessions: SessionStore;
+  outcomes: SessionOutcomes;
+  chargers: ChargerCommands;
+  startTimeoutMs: number;
+  stopLeadMs: number;
+  stopRetryMs: number;
+}
+
+const STOP_ATTEMPTS = 3;
+
+/**
+ * Everything that happens to a session after the Start response: the EV starting (or never
+ * starting), meter samples and the paid-energy stop, the charger's stop message and settlement,
+ * and picking up open sessions after a restart. It is the charging side of the charger port.
+ */
+export class SessionLifecycle implements ChargerEvents {
+  private readonly startTimers = new Map<string, NodeJS.Timeout>();
+  private readonly watch: LimitWatch;
+  private closed = false;
+
+  constructor(private readonly o: LifecycleOptions) {
+    this.watch = new LimitWatch({
+      leadMs: o.stopLeadMs,
+      onLimit: (id) => void this.stopForLimit(id),
+    });
+  }
+
+  private now(): string {
+    return new Date(this.o.clock.now()).toISOString();
+  }
+
+  /** The charger accepted the remote start: wait for the EV, refund if it never starts. */
+  remoteStartAccepted(sessionId: string): void {
+    const at = this.now();
+    this.o.db.transaction(() => {
+      if (this.o.sessions.markAuthorized(sessionId, at)) {
+        const session = this.o.sessions.get(sessionId);
+        if (session) this.o.outcomes.event(session, 'authorized', at);
+      }
+    })();
+    if (this.o.sessions.get(sessionId)?.state === 'authorized') {
+      this.armStartTimer(sessionId, this.o.startTimeoutMs);
+    }
+  }
+
+  authorize(chargerId: string, idToken: string, connectorId: string | null): TokenVerdict {
+    const s = this.o.sessions.byIdToken(idToken);
+    const ok =
+      s !== undefined &&
+      s.chargerId === chargerId &&
+      (connectorId === null || s.connectorId === connectorId) &&
+      (s.state === 'authorizing' || s.state === 'authorized' || s.state === 'charging');
+    return { accepted: ok };
+  }
+
+  transactionStarted(e: TransactionStarted): TokenVerdict {
+    const s = this.o.sessions.byIdToken(e.idToken);
+    if (!s || s.chargerId !== e.chargerId || s.connectorId !== e.connectorId)
+      return { accepted: false };
+    if (
+      (s.state === 'charging' || s.state === 'stopping') &&
+      s.transactionRef === e.transactionRef
+    ) {
+      return { accepted: true };
+    }
+    if (s.state !== 'authorizing' && s.state !== 'authorized') {
+      this.o.log.warn(
+        { sessionId: s.id, state: s.state },
+        'start for a session that cannot start: refused',
+      );
+      return { accepted: false };
+    }
+    const at = this.now();
+    this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at);
+    this.o.outcomes.event(s, 'charging', at, {
+      transactionRef: e.transactionRef,
+      meterStartWh: e.meterStartWh,
+    });
+    this.clearStartTimer(s.id);
+    this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
+    this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
+    return { accepted: true };
+  }
+
+  meterSample(m: MeterSample): void {
+    if (m.transactionRef === null || m.energyWh === null) return;
+    const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
+    if (!s || (s.state !== 'charging' && s.state !== 'stopping') || s.meterStartWh === null) return;
+    if (m.energyWh < s.meterStartWh) {
+      this.o.log.warn(
+        { sessionId: s.id, energyWh: m.energyWh },
+        'meter below transaction start: ignored',
+      );
+      return;
+    }
+    this.o.sessions.recordMeter(s.id, m.energyWh);
+    this.watch.sample(s.id, m.energyWh - s.meterStartWh, m.receivedAtMs);
+  }
+
+  transactionEnded(e: TransactionEnded): void {
+    const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
+    if (!s) return;
+    this.watch.end(s.id);
+    if (s.state !== 'charging' && s.state !== 'stopping') return; // already settled: a repeat
+    const delivered = this.deliveredWh(s, e.meterStopWh);
+    if (this.o.outcomes.settle(s.id, delivered, e.reason, this.now())) {
+      this.o.log.info(
+        { sessionId: s.id, deliveredWh: delivered, reason: e.reason },
+        'session settled',
+      );
+    }
+  }
+
+  chargerOnline(chargerId: string): void {
+    // A stop that could not be delivered while the charger was away is sent again.
+    for (const s of this.o.sessions.allOpen()) {
+      if (s.chargerId === chargerId && s.state === 'stopping') void this.sendStop(s, 1);
+    }
+  }
+
+  /** After a restart: resolve what was half-way, resume the rest. */
+  recover(): void {
+    const nowMs = this.o.clock.now();
+    for (const s of this.o.sessions.allOpen()) {
+      switch (s.state) {
+        case 'authorizing':
+          // The remote start's answer died with the previous process. Refund; if the charger did
+          // start, its StartTransaction now carries a spent token and is refused, so it stops.
+          this.o.outcomes.refund(s.id, 'gateway_restarted', this.now());
+          break;
+        case 'authorized': {
+          const since = s.authorizedAt ? Date.parse(s.authorizedAt) : nowMs;
+          this.armStartTimer(s.id, Math.max(0, since + this.o.startTimeoutMs - nowMs));
+          break;
+        }
+        case 'charging':
+          this.watch.begin(s.id, s.limitWh, (s.lastMeterWh ?? 0) - (s.meterStartWh ?? 0), nowMs);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.startTimers.values()) clearTimeout(t);
+    this.startTimers.clear();
+    this.watch.endAll();
+  }
+
+  /**
+   * Energy delivered by the charger's own register. A stop register below the start one (a meter
+   * that reset, a garbled value) is not trusted: the last register we saw counts instead.
+   */
+  private deliveredWh(s: Session, meterStopWh: number | null): number {
+    const start = s.meterStartWh ?? 0;
+    if (meterStopWh !== null && meterStopWh >= start) return meterStopWh - start;
+    this.o.log.warn(
+      { sessionId: s.id, meterStopWh },
+      'stop register unusable: settling on last sample',
+    );
+    return Math.max(0, (s.lastMeterWh ?? start) - start);
+  }
+
+  private armStartTimer(sessionId: string, delayMs: number): void {
+    this.clearStartTimer(sessionId);
+    const timer = setTimeout(() => {
+      this.startTimers.delete(sessionId);
+      if (this.o.outcomes.refund(sessionId, 'ev_not_connected', this.now())) {
+        this.o.log.info({ sessionId }, 'EV never started charging: session refunded');
+      }
+    }, delayMs);
+    timer.unref();
+    this.startTimers.set(sessionId, timer);
+  }
+
+  private clearStartTimer(sessionId: string): void {
+    const timer = this.startTimers.get(sessionId);
+    if (timer) clearTimeout(timer);
+    this.startTimers.delete(sessionId);
+  }
+
+  private async stopForLimit(sessionId: string): Promise<void> {
+    const at = this.now();
+    const s = this.o.sessions.get(sessionId);
+    if (!s || s.state !== 'charging') return;
+    this.o.db.transaction(() => {
+      if (this.o.sessions.markStopping(s.id, at)) this.o.outcomes.event(s, 'stopping', at);
+    })();
+    this.o.log.info({ sessionId }, 'paid energy reached: stopping');
+    await this.sendStop(s, STOP_ATTEMPTS);
+  }
+
+  private async sendStop(s: Session, attempts: number): Promise<void> {
+    for (let attempt = 1; attempt <= attempts && !this.closed; attempt++) {
+      if (this.o.sessions.get(s.id)?.state !== 'stopping' || !s.transactionRef) return;
+      try {
+        const outcome = await this.o.chargers.requestStop(s.chargerId, s.transactionRef);
+        if (outcome === 'accepted') return;
+        this.o.log.warn({ sessionId: s.id, attempt }, 'charger refused the stop');
+      } catch (err) {
+        this.o.log.warn(
+          { sessionId: s.id, attempt, err: (err as Error).message },
+          'stop not delivered',
+        );
+      }
+      await new Promise((r) => setTimeout(r, this.o.stopRetryMs).unref());
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Predicts when a session reaches its paid energy and fires `onLimit` in time to stop it there.
+ *
+ * Rates are measured on the gateway's own receive clock (energy delta / arrival delta), not from the
+ * charger's timestamps or its reported power: that keeps the prediction right for chargers with a
+ * skewed clock and for simulators running faster than real time. Each sample re-plans the stop, so
+ * the timer converges as the rate settles (DC tapering, AC phase changes).
+ */
+export interface LimitWatchOptions {
+  /** Fire this long before the predicted moment, to cover the round trip of the stop command. */
+  leadMs: number;
+  onLimit: (sessionId: string) => void;
+}
+
+interface Watched {
+  limitWh: number;
+  lastMs: number;
+  lastDeliveredWh: number;
+  timer: NodeJS.Timeout | null;
+  fired: boolean;
+}
+
+export class LimitWatch {
+  private readonly watched = new Map<string, Watched>();
+
+  constructor(private readonly opts: LimitWatchOptions) {}
+
+  begin(sessionId: string, limitWh: number, deliveredWh: number, atMs: number): void {
+    this.end(sessionId);
+    this.watched.set(sessionId, {
+      limitWh,
+      lastMs: atMs,
+      lastDeliveredWh: deliveredWh,
+      timer: null,
+      fired: false,
+    });
+    if (deliveredWh >= limitWh) this.fire(sessionId);
+  }
+
+  sample(sessionId: string, deliveredWh: number, atMs: number): void {
+    const w = this.watched.get(sessionId);
+    if (!w || w.fired) return;
+    if (deliveredWh >= w.limitWh) {
+      this.fire(sessionId);
+      return;
+    }
+    const dt = atMs - w.lastMs;
+    const de = deliveredWh - w.lastDeliveredWh;
+    w.lastMs = atMs;
+    w.lastDeliveredWh = deliveredWh;
+    if (dt <= 0 || de <= 0) return; // no flow measured (paused, suspended): wait for the next sample
+    const etaMs = ((w.limitWh - deliveredWh) * dt) / de;
+    if (w.timer) clearTimeout(w.timer);
+    w.timer = setTimeout(() => this.fire(sessionId), Math.max(0, etaMs - this.opts.leadMs));
+    w.timer.unref();
+  }
+
+  end(sessionId: string): void {
+    const w = this.watched.get(sessionId);
+    if (w?.timer) clearTimeout(w.timer);
+    this.watched.delete(sessionId);
+  }
+
+  endAll(): void {
+    for (const id of [...this.watched.keys()]) this.end(id);
+  }
+
+  private fire(sessionId: string): void {
+    const w = this.watched.get(sessionId);
+    if (!w || w.fired) return;
+    w.fired = true;
+    if (w.timer) clearTimeout(w.timer);
+    w.timer = null;
+    this.opts.onLimit(sessionId);
+  }
+}

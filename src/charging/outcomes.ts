@@ -1,0 +1,79 @@
+import type { Db } from '../store/database.js';
+import type { Outbox } from '../store/outbox.js';
+import { settle } from '../pricing/money.js';
+import type { Wallet } from '../wallet/wallet.js';
+import type { Session, SessionState, SessionStore } from './session-store.js';
+
+/**
+ * The two ways a debit ends, each one SQLite transaction that writes the ledger entry, the session
+ * row and the outbox event together. Both are no-ops for a session that already has its outcome,
+ * so a repeated stop message or a late timer cannot settle or refund twice.
+ */
+export class SessionOutcomes {
+  constructor(
+    private readonly db: Db,
+    private readonly sessions: SessionStore,
+    private readonly wallet: Wallet,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /** Full refund of a session that never started charging. Returns false if it had moved on. */
+  refund(sessionId: string, reason: string, at: string): boolean {
+    return this.db.transaction(() => {
+      const session = this.sessions.get(sessionId);
+      if (!session || (session.state !== 'authorizing' && session.state !== 'authorized'))
+        return false;
+      this.wallet.refundSession(session.driverId, session.id, at);
+      this.sessions.markRefunded(session.id, reason, at);
+      this.event(session, 'refunded', at, { reason, refunded: session.amount });
+      return true;
+    })();
+  }
+
+  /** Settles a session from the energy the charger delivered; cost is capped at what was paid. */
+  settle(sessionId: string, deliveredWh: number, reason: string, at: string): boolean {
+    return this.db.transaction(() => {
+      const session = this.sessions.get(sessionId);
+      if (!session || (session.state !== 'charging' && session.state !== 'stopping')) return false;
+      const figures = settle(session.amount, deliveredWh, session.microNgnPerWh);
+      this.wallet.creditSessionShortfall(session.driverId, session.id, figures.credit, at);
+      this.sessions.markSettled(session.id, {
+        deliveredWh,
+        cost: figures.cost,
+        credited: figures.credit,
+        reason,
+        at,
+      });
+      this.event(session, 'settled', at, {
+        reason,
+        deliveredWh,
+        cost: figures.cost,
+        credited: figures.credit,
+      });
+      return true;
+    })();
+  }
+
+  event(
+    session: Session,
+    state: SessionState,
+    at: string,
+    detail: Record<string, unknown> = {},
+  ): void {
+    this.outbox.enqueue(
+      'sessions',
+      {
+        type: 'session_state',
+        sessionId: session.id,
+        driverId: session.driverId,
+        chargerId: session.chargerId,
+        connectorId: session.connectorId,
+        state,
+        amount: session.amount,
+        at,
+        ...detail,
+      },
+      at,
+    );
+  }
+}

@@ -1,0 +1,216 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+
+/**
+ * Session states, all in one place:
+ * - authorizing: debited, remote start sent, no answer yet;
+ * - authorized:  the charger accepted the remote start; waiting for the EV to start charging;
+ * - charging:    the charger reported the transaction started;
+ * - stopping:    we asked the charger to stop (paid energy reached); waiting for its stop message;
+ * - settled:     the charger reported the end; cost taken, shortfall credited (terminal);
+ * - refunded:    never charged (refused, unanswered, EV never started, gateway restarted before the
+ *                charger answered); the whole debit went back (terminal).
+ */
+export type SessionState =
+  'authorizing' | 'authorized' | 'charging' | 'stopping' | 'settled' | 'refunded';
+
+export const OPEN_STATES: readonly SessionState[] = [
+  'authorizing',
+  'authorized',
+  'charging',
+  'stopping',
+];
+
+export interface Session {
+  id: string;
+  driverId: string;
+  chargerId: string;
+  connectorId: string;
+  state: SessionState;
+  amount: number;
+  microNgnPerWh: number;
+  limitWh: number;
+  idToken: string;
+  transactionRef: string | null;
+  meterStartWh: number | null;
+  lastMeterWh: number | null;
+  createdAt: string;
+  authorizedAt: string | null;
+}
+
+interface Row {
+  id: string;
+  driver_id: string;
+  charger_id: string;
+  connector_id: string;
+  state: SessionState;
+  amount: number;
+  price_micro_ngn_per_wh: number;
+  limit_wh: number;
+  id_token: string;
+  transaction_ref: string | null;
+  meter_start_wh: number | null;
+  last_meter_wh: number | null;
+  created_at: string;
+  authorized_at: string | null;
+}
+
+function toSession(row: Row): Session {
+  return {
+    id: row.id,
+    driverId: row.driver_id,
+    chargerId: row.charger_id,
+    connectorId: row.connector_id,
+    state: row.state,
+    amount: row.amount,
+    microNgnPerWh: row.price_micro_ngn_per_wh,
+    limitWh: row.limit_wh,
+    idToken: row.id_token,
+    transactionRef: row.transaction_ref,
+    meterStartWh: row.meter_start_wh,
+    lastMeterWh: row.last_meter_wh,
+    createdAt: row.created_at,
+    authorizedAt: row.authorized_at,
+  };
+}
+
+export interface NewSession {
+  id: string;
+  driverId: string;
+  chargerId: string;
+  connectorId: string;
+  amount: number;
+  microNgnPerWh: number;
+  limitWh: number;
+  idToken: string;
+  createdAt: string;
+}
+
+export interface SettledFigures {
+  deliveredWh: number;
+  cost: number;
+  credited: number;
+  reason: string;
+  at: string;
+}
+
+/** Session rows. State changes are guarded by the expected current state, so a late or repeated event cannot move a session backwards. */
+export class SessionStore {
+  private readonly insertStmt: Statement<NewSession>;
+  private readonly byId: Statement<[string], Row>;
+  private readonly byToken: Statement<[string], Row>;
+  private readonly byTransaction: Statement<[string, string], Row>;
+  private readonly openOnConnector: Statement<[string, string], Row>;
+  private readonly openStmt: Statement<[], Row>;
+  private readonly authorizeStmt: Statement<[string, string]>;
+  private readonly startStmt: Statement<[string, number, number, string, string]>;
+  private readonly meterStmt: Statement<[number, string]>;
+  private readonly stoppingStmt: Statement<[string, string]>;
+  private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
+  private readonly refundStmt: Statement<[string, string, string]>;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO sessions (id, driver_id, charger_id, connector_id, state, amount, price_micro_ngn_per_wh,
+         limit_wh, id_token, created_at)
+       VALUES (@id, @driverId, @chargerId, @connectorId, 'authorizing', @amount, @microNgnPerWh,
+         @limitWh, @idToken, @createdAt)`,
+    );
+    this.byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
+    this.byToken = db.prepare('SELECT * FROM sessions WHERE id_token = ?');
+    this.byTransaction = db.prepare(
+      'SELECT * FROM sessions WHERE charger_id = ? AND transaction_ref = ?',
+    );
+    this.openOnConnector = db.prepare(
+      `SELECT * FROM sessions WHERE charger_id = ? AND connector_id = ?
+       AND state IN ('authorizing', 'authorized', 'charging', 'stopping')`,
+    );
+    this.openStmt = db.prepare(
+      `SELECT * FROM sessions WHERE state IN ('authorizing', 'authorized', 'charging', 'stopping')
+       ORDER BY created_at`,
+    );
+    this.authorizeStmt = db.prepare(
+      "UPDATE sessions SET state = 'authorized', authorized_at = ? WHERE id = ? AND state = 'authorizing'",
+    );
+    this.startStmt = db.prepare(
+      `UPDATE sessions SET state = 'charging', transaction_ref = ?, meter_start_wh = ?,
+         last_meter_wh = ?, started_at = ?
+       WHERE id = ? AND state IN ('authorizing', 'authorized')`,
+    );
+    this.meterStmt = db.prepare(
+      "UPDATE sessions SET last_meter_wh = ? WHERE id = ? AND state IN ('charging', 'stopping')",
+    );
+    this.stoppingStmt = db.prepare(
+      "UPDATE sessions SET state = 'stopping', stop_requested_at = ? WHERE id = ? AND state = 'charging'",
+    );
+    this.settleStmt = db.prepare(
+      `UPDATE sessions SET state = 'settled', delivered_wh = ?, cost = ?, credited = ?, end_reason = ?,
+         ended_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.refundStmt = db.prepare(
+      `UPDATE sessions SET state = 'refunded', end_reason = ?, ended_at = ?
+       WHERE id = ? AND state IN ('authorizing', 'authorized')`,
+    );
+  }
+
+  insert(session: NewSession): void {
+    this.insertStmt.run(session);
+  }
+
+  get(id: string): Session | undefined {
+    const row = this.byId.get(id);
+    return row ? toSession(row) : undefined;
+  }
+
+  byIdToken(idToken: string): Session | undefined {
+    const row = this.byToken.get(idToken);
+    return row ? toSession(row) : undefined;
+  }
+
+  byTransactionRef(chargerId: string, transactionRef: string): Session | undefined {
+    const row = this.byTransaction.get(chargerId, transactionRef);
+    return row ? toSession(row) : undefined;
+  }
+
+  openOn(chargerId: string, connectorId: string): Session | undefined {
+    const row = this.openOnConnector.get(chargerId, connectorId);
+    return row ? toSession(row) : undefined;
+  }
+
+  allOpen(): Session[] {
+    return this.openStmt.all().map(toSession);
+  }
+
+  markAuthorized(id: string, at: string): boolean {
+    return this.authorizeStmt.run(at, id).changes === 1;
+  }
+
+  markCharging(id: string, transactionRef: string, meterStartWh: number, at: string): boolean {
+    return this.startStmt.run(transactionRef, meterStartWh, meterStartWh, at, id).changes === 1;
+  }
+
+  recordMeter(id: string, meterWh: number): void {
+    this.meterStmt.run(meterWh, id);
+  }
+
+  markStopping(id: string, at: string): boolean {
+    return this.stoppingStmt.run(at, id).changes === 1;
+  }
+
+  markSettled(id: string, figures: SettledFigures): boolean {
+    return (
+      this.settleStmt.run(
+        figures.deliveredWh,
+        figures.cost,
+        figures.credited,
+        figures.reason,
+        figures.at,
+        id,
+      ).changes === 1
+    );
+  }
+
+  markRefunded(id: string, reason: string, at: string): boolean {
+    return this.refundStmt.run(reason, at, id).changes === 1;
+  }
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { applySeed, readSeedFile } from './admin/seed.js';
+import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
+import { ApiKeys } from './auth/api-keys.js';
+import { hashPassword } from './auth/secrets.js';
+import { loadConfigFile } from './config/load.js';
+import { runDemo } from './demo/demo.js';
+import { startGateway } from './gateway.js';
+import { openDatabase } from './store/database.js';
+
+const program = new Command()
+  .name('fleet-gateway')
+  .description(
+    'Fleet charging gateway: OCPP central system, fleet charging session API, prepaid driver sub-wallets.',
+  )
+  .showHelpAfterError();
+
+function configOption(): Option {
+  return new Option('-c, --config <file>', 'gateway config file (YAML)')
+    .env('FLEET_GATEWAY_CONFIG')
+    .makeOptionMandatory();
+}
+
+program
+  .command('serve')
+  .description('run the gateway: HTTP API and OCPP central system on one port')
+  .addOption(configOption())
+  .action(async (opts: { config: string }) => {
+    const config = loadConfigFile(opts.config);
+    const gateway = await startGateway(config);
+    const stop = () => void gateway.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+program
+  .command('seed')
+  .description('load fleets, API keys, drivers and opening balances from a JSON file (idempotent)')
+  .addOption(configOption())
+  .argument('<seed.json>', 'seed file')
+  .action((seedPath: string, opts: { config: string }) => {
+    const config = loadConfigFile(opts.config);
+    const seed = readSeedFile(seedPath);
+    const db = openDatabase(config.database.path);
+    try {
+      const r = applySeed(db, seed, new Date().toISOString());
+      console.log(
+        `seeded: ${r.fleets} fleets, ${r.apiKeys} API keys, ${r.drivers} drivers, ` +
+          `${r.openingBalances} opening balances created or changed`,
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+const ledger = program.command('ledger').description('wallet ledger tools');
+ledger
+  .command('verify')
+  .description('check every wallet invariant; exits 1 on any violation')
+  .addOption(configOption())
+  .action((opts: { config: string }) => {
+    const config = loadConfigFile(opts.config);
+    const db = openDatabase(config.database.path);
+    try {
+      const report = verifyLedger(db);
+      console.log(formatLedgerReport(report));
+      if (!report.ok) process.exitCode = 1;
+    } finally {
+      db.close();
+    }
+  });
+
+const apiKey = program.command('api-key').description('fleet API keys');
+apiKey
+  .command('create')
+  .description('create a new API key for a fleet; it is shown once and stored only as a hash')
+  .addOption(configOption())
+  .requiredOption('--fleet <id>', 'fleet id')
+  .option('--label <text>', 'what the key is for', 'cli')
+  .action((opts: { config: string; fleet: string; label: string }) => {
+    const config = loadConfigFile(opts.config);
+    const db = openDatabase(config.database.path);
+    try {
+      const exists = db.prepare('SELECT 1 FROM fleets WHERE id = ?').get(opts.fleet);
+      if (!exists) throw new Error(`no fleet with id ${opts.fleet}`);
+      console.log(new ApiKeys(db).create(opts.fleet, opts.label, new Date().toISOString()));
+    } finally {
+      db.close();
+    }
+  });
+
+program
+  .command('hash-password')
+  .description(
+    'hash a charger password for the config (reads standard input when no argument is given)',
+  )
+  .argument('[password]', 'the password (16 to 40 characters)')
+  .action((password: string | undefined) => {
+    const value = (password ?? readFileSync(0, 'utf8')).replace(/\r?\n$/, '');
+    if (value.length < 16 || value.length > 40)
+      throw new Error('charger passwords must be 16 to 40 characters');
+    console.log(hashPassword(value));
+  });
+
+program
+  .command('demo')
+  .description('run a demo site: gateway, seeded demo fleet and simulated chargers')
+  .option('--port <port>', 'HTTP/OCPP port', '8080')
+  .option('--time-factor <n>', 'simulated seconds per real second', '30')
+  .action(async (opts: { port: string; timeFactor: string }) => {
+    await runDemo({ port: Number(opts.port), timeFactor: Number(opts.timeFactor) });
+  });
+
+program.parseAsync().catch((err: unknown) => {
+  console.error(`fleet-gateway: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+import { microNgnPerWh } from '../pricing/money.js';
+import { configSchema, type GatewayConfig } from './schema.js';
+
+export class ConfigError extends Error {}
+
+/** Validates a parsed config object; every error names the key and what was wrong. */
+export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfig {
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(top level)';
+    throw new ConfigError(`config key ${where}: ${issue?.message ?? 'invalid'}`);
+  }
+  const config = result.data;
+  checkReferences(config);
+  if (config.database.path !== ':memory:' && !isAbsolute(config.database.path)) {
+    config.database.path = resolve(baseDir, config.database.path);
+  }
+  return config;
+}
+
+export function loadConfigFile(path: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${path} is not valid YAML: ${(err as Error).message}`);
+  }
+  return parseConfig(raw, dirname(resolve(path)));
+}
+
+function checkReferences(config: GatewayConfig): void {
+  for (const [name, tariff] of Object.entries(config.tariffs)) {
+    try {
+      microNgnPerWh(tariff.pricePerKwh);
+    } catch (err) {
+      throw new ConfigError(`config key tariffs.${name}.pricePerKwh: ${(err as Error).message}`);
+    }
+  }
+  const chargerIds = new Set<string>();
+  config.chargers.forEach((charger, i) => {
+    if (chargerIds.has(charger.id)) {
+      throw new ConfigError(`config key chargers.${i}.id: duplicate charger id ${charger.id}`);
+    }
+    chargerIds.add(charger.id);
+    const connectorIds = new Set<string>();
+    const ocppIds = new Set<number>();
+    charger.connectors.forEach((connector, j) => {
+      const key = `chargers.${i}.connectors.${j}`;
+      if (connectorIds.has(connector.id)) {
+        throw new ConfigError(`config key ${key}.id: duplicate connector id ${connector.id}`);
+      }
+      connectorIds.add(connector.id);
+      if (!(connector.tariff in config.tariffs)) {
+        throw new ConfigError(`config key ${key}.tariff: no tariff named ${connector.tariff}`);
+      }
+      const ocppId = connector.ocppConnectorId ?? Number(connector.id);
+      if (!Number.isSafeInteger(ocppId) || ocppId < 1) {
+        throw new ConfigError(
+          `config key ${key}.ocppConnectorId: required when id ${connector.id} is not a positive integer`,
+        );
+      }
+      if (ocppIds.has(ocppId)) {
+        throw new ConfigError(
+          `config key ${key}.ocppConnectorId: duplicate OCPP connector ${ocppId}`,
+        );
+      }
+      ocppIds.add(ocppId);
+      connector.ocppConnectorId = ocppId;
+    });
+  });
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+const id = z
+  .string()
+  .min(1)
+  .max(48)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+
+const connector = z
+  .object({
+    /** The identifier the API and the QR-code app use. */
+    id: z.string().min(1).max(32),
+    /** OCPP 1.6 connectorId for this connector; defaults to `id` when that is a positive integer. */
+    ocppConnectorId: z.number().int().positive().optional(),
+    tariff: z.string().min(1),
+  })
+  .strict();
+
+const charger = z
+  .object({
+    id,
+    /** scrypt hash of the charger's OCPP basic-auth password (`fleet-gateway hash-password`). */
+    passwordHash: z
+      .string()
+      .regex(/^scrypt\$/, 'must be a hash from `fleet-gateway hash-password`'),
+    connectors: z.array(connector).min(1),
+  })
+  .strict();
+
+const tariff = z
+  .object({
+    /** NGN per kWh, at most 3 decimals. */
+    pricePerKwh: z.number().positive().max(1_000_000),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    siteId: id,
+    http: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8080),
+        bodyLimitBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
+      })
+      .strict()
+      .prefault({}),
+    ocpp: z
+      .object({
+        path: z
+          .string()
+          .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'an absolute path such as /ocpp')
+          .default('/ocpp'),
+        heartbeatIntervalSeconds: z.number().int().min(10).max(86_400).default(300),
+        meterSampleIntervalSeconds: z.number().int().min(1).max(3600).default(15),
+        callTimeoutSeconds: z.number().positive().max(120).default(15),
+      })
+      .strict()
+      .prefault({}),
+    database: z
+      .object({
+        /** Relative paths are resolved against the config file's folder. */
+        path: z.string().min(1).default('data/gateway.db'),
+      })
+      .strict()
+      .prefault({}),
+    tokens: z
+      .object({
+        driverTokenTtlSeconds: z.number().int().min(60).max(86_400).default(900),
+      })
+      .strict()
+      .prefault({}),
+    sessions: z
+      .object({
+        /** How long a driver has after a successful Start for the EV to begin charging. */
+        startTimeoutSeconds: z.number().positive().max(3600).default(120),
+        maxAmount: z.number().int().min(1).max(100_000_000).default(500_000),
+        /** Send the paid-energy stop this long before the predicted moment, to cover latency. */
+        stopLeadMilliseconds: z.number().int().min(0).max(60_000).default(250),
+      })
+      .strict()
+      .prefault({}),
+    pricing: z
+      .object({
+        chargingEfficiencyPercent: z.number().int().min(50).max(100).default(90),
+        defaultVehicle: z
+          .object({
+            model: z.string().min(1).max(100),
+            batteryKwh: z.number().positive().max(1000),
+          })
+          .strict()
+          .default({ model: 'Unknown vehicle', batteryKwh: 60 }),
+      })
+      .strict()
+      .prefault({}),
+    tariffs: z.record(z.string().min(1), tariff),
+    chargers: z.array(charger),
+    log: z
+      .object({
+        level: z
+          .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+          .default('info'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type GatewayConfigInput = z.input<typeof configSchema>;
+export type GatewayConfig = z.output<typeof configSchema>;

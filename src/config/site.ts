@@ -1,0 +1,63 @@
+import { microNgnPerWh } from '../pricing/money.js';
+import type { GatewayConfig } from './schema.js';
+
+export interface SiteConnector {
+  chargerId: string;
+  id: string;
+  ocppConnectorId: number;
+  tariffId: string;
+  microNgnPerWh: number;
+}
+
+export interface SiteCharger {
+  id: string;
+  passwordHash: string;
+  connectors: ReadonlyMap<string, SiteConnector>;
+}
+
+/** The site's chargers and tariffs as configured, indexed for lookups on the hot path. */
+export class SiteDirectory {
+  private readonly chargers = new Map<string, SiteCharger>();
+
+  constructor(config: GatewayConfig) {
+    for (const charger of config.chargers) {
+      const connectors = new Map<string, SiteConnector>();
+      for (const c of charger.connectors) {
+        const tariff = config.tariffs[c.tariff];
+        if (!tariff) throw new Error(`unknown tariff ${c.tariff}`);
+        connectors.set(c.id, {
+          chargerId: charger.id,
+          id: c.id,
+          ocppConnectorId: c.ocppConnectorId ?? Number(c.id),
+          tariffId: c.tariff,
+          microNgnPerWh: microNgnPerWh(tariff.pricePerKwh),
+        });
+      }
+      this.chargers.set(charger.id, {
+        id: charger.id,
+        passwordHash: charger.passwordHash,
+        connectors,
+      });
+    }
+  }
+
+  charger(id: string): SiteCharger | undefined {
+    return this.chargers.get(id);
+  }
+
+  connector(chargerId: string, connectorId: string): SiteConnector | undefined {
+    return this.chargers.get(chargerId)?.connectors.get(connectorId);
+  }
+
+  connectorByOcppId(chargerId: string, ocppConnectorId: number): SiteConnector | undefined {
+    const charger = this.chargers.get(chargerId);
+    if (!charger) return undefined;
+    for (const c of charger.connectors.values())
+      if (c.ocppConnectorId === ocppConnectorId) return c;
+    return undefined;
+  }
+
+  allChargers(): IterableIterator<SiteCharger> {
+    return this.chargers.values();
+  }
+}

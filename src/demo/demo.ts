@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { applySeed, readSeedFile } from '../admin/seed.js';
+import { loadConfigFile } from '../config/load.js';
+import { startGateway } from '../gateway.js';
+import { openDatabase } from '../store/database.js';
+
+/** The project's root, whether this runs from dist/ or from src/. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const demoChargers = z.array(
+  z
+    .object({
+      id: z.string(),
+      password: z.string(),
+      connectors: z.number().int().positive(),
+      maxPowerW: z.number().positive(),
+      plug: z.array(
+        z
+          .object({
+            connector: z.number().int().positive(),
+            vehicle: z
+              .object({
+                model: z.string(),
+                batteryKwh: z.number().positive(),
+                socPercent: z.number().min(0).max(100),
+                maxPowerW: z.number().positive(),
+              })
+              .strict(),
+          })
+          .strict(),
+      ),
+    })
+    .strict(),
+);
+
+export interface DemoOptions {
+  port: number;
+  timeFactor: number;
+}
+
+/**
+ * Seeds the demo fleet, starts the gateway on the demo config and runs the simulated chargers as
+ * child processes (as real chargers are separate machines), then prints how to call the API.
+ */
+export async function runDemo(options: DemoOptions): Promise<void> {
+  const config = loadConfigFile(join(ROOT, 'config', 'demo.yaml'));
+  config.http.port = options.port;
+  const db = openDatabase(config.database.path);
+  const seed = readSeedFile(join(ROOT, 'config', 'demo-seed.json'));
+  applySeed(db, seed, new Date().toISOString());
+  db.close();
+
+  const gateway = await startGateway(config);
+  const chargers = demoChargers.parse(
+    parse(readFileSync(join(ROOT, 'config', 'demo-chargers.yaml'), 'utf8')),
+  );
+  const simulatorCli = join(ROOT, 'dist', 'simulators', 'ocpp16', 'cli.js');
+  const children: ChildProcess[] = chargers.map((c) =>
+    spawn(
+      process.execPath,
+      [
+        simulatorCli,
+        '--url',
+        gateway.ocppUrl,
+        '--id',
+        c.id,
+        '--password',
+        c.password,
+        '--connectors',
+        String(c.connectors),
+        '--max-power-w',
+        String(c.maxPowerW),
+        '--time-factor',
+        String(options.timeFactor),
+        '--replug-after',
+        '10',
+        '--unplug-when-full',
+        ...c.plug.flatMap((p) => [
+          '--plug',
+          `${p.connector}:model=${p.vehicle.model},batteryKwh=${p.vehicle.batteryKwh},soc=${p.vehicle.socPercent},maxPowerW=${p.vehicle.maxPowerW}`,
+        ]),
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    ),
+  );
+
+  const apiKey = seed.fleets[0]?.apiKeys[0] ?? '';
+  const email = seed.fleets[0]?.drivers[0]?.email ?? '';
+  process.stderr.write(demoInstructions(gateway.url, apiKey, email));
+
+  const stop = () => {
+    for (const child of children) child.kill('SIGTERM');
+    void gateway.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function demoInstructions(url: string, apiKey: string, email: string): string {
+  const json = "-H 'Content-Type: application/json'";
+  return `
+Fleet charging gateway demo is running on ${url} (OCPP chargers connect to ${url.replace('http', 'ws')}/ocpp/<id>).
+Simulated chargers: CP-DC-01 (DC, Hyundai Ioniq 5 plugged into connector 1), CP-AC-02 (AC, BYD Atto 3).
+Logs are JSON lines on standard output; Ctrl-C stops everything.
+
+Try it in another terminal:
+
+  # 1. the fleet backend mints a driver token
+  TOKEN=$(curl -s -X POST ${url}/v1/driver-tokens ${json} \\
+    -H 'Authorization: ApiKey ${apiKey}' \\
+    -d '{"driverEmail":"${email}"}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')
+
+  # 2. the driver's app asks for a quote at charger CP-DC-01, connector 1
+  curl -s -X POST ${url}/v1/sessions/quote ${json} -H "Authorization: Bearer $TOKEN" \\
+    -d '{"chargerId":"CP-DC-01","connectorId":"1","driverEmail":"${email}"}'; echo
+
+  # 3. start a session paying 5000 NGN; the charger stops when that energy is delivered
+  curl -s -X POST ${url}/v1/sessions ${json} -H "Authorization: Bearer $TOKEN" \\
+    -d '{"chargerId":"CP-DC-01","connectorId":"1","driverEmail":"${email}","amount":5000}'; echo
+
+  # 4. after the session ends, check the books
+  node dist/cli.js ledger verify --config config/demo.yaml
+
+`;
+}

@@ -1,0 +1,228 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import ocppRpc from 'ocpp-rpc';
+import { verifyPassword } from '../auth/secrets.js';
+import type { SiteDirectory } from '../config/site.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
+import { OcppEventLog } from './event-log.js';
+import {
+  ChargerOfflineError,
+  type ChargerCommands,
+  type ChargerEvents,
+  type CommandOutcome,
+  type ConnectorView,
+  type StartRequest,
+} from './port.js';
+import type { ProtocolSession, RpcConnection } from './rpc.js';
+import type { BootNotificationReq } from './v16/messages.js';
+import { V16Session } from './v16/adapter.js';
+
+const { RPCServer } = ocppRpc;
+
+export interface CentralSystemOptions {
+  db: Db;
+  site: SiteDirectory;
+  clock: Clock;
+  log: Logger;
+  path: string;
+  heartbeatIntervalSeconds: number;
+  meterSampleIntervalSeconds: number;
+  callTimeoutMs: number;
+}
+
+interface Connection {
+  client: RpcConnection & { close(options?: { code?: number; reason?: string }): Promise<unknown> };
+  session: ProtocolSession;
+}
+
+/** Statuses in which a connector cannot take a new session whoever asks. */
+const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
+
+/**
+ * The OCPP central system: authenticates chargers before the WebSocket upgrade, keeps one live
+ * connection per charger (a newer one replaces an older one) and routes each to its protocol
+ * adapter. It implements the version-neutral ChargerCommands port.
+ */
+export class CentralSystem implements ChargerCommands {
+  private readonly server: InstanceType<typeof RPCServer>;
+  private readonly connections = new Map<string, Connection>();
+  private readonly connectorState: ConnectorStateStore;
+  private readonly eventLog: OcppEventLog;
+  private events: ChargerEvents | null = null;
+
+  constructor(private readonly opts: CentralSystemOptions) {
+    this.connectorState = new ConnectorStateStore(opts.db, opts.clock);
+    this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
+    this.server = new RPCServer({
+      protocols: ['ocpp1.6'],
+      strictMode: true,
+      callTimeoutMs: opts.callTimeoutMs,
+      pingIntervalMs: 30_000,
+      respondWithDetailedErrors: false,
+    });
+    this.server.auth((accept, reject, handshake) => {
+      const chargerId = handshake.identity;
+      const charger = this.opts.site.charger(chargerId);
+      const remote = handshake.remoteAddress;
+      if (handshake.endpoint !== this.opts.path || !charger) {
+        this.opts.log.warn({ chargerId, remote }, 'ocpp connection refused: unknown charge point');
+        reject(404, 'Not found');
+        return;
+      }
+      if (!handshake.password || !verifyPassword(handshake.password, charger.passwordHash)) {
+        this.opts.log.warn({ chargerId, remote }, 'ocpp connection refused: bad credentials');
+        reject(401, 'Unauthorized');
+        return;
+      }
+      if (handshake.protocols.size > 0 && !handshake.protocols.has('ocpp1.6')) {
+        reject(400, 'No supported OCPP subprotocol');
+        return;
+      }
+      // A charger that offers no subprotocol is taken as 1.6J, which is what such chargers speak.
+      accept({ chargerId }, handshake.protocols.size > 0 ? 'ocpp1.6' : false);
+    });
+    this.server.on('client', (client: ClientLike) => this.onClient(client));
+  }
+
+  setEvents(events: ChargerEvents): void {
+    this.events = events;
+  }
+
+  /** Takes WebSocket upgrades for `<path>/<chargePointId>` on the HTTP server; refuses others. */
+  attach(http: Server): void {
+    const prefix = `${this.opts.path}/`;
+    http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (request.url ?? '/').split('?')[0] ?? '/';
+      if (!path.startsWith(prefix)) {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      void this.server.handleUpgrade(
+        request,
+        socket as Parameters<typeof this.server.handleUpgrade>[1],
+        head,
+      );
+    });
+  }
+
+  isOnline(chargerId: string): boolean {
+    return this.connections.has(chargerId);
+  }
+
+  onlineCount(): number {
+    return this.connections.size;
+  }
+
+  connector(chargerId: string, connectorId: string): ConnectorView {
+    const view = this.connectorState.get(chargerId, connectorId);
+    const whole = this.connectorState.get(chargerId, WHOLE_CHARGER);
+    return CHARGER_WIDE_BLOCKING.has(whole.status)
+      ? { ...view, status: whole.status, errorCode: whole.errorCode }
+      : view;
+  }
+
+  async requestStart(request: StartRequest): Promise<CommandOutcome> {
+    return this.live(request.chargerId).session.requestStart(request.connectorId, request.idToken);
+  }
+
+  async requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome> {
+    return this.live(chargerId).session.requestStop(transactionRef);
+  }
+
+  async close(): Promise<void> {
+    await this.server.close({ force: true });
+    this.connections.clear();
+  }
+
+  private live(chargerId: string): Connection {
+    const connection = this.connections.get(chargerId);
+    if (!connection) throw new ChargerOfflineError(`charger ${chargerId} is not connected`);
+    return connection;
+  }
+
+  private requireEvents(): ChargerEvents {
+    if (!this.events) throw new Error('central system has no event sink');
+    return this.events;
+  }
+
+  private onClient(raw: ClientLike): void {
+    const chargerId = raw.identity;
+    const client = raw as unknown as Connection['client'];
+    const previous = this.connections.get(chargerId);
+    if (previous) {
+      this.opts.log.warn(
+        { chargerId },
+        'second connection for the same charger: closing the older one',
+      );
+      void previous.client.close({ code: 1000, reason: 'replaced by a newer connection' });
+    }
+    const session = new V16Session(chargerId, client, {
+      db: this.opts.db,
+      site: this.opts.site,
+      clock: this.opts.clock,
+      log: this.opts.log,
+      connectors: this.connectorState,
+      events: () => this.requireEvents(),
+      eventLog: this.eventLog,
+      heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
+      meterSampleIntervalSeconds: this.opts.meterSampleIntervalSeconds,
+      callTimeoutMs: this.opts.callTimeoutMs,
+      recordBoot: (id, info) => this.recordBoot(id, info),
+    });
+    const connection: Connection = { client, session };
+    this.connections.set(chargerId, connection);
+    this.touch(chargerId, raw.protocol ?? 'ocpp1.6');
+    this.opts.log.info(
+      { chargerId, protocol: raw.protocol ?? 'none offered' },
+      'charger connected',
+    );
+    raw.on('close', () => {
+      if (this.connections.get(chargerId) === connection) {
+        this.connections.delete(chargerId);
+        this.opts.log.info({ chargerId }, 'charger disconnected');
+      }
+    });
+    this.requireEvents().chargerOnline(chargerId);
+  }
+
+  private touch(chargerId: string, protocol: string): void {
+    this.opts.db
+      .prepare(
+        `INSERT INTO charger_info (charger_id, protocol, last_seen_at) VALUES (?, ?, ?)
+         ON CONFLICT (charger_id) DO UPDATE SET protocol = excluded.protocol, last_seen_at = excluded.last_seen_at`,
+      )
+      .run(chargerId, protocol, new Date(this.opts.clock.now()).toISOString());
+  }
+
+  private recordBoot(chargerId: string, info: BootNotificationReq): void {
+    const at = new Date(this.opts.clock.now()).toISOString();
+    this.opts.db
+      .prepare(
+        `UPDATE charger_info SET vendor = ?, model = ?, serial_number = ?, firmware_version = ?,
+           booted_at = ?, last_seen_at = ? WHERE charger_id = ?`,
+      )
+      .run(
+        info.chargePointVendor,
+        info.chargePointModel,
+        info.chargePointSerialNumber ?? info.chargeBoxSerialNumber ?? null,
+        info.firmwareVersion ?? null,
+        at,
+        at,
+        chargerId,
+      );
+    this.opts.log.info(
+      { chargerId, vendor: info.chargePointVendor, model: info.chargePointModel },
+      'charger booted',
+    );
+  }
+}
+
+/** What the central system reads of an ocpp-rpc server-side client. */
+interface ClientLike {
+  identity: string;
+  protocol: string | undefined;
+  on(event: 'close', listener: () => void): void;
+}

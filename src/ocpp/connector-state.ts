@@ -1,0 +1,120 @@
+import type { Statement } from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+import type { Db } from '../store/database.js';
+import type { ConnectorStatus, ConnectorView } from './port.js';
+
+interface Row {
+  charger_id: string;
+  connector_id: string;
+  status: string;
+  error_code: string | null;
+  soc_percent: number | null;
+  soc_at: string | null;
+}
+
+/** Charger-wide status (OCPP connector 0) is kept under this key. */
+export const WHOLE_CHARGER = '*';
+
+const STATUSES = new Set<ConnectorStatus>([
+  'available',
+  'occupied',
+  'charging',
+  'suspended',
+  'finishing',
+  'reserved',
+  'unavailable',
+  'faulted',
+  'unknown',
+]);
+
+function asStatus(value: string): ConnectorStatus {
+  return STATUSES.has(value as ConnectorStatus) ? (value as ConnectorStatus) : 'unknown';
+}
+
+/** Last known status and SoC of every connector, in memory and persisted across restarts. */
+export class ConnectorStateStore {
+  private readonly views = new Map<string, ConnectorView>();
+  private readonly upsertStatus: Statement<[string, string, string, string | null, string, string]>;
+  private readonly upsertSoc: Statement<[string, string, number, string, string]>;
+  private readonly clearSoc: Statement<[string, string, string]>;
+
+  constructor(
+    db: Db,
+    private readonly clock: Clock,
+  ) {
+    for (const row of db.prepare('SELECT * FROM connector_state').all() as Row[]) {
+      this.views.set(key(row.charger_id, row.connector_id), {
+        chargerId: row.charger_id,
+        connectorId: row.connector_id,
+        status: asStatus(row.status),
+        errorCode: row.error_code,
+        socPercent: row.soc_percent,
+        socAt: row.soc_at,
+      });
+    }
+    this.upsertStatus = db.prepare(
+      `INSERT INTO connector_state (charger_id, connector_id, status, error_code, status_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (charger_id, connector_id) DO UPDATE SET status = excluded.status,
+         error_code = excluded.error_code, status_at = excluded.status_at, updated_at = excluded.updated_at`,
+    );
+    this.upsertSoc = db.prepare(
+      `INSERT INTO connector_state (charger_id, connector_id, status, soc_percent, soc_at, updated_at)
+       VALUES (?, ?, 'unknown', ?, ?, ?)
+       ON CONFLICT (charger_id, connector_id) DO UPDATE SET soc_percent = excluded.soc_percent,
+         soc_at = excluded.soc_at, updated_at = excluded.updated_at`,
+    );
+    this.clearSoc = db.prepare(
+      `UPDATE connector_state SET soc_percent = NULL, soc_at = NULL, updated_at = ?
+       WHERE charger_id = ? AND connector_id = ?`,
+    );
+  }
+
+  get(chargerId: string, connectorId: string): ConnectorView {
+    return (
+      this.views.get(key(chargerId, connectorId)) ?? {
+        chargerId,
+        connectorId,
+        status: 'unknown',
+        errorCode: null,
+        socPercent: null,
+        socAt: null,
+      }
+    );
+  }
+
+  setStatus(
+    chargerId: string,
+    connectorId: string,
+    status: ConnectorStatus,
+    errorCode: string | null,
+  ): void {
+    const at = new Date(this.clock.now()).toISOString();
+    const view = this.get(chargerId, connectorId);
+    const next = { ...view, status, errorCode };
+    // A vehicle's SoC belongs to the vehicle: once the connector is free again it is stale.
+    if (status === 'available') {
+      next.socPercent = null;
+      next.socAt = null;
+    }
+    this.views.set(key(chargerId, connectorId), next);
+    this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at);
+    if (status === 'available') this.clearSoc.run(at, chargerId, connectorId);
+  }
+
+  setSoc(chargerId: string, connectorId: string, socPercent: number, at: string): void {
+    const view = this.get(chargerId, connectorId);
+    this.views.set(key(chargerId, connectorId), { ...view, socPercent, socAt: at });
+    this.upsertSoc.run(
+      chargerId,
+      connectorId,
+      socPercent,
+      at,
+      new Date(this.clock.now()).toISOString(),
+    );
+  }
+}
+
+function key(chargerId: string, connectorId: string): string {
+  return `${chargerId}\u0000${connectorId}`;
+}

@@ -1,0 +1,92 @@
+/**
+ * The version-neutral charger port. The charging layer talks to chargers only through
+ * `ChargerCommands` and hears from them only through `ChargerEvents`; OCPP 1.6J and 2.0.1 detail
+ * (message names, id types, transaction id schemes) stays inside the adapters.
+ */
+
+export type ConnectorStatus =
+  | 'available'
+  | 'occupied' // EV plugged, no energy flowing yet (1.6 Preparing)
+  | 'charging'
+  | 'suspended' // SuspendedEV / SuspendedEVSE
+  | 'finishing'
+  | 'reserved'
+  | 'unavailable'
+  | 'faulted'
+  | 'unknown';
+
+export interface ConnectorView {
+  chargerId: string;
+  connectorId: string;
+  status: ConnectorStatus;
+  errorCode: string | null;
+  socPercent: number | null;
+  socAt: string | null;
+}
+
+export type CommandOutcome = 'accepted' | 'rejected';
+
+/** The charger has no live connection. */
+export class ChargerOfflineError extends Error {}
+/** The charger did not answer in time (or the link dropped while waiting). */
+export class ChargerTimeoutError extends Error {}
+
+export interface StartRequest {
+  chargerId: string;
+  connectorId: string;
+  /** One-time token that the charger echoes back when the transaction starts (<= 20 chars). */
+  idToken: string;
+}
+
+export interface ChargerCommands {
+  isOnline(chargerId: string): boolean;
+  connector(chargerId: string, connectorId: string): ConnectorView;
+  requestStart(request: StartRequest): Promise<CommandOutcome>;
+  requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome>;
+}
+
+export interface TransactionStarted {
+  chargerId: string;
+  connectorId: string;
+  idToken: string;
+  transactionRef: string;
+  meterStartWh: number;
+  /** The charger's clock. */
+  timestamp: string;
+  /** Our clock, in ms; rates are measured on it, so a charger's clock skew cannot bend them. */
+  receivedAtMs: number;
+}
+
+export interface MeterSample {
+  chargerId: string;
+  connectorId: string;
+  transactionRef: string | null;
+  /** Energy.Active.Import.Register, in Wh. */
+  energyWh: number | null;
+  powerW: number | null;
+  socPercent: number | null;
+  timestamp: string;
+  receivedAtMs: number;
+}
+
+export interface TransactionEnded {
+  chargerId: string;
+  transactionRef: string;
+  meterStopWh: number | null;
+  reason: string;
+  timestamp: string;
+  receivedAtMs: number;
+}
+
+export interface TokenVerdict {
+  accepted: boolean;
+}
+
+export interface ChargerEvents {
+  /** Answers Authorize: is this one-time token valid on this charger (and connector, if known)? */
+  authorize(chargerId: string, idToken: string, connectorId: string | null): TokenVerdict;
+  transactionStarted(event: TransactionStarted): TokenVerdict;
+  meterSample(sample: MeterSample): void;
+  transactionEnded(event: TransactionEnded): void;
+  chargerOnline(chargerId: string): void;
+}

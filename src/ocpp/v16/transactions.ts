@@ -1,0 +1,96 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../../store/database.js';
+
+export interface Transaction16 {
+  id: number;
+  chargerId: string;
+  connector: number;
+  idTag: string;
+  accepted: boolean;
+  stopped: boolean;
+}
+
+interface Row {
+  id: number;
+  charger_id: string;
+  connector: number;
+  id_tag: string;
+  accepted: number;
+  stopped_at: string | null;
+}
+
+function toTx(row: Row): Transaction16 {
+  return {
+    id: row.id,
+    chargerId: row.charger_id,
+    connector: row.connector,
+    idTag: row.id_tag,
+    accepted: row.accepted === 1,
+    stopped: row.stopped_at !== null,
+  };
+}
+
+/**
+ * In OCPP 1.6 the central system hands out transaction ids. This table is where they come from,
+ * and it recognises a StartTransaction repeated after a lost reply (same charger, connector,
+ * idTag and timestamp) so that the repeat gets the same id instead of a second transaction.
+ */
+export class Transactions16 {
+  private readonly findStart: Statement<[string, number, string, string], Row>;
+  private readonly insertStmt: Statement<[string, number, string, number, string]>;
+  private readonly acceptStmt: Statement<[number, number]>;
+  private readonly byIdStmt: Statement<[number, string], Row>;
+  private readonly stopStmt: Statement<[number, string, string, number]>;
+
+  constructor(db: Db) {
+    this.findStart = db.prepare(
+      'SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND connector = ? AND id_tag = ? AND started_at = ?',
+    );
+    this.insertStmt = db.prepare(
+      `INSERT INTO ocpp16_transactions (charger_id, connector, id_tag, meter_start, started_at, accepted)
+       VALUES (?, ?, ?, ?, ?, 0)`,
+    );
+    this.acceptStmt = db.prepare('UPDATE ocpp16_transactions SET accepted = ? WHERE id = ?');
+    this.byIdStmt = db.prepare('SELECT * FROM ocpp16_transactions WHERE id = ? AND charger_id = ?');
+    this.stopStmt = db.prepare(
+      `UPDATE ocpp16_transactions SET meter_stop = ?, stopped_at = ?, stop_reason = ?
+       WHERE id = ? AND stopped_at IS NULL`,
+    );
+  }
+
+  findRepeat(
+    chargerId: string,
+    connector: number,
+    idTag: string,
+    timestamp: string,
+  ): Transaction16 | undefined {
+    const row = this.findStart.get(chargerId, connector, idTag, timestamp);
+    return row ? toTx(row) : undefined;
+  }
+
+  open(
+    chargerId: string,
+    connector: number,
+    idTag: string,
+    meterStart: number,
+    timestamp: string,
+  ): number {
+    return Number(
+      this.insertStmt.run(chargerId, connector, idTag, meterStart, timestamp).lastInsertRowid,
+    );
+  }
+
+  setAccepted(id: number, accepted: boolean): void {
+    this.acceptStmt.run(accepted ? 1 : 0, id);
+  }
+
+  get(id: number, chargerId: string): Transaction16 | undefined {
+    const row = this.byIdStmt.get(id, chargerId);
+    return row ? toTx(row) : undefined;
+  }
+
+  /** Returns false when the transaction had already been stopped (a repeated StopTransaction). */
+  stop(id: number, meterStop: number, timestamp: string, reason: string): boolean {
+    return this.stopStmt.run(meterStop, timestamp, reason, id).changes === 1;
+  }
+}

@@ -1,0 +1,10 @@
+/** Injectable time source: tests move time forward instead of sleeping. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export function isoAt(clock: Clock): string {
+  return new Date(clock.now()).toISOString();
+}

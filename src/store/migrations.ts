@@ -1,0 +1,25 @@
+import type { Db } from './database.js';
+import { schemaV1 } from './schema-v1.js';
+
+/** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
+const migrations: readonly string[] = [schemaV1];
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(
+      `database schema version ${current} is newer than this gateway knows (${migrations.length}); upgrade the gateway`,
+    );
+  }
+  for (let version = current; version < migrations.length; version++) {
+    const sql = migrations[version] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}
+
+export function schemaVersion(): number {
+  return migrations.length;
+}

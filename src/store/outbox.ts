@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './database.js';
+
+export type OutboxTopic = 'ledger' | 'sessions';
+
+/**
+ * The outbox is written in the same transaction as the change it reports, so the uplink can
+ * publish every change at least once and in order, whatever crashes in between. Each payload
+ * carries a stable id for the receiver to drop duplicates.
+ */
+export class Outbox {
+  private readonly insert: Statement<[string, string, string, string]>;
+  private readonly depthStmt: Statement<[], { n: number }>;
+
+  constructor(db: Db) {
+    this.insert = db.prepare(
+      'INSERT INTO outbox (id, topic, payload, created_at) VALUES (?, ?, ?, ?)',
+    );
+    this.depthStmt = db.prepare('SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL');
+  }
+
+  enqueue(topic: OutboxTopic, payload: Record<string, unknown>, at: string): string {
+    const id = randomUUID();
+    this.insert.run(id, topic, JSON.stringify({ id, ...payload }), at);
+    return id;
+  }
+
+  depth(): number {
+    return this.depthStmt.get()?.n ?? 0;
+  }
+}

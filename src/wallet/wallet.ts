@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+import type { Outbox } from '../store/outbox.js';
+
+export type LedgerKind =
+  'opening' | 'top_up' | 'adjustment' | 'session_debit' | 'session_refund' | 'session_credit';
+
+export interface LedgerEntry {
+  id: string;
+  driverId: string;
+  kind: LedgerKind;
+  amount: number;
+  balanceAfter: number;
+  sessionId: string | null;
+  reference: string | null;
+  createdAt: string;
+}
+
+export class InsufficientBalanceError extends Error {
+  constructor(
+    readonly balance: number,
+    readonly amount: number,
+  ) {
+    super(`sub-wallet balance ${balance} NGN is less than ${amount} NGN`);
+  }
+}
+
+export class WalletNotFoundError extends Error {}
+
+/**
+ * The only code that moves money. Every method writes exactly one ledger entry (and its outbox
+ * row) inside a transaction; the schema's trigger applies the entry to the balance, so a caller
+ * that composes several of these in its own transaction gets all or nothing.
+ */
+export class Wallet {
+  private readonly balanceStmt: Statement<[string], { balance: number }>;
+  private readonly insertEntry: Statement<
+    [string, string, LedgerKind, number, number, string | null, string | null, string]
+  >;
+  private readonly sessionEntry: Statement<[string, LedgerKind], { amount: number }>;
+  private readonly createStmt: Statement<[string, string]>;
+  private readonly openingStmt: Statement<[string], { seq: number }>;
+  private readonly referenceStmt: Statement<[string, string], { seq: number }>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: Outbox,
+  ) {
+    this.balanceStmt = db.prepare('SELECT balance FROM wallets WHERE driver_id = ?');
+    this.insertEntry = db.prepare(
+      `INSERT INTO ledger_entries (id, driver_id, kind, amount, balance_after, session_id, reference, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.sessionEntry = db.prepare(
+      'SELECT amount FROM ledger_entries WHERE session_id = ? AND kind = ?',
+    );
+    this.openingStmt = db.prepare(
+      "SELECT seq FROM ledger_entries WHERE driver_id = ? AND kind = 'opening'",
+    );
+    this.referenceStmt = db.prepare(
+      'SELECT seq FROM ledger_entries WHERE driver_id = ? AND reference = ?',
+    );
+    this.createStmt = db.prepare(
+      'INSERT INTO wallets (driver_id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT DO NOTHING',
+    );
+  }
+
+  ensureWallet(driverId: string, at: string): void {
+    this.createStmt.run(driverId, at);
+  }
+
+  balance(driverId: string): number {
+    const row = this.balanceStmt.get(driverId);
+    if (!row) throw new WalletNotFoundError(`no wallet for driver ${driverId}`);
+    return row.balance;
+  }
+
+  /** Debits a session's payment; throws InsufficientBalanceError without writing anything. */
+  debitSession(driverId: string, sessionId: string, amount: number, at: string): LedgerEntry {
+    return this.db.transaction(() => {
+      const balance = this.balance(driverId);
+      if (balance < amount) throw new InsufficientBalanceError(balance, amount);
+      return this.append(driverId, 'session_debit', -amount, sessionId, null, at);
+    })();
+  }
+
+  /** Gives back the whole debit of a session that never charged. */
+  refundSession(driverId: string, sessionId: string, at: string): LedgerEntry {
+    return this.db.transaction(() => {
+      const debit = this.sessionEntry.get(sessionId, 'session_debit');
+      if (!debit) throw new Error(`session ${sessionId} has no debit to refund`);
+      return this.append(driverId, 'session_refund', -debit.amount, sessionId, null, at);
+    })();
+  }
+
+  /** Credits back what a settled session did not use (may be 0: the entry records the outcome). */
+  creditSessionShortfall(
+    driverId: string,
+    sessionId: string,
+    amount: number,
+    at: string,
+  ): LedgerEntry {
+    return this.db.transaction(() =>
+      this.append(driverId, 'session_credit', amount, sessionId, null, at),
+    )();
+  }
+
+  /**
+   * Money from outside a session (opening balance, top-up, adjustment). A reference makes it
+   * idempotent: the same reference for the same wallet is applied once; null when already applied.
+   */
+  credit(
+    driverId: string,
+    kind: 'opening' | 'top_up' | 'adjustment',
+    amount: number,
+    reference: string,
+    at: string,
+  ): LedgerEntry | null {
+    return this.db.transaction(() => {
+      const seen =
+        kind === 'opening'
+          ? this.openingStmt.get(driverId)
+          : this.referenceStmt.get(driverId, reference);
+      if (seen) return null;
+      return this.append(driverId, kind, amount, null, reference, at);
+    })();
+  }
+
+  private append(
+    driverId: string,
+    kind: LedgerKind,
+    amount: number,
+    sessionId: string | null,
+    reference: string | null,
+    at: string,
+  ): LedgerEntry {
+    if (!Number.isSafeInteger(amount))
+      throw new Error(`ledger amount must be an integer: ${amount}`);
+    const balanceAfter = this.balance(driverId) + amount;
+    const entry: LedgerEntry = {
+      id: randomUUID(),
+      driverId,
+      kind,
+      amount,
+      balanceAfter,
+      sessionId,
+      reference,
+      createdAt: at,
+    };
+    this.insertEntry.run(entry.id, driverId, kind, amount, balanceAfter, sessionId, reference, at);
+    this.outbox.enqueue('ledger', { type: 'ledger_entry', entry }, at);
+    return entry;
+  }
+}

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { applySeed, seedSchema, type SeedFile } from '../../src/admin/seed.js';
+import { hashPassword } from '../../src/auth/secrets.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { GatewayConfigInput } from '../../src/config/schema.js';
+import { startGateway, type RunningGateway } from '../../src/gateway.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { createLogger } from '../../src/shared/log.js';
+import { openDatabase } from '../../src/store/database.js';
+
+export const API_KEY = 'fgk_test_fleet_key_000000000000000001';
+export const OTHER_API_KEY = 'fgk_test_other_fleet_key_0000000000002';
+export const CHARGER_PASSWORD = 'test-charger-password-01';
+const PASSWORD_HASH = hashPassword(CHARGER_PASSWORD);
+
+/** Real time plus an offset the test moves forward: token expiry without sleeping. */
+export class ManualClock implements Clock {
+  private offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export const DRIVERS = {
+  ada: { id: 'drv-ada', email: 'ada@fleet.test', balance: 50_000 },
+  bola: { id: 'drv-bola', email: 'bola@fleet.test', balance: 3_000 },
+  gone: { id: 'drv-gone', email: 'gone@fleet.test', balance: 1_000 },
+  other: { id: 'drv-other', email: 'other@elsewhere.test', balance: 9_000 },
+} as const;
+
+export const testSeed: SeedFile = seedSchema.parse({
+  fleets: [
+    {
+      id: 'fleet-a',
+      name: 'Fleet A',
+      apiKeys: [API_KEY],
+      drivers: [
+        {
+          id: DRIVERS.ada.id,
+          email: DRIVERS.ada.email,
+          vehicle: { model: 'Hyundai Ioniq 5', batteryKwh: 77.4 },
+          openingBalance: DRIVERS.ada.balance,
+        },
+        { id: DRIVERS.bola.id, email: DRIVERS.bola.email, openingBalance: DRIVERS.bola.balance },
+        {
+          id: DRIVERS.gone.id,
+          email: DRIVERS.gone.email,
+          active: false,
+          openingBalance: DRIVERS.gone.balance,
+        },
+      ],
+    },
+    {
+      id: 'fleet-b',
+      name: 'Fleet B',
+      apiKeys: [OTHER_API_KEY],
+      drivers: [
+        { id: DRIVERS.other.id, email: DRIVERS.other.email, openingBalance: DRIVERS.other.balance },
+      ],
+    },
+  ],
+});
+
+export function testConfig(
+  dir: string,
+  overrides: Partial<GatewayConfigInput> = {},
+): GatewayConfigInput {
+  return {
+    siteId: 'test-site',
+    http: { host: '127.0.0.1', port: 0 },
+    ocpp: { meterSampleIntervalSeconds: 10, callTimeoutSeconds: 2 },
+    database: { path: join(dir, 'gateway.db') },
+    sessions: { startTimeoutSeconds: 5, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
+    tariffs: { dc: { pricePerKwh: 412.5 }, ac: { pricePerKwh: 250 } },
+    chargers: [
+      {
+        id: 'CP-1',
+        passwordHash: PASSWORD_HASH,
+        connectors: [
+          { id: '1', tariff: 'dc' },
+          { id: '2', tariff: 'dc' },
+        ],
+      },
+      { id: 'CP-AC', passwordHash: PASSWORD_HASH, connectors: [{ id: '1', tariff: 'ac' }] },
+      { id: 'CP-OFF', passwordHash: PASSWORD_HASH, connectors: [{ id: '1', tariff: 'ac' }] },
+    ],
+    log: { level: 'info' },
+    ...overrides,
+  };
+}
+
+export interface TestGateway {
+  gw: RunningGateway;
+  dir: string;
+  clock: ManualClock;
+  logLines: string[];
+  configInput: GatewayConfigInput;
+  close(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+export async function startTestGateway(
+  overrides: Partial<GatewayConfigInput> = {},
+): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgw-'));
+  const configInput = testConfig(dir, overrides);
+  const config = parseConfig(configInput, dir);
+  const db = openDatabase(config.database.path);
+  applySeed(db, testSeed, new Date().toISOString());
+  db.close();
+  const clock = new ManualClock();
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const boot = () =>
+    startGateway(parseConfig(configInput, dir), { clock, log: createLogger('info', sink) });
+  const t: TestGateway = {
+    gw: await boot(),
+    dir,
+    clock,
+    logLines,
+    configInput,
+    async close() {
+      await t.gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async restart() {
+      await t.gw.close();
+      t.gw = await boot();
+    },
+  };
+  return t;
+}

@@ -1,0 +1,30 @@
+import ocppRpc from 'ocpp-rpc';
+import type { RPCClient as RpcClientType } from 'ocpp-rpc';
+
+const { RPCClient } = ocppRpc;
+
+export type RawClient = InstanceType<typeof RPCClient>;
+
+/** A bare OCPP client for sending frames a well-behaved simulator never would. */
+export async function rawCharger(
+  ocppUrl: string,
+  identity: string,
+  password: string | undefined,
+  protocols: string[] = ['ocpp1.6'],
+): Promise<RawClient> {
+  const options = {
+    endpoint: ocppUrl,
+    identity,
+    password: password ?? null,
+    protocols,
+    strictMode: false,
+    reconnect: false,
+    callTimeoutMs: 5000,
+  } as unknown as ConstructorParameters<typeof RPCClient>[0];
+  const client = new RPCClient(options);
+  client.handle(async () => ({ status: 'Accepted' }));
+  await client.connect();
+  return client;
+}
+
+export type { RpcClientType };

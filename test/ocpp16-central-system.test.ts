@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+function events(chargerId: string): { action: string; note: string }[] {
+  return t.gw.db
+    .prepare('SELECT action, note FROM ocpp_events WHERE charger_id = ? ORDER BY seq')
+    .all(chargerId) as { action: string; note: string }[];
+}
+
+describe('OCPP 1.6J central system', () => {
+  it('refuses unknown charge points and wrong passwords before the upgrade', async () => {
+    await expect(rawCharger(t.gw.ocppUrl, 'CP-UNKNOWN', CHARGER_PASSWORD)).rejects.toThrow(
+      /Not Found/,
+    );
+    await expect(rawCharger(t.gw.ocppUrl, 'CP-1', 'wrong-password-000000')).rejects.toThrow(
+      /Unauthorized/,
+    );
+    await expect(rawCharger(t.gw.ocppUrl, 'CP-1', undefined)).rejects.toThrow(/Unauthorized/);
+    const log = t.logLines.join('\n');
+    expect(log).toContain('CP-UNKNOWN');
+    expect(log).not.toContain('wrong-password-000000');
+  });
+
+  it('refuses upgrades outside the OCPP path', async () => {
+    const bad = t.gw.ocppUrl.replace('/ocpp', '/other');
+    await expect(rawCharger(bad, 'CP-1', CHARGER_PASSWORD)).rejects.toThrow();
+  });
+
+  it('answers boot, heartbeat and status, and keeps connector state', async () => {
+    const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    try {
+      const boot = (await cp.call('BootNotification', {
+        chargePointVendor: 'Acme',
+        chargePointModel: 'AC22',
+        firmwareVersion: '1.2.3',
+      })) as { status: string; interval: number; currentTime: string };
+      expect(boot.status).toBe('Accepted');
+      expect(boot.interval).toBe(300);
+      expect(Date.parse(boot.currentTime)).not.toBeNaN();
+      const hb = (await cp.call('Heartbeat', {})) as { currentTime: string };
+      expect(Date.parse(hb.currentTime)).not.toBeNaN();
+      await cp.call('StatusNotification', {
+        connectorId: 1,
+        errorCode: 'NoError',
+        status: 'Preparing',
+      });
+      await cp.call('MeterValues', {
+        connectorId: 1,
+        meterValue: [
+          {
+            timestamp: new Date().toISOString(),
+            sampledValue: [{ value: '41.5', measurand: 'SoC', unit: 'Percent' }],
+          },
+        ],
+      });
+      const row = t.gw.db
+        .prepare(
+          "SELECT status, soc_percent FROM connector_state WHERE charger_id = 'CP-AC' AND connector_id = '1'",
+        )
+        .get();
+      expect(row).toEqual({ status: 'occupied', soc_percent: 41.5 });
+      const info = t.gw.db
+        .prepare(
+          "SELECT vendor, model, firmware_version FROM charger_info WHERE charger_id = 'CP-AC'",
+        )
+        .get();
+      expect(info).toEqual({ vendor: 'Acme', model: 'AC22', firmware_version: '1.2.3' });
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('refuses a transaction it did not start, and answers unknown stops and data transfers', async () => {
+    const cp: RawClient = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    try {
+      const auth = (await cp.call('Authorize', { idTag: 'RANDOMTAG' })) as {
+        idTagInfo: { status: string };
+      };
+      expect(auth.idTagInfo.status).toBe('Invalid');
+      const start = (await cp.call('StartTransaction', {
+        connectorId: 1,
+        idTag: 'RANDOMTAG',
+        meterStart: 100,
+        timestamp: new Date().toISOString(),
+      })) as { transactionId: number; idTagInfo: { status: string } };
+      expect(start.idTagInfo.status).toBe('Invalid');
+      expect(start.transactionId).toBeGreaterThan(0);
+      const stop = await cp.call('StopTransaction', {
+        transactionId: 987654,
+        meterStop: 200,
+        timestamp: new Date().toISOString(),
+      });
+      expect(stop).toEqual({});
+      const dt = (await cp.call('DataTransfer', {
+        vendorId: 'com.acme',
+        messageId: 'hello',
+        data: 'x',
+      })) as {
+        status: string;
+      };
+      expect(dt.status).toBe('UnknownVendorId');
+      const notes = events('CP-AC').map((e) => `${e.action}: ${e.note}`);
+      expect(notes).toContain('StartTransaction: transaction not started by us: Invalid');
+      expect(notes).toContain('StopTransaction: unknown transactionId');
+      expect(notes).toContain('DataTransfer: vendor com.acme');
+      expect(t.gw.db.prepare('SELECT count(*) AS n FROM sessions').get()).toEqual({ n: 0 });
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('answers a repeated StartTransaction (lost reply) with the same transactionId', async () => {
+    const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    try {
+      const req = {
+        connectorId: 1,
+        idTag: 'SOMETAG',
+        meterStart: 5,
+        timestamp: '2026-11-22T08:00:00.000Z',
+      };
+      const a = (await cp.call('StartTransaction', req)) as { transactionId: number };
+      const b = (await cp.call('StartTransaction', req)) as { transactionId: number };
+      expect(b.transactionId).toBe(a.transactionId);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('a second connection for the same charger replaces the first', async () => {
+    const first = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    const closed = new Promise<void>((resolve) => first.once('close', () => resolve()));
+    const second = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    try {
+      await closed;
+      const hb = await second.call('Heartbeat', {});
+      expect(hb).toHaveProperty('currentTime');
+      expect((await fetch(`${t.gw.url}/healthz`).then((r) => r.json())) as object).toMatchObject({
+        chargersOnline: 1,
+      });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('rejects schema-invalid frames with a CALLERROR (strict mode)', async () => {
+    const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    try {
+      await expect(
+        cp.call('StatusNotification', { connectorId: 'one', status: 'Nope' }),
+      ).rejects.toThrow();
+      await expect(cp.call('StartTransaction', { connectorId: 1 })).rejects.toThrow();
+    } finally {
+      await cp.close();
+    }
+  });
+});
