@@ -1,0 +1,272 @@
+import { ChargePointCore } from './charge-point-core.js';
+import type { Connector } from './connector.js';
+import type { IncomingCalls, StopReason } from './ocpp-types.js';
+import { handleCall, NO_REPLY } from './rpc-client.js';
+import type { RpcClient } from './rpc-client.js';
+
+// Reconnect attempts after a Reset are paced in wall time so a high timeFactor does not hammer
+// an unreachable central system.
+const REBOOT_RETRY_WALL_SECONDS = 2;
+
+type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
+
+/** How the charge point answers calls from the central system (OCPP 1.6 Core + RemoteTrigger). */
+export abstract class CentralSystemRequests extends ChargePointCore {
+  private rebooting = false;
+
+  protected registerHandlers(client: RpcClient): void {
+    handleCall(client, 'RemoteStartTransaction', (params) => this.onRemoteStart(params));
+    handleCall(client, 'RemoteStopTransaction', (params) => this.onRemoteStop(params));
+    handleCall(client, 'ChangeConfiguration', (params) => this.onChangeConfiguration(params));
+    handleCall(client, 'GetConfiguration', async ({ key }) => this.configuration.describe(key));
+    handleCall(client, 'TriggerMessage', (params) => this.onTriggerMessage(params));
+    handleCall(client, 'Reset', (params) => this.onReset(params));
+    handleCall(client, 'UnlockConnector', (params) => this.onUnlockConnector(params));
+    handleCall(client, 'ChangeAvailability', (params) => this.onChangeAvailability(params));
+    handleCall(client, 'DataTransfer', async () => ({ status: 'UnknownVendorId' }));
+    handleCall(client, 'ClearCache', async () => ({ status: 'Accepted' }));
+  }
+
+  private canRemoteStart(connector: Connector): boolean {
+    return (
+      (connector.status === 'Available' || connector.status === 'Preparing') &&
+      connector.availability === 'Operative' &&
+      !connector.transaction &&
+      !connector.starting &&
+      !connector.pendingRemoteStart
+    );
+  }
+
+  private remoteStartTarget(connectorId: number | undefined): Connector | undefined {
+    if (this.mainStatus === 'Unavailable' || this.mainStatus === 'Faulted') return undefined;
+    const candidates =
+      connectorId === undefined
+        ? this.connectors
+        : this.connectors.filter((c) => c.id === connectorId);
+    const free = candidates.filter((connector) => this.canRemoteStart(connector));
+    // Without a connectorId, the driver is presumably at the connector that has a car plugged in.
+    return free.find((connector) => connector.vehicle !== undefined) ?? free[0];
+  }
+
+  private async onRemoteStart({
+    idTag,
+    connectorId,
+  }: IncomingCalls['RemoteStartTransaction']['req']): Conf<'RemoteStartTransaction'> {
+    if (this.settings.remoteStart === 'ignore') {
+      this.emit('remoteStart', { connectorId, idTag, status: 'Ignored' });
+      return NO_REPLY;
+    }
+    const target =
+      this.settings.remoteStart === 'accept' ? this.remoteStartTarget(connectorId) : undefined;
+    const status = target ? 'Accepted' : 'Rejected';
+    if (target) {
+      // Reserved synchronously so a second RemoteStart cannot claim the same connector.
+      target.pendingRemoteStart = { idTag };
+      this.defer(() => this.proceedWithRemoteStart(target, idTag));
+    }
+    this.emit('remoteStart', { connectorId: target?.id ?? connectorId, idTag, status });
+    return { status };
+  }
+
+  private async proceedWithRemoteStart(connector: Connector, idTag: string): Promise<void> {
+    // plugIn() may already have consumed the reservation.
+    if (connector.pendingRemoteStart?.idTag !== idTag) return;
+    if (connector.vehicle) {
+      connector.pendingRemoteStart = undefined;
+      await this.startTransaction(connector, idTag, true);
+      return;
+    }
+    await this.changeStatus(connector, 'Preparing');
+    this.timers.after(`connectionTimeout:${connector.id}`, this.connectionTimeoutSeconds, () =>
+      this.onConnectionTimeout(connector),
+    );
+  }
+
+  private async onConnectionTimeout(connector: Connector): Promise<void> {
+    if (!connector.pendingRemoteStart) return;
+    connector.pendingRemoteStart = undefined;
+    if (!connector.vehicle && !connector.transaction && connector.status === 'Preparing') {
+      await this.changeStatus(connector, this.restingStatus(connector));
+    }
+    this.warn(
+      `connector ${connector.id}: no vehicle within ConnectionTimeOut; remote start lapsed`,
+    );
+  }
+
+  private async onRemoteStop({
+    transactionId,
+  }: IncomingCalls['RemoteStopTransaction']['req']): Conf<'RemoteStopTransaction'> {
+    const connector = this.connectors.find((c) => c.transaction?.id === transactionId);
+    const status = connector ? 'Accepted' : 'Rejected';
+    if (connector) {
+      this.defer(async () => {
+        if (connector.transaction?.id === transactionId) {
+          await this.stopTransaction(connector, 'Remote');
+        }
+      });
+    }
+    this.emit('remoteStop', { transactionId, status });
+    return { status };
+  }
+
+  private async onChangeConfiguration({
+    key,
+    value,
+  }: IncomingCalls['ChangeConfiguration']['req']): Conf<'ChangeConfiguration'> {
+    const status = this.configuration.change(key, value);
+    const name = this.configuration.canonicalName(key);
+    if (status !== 'Accepted' || name === undefined) return { status };
+    if (name === 'HeartbeatInterval') this.restartHeartbeat();
+    if (name === 'ClockAlignedDataInterval') this.restartClockAlignedSampling();
+    if (name === 'MeterValueSampleInterval') {
+      for (const connector of this.connectors) this.startSampling(connector);
+    }
+    this.emit('configurationChanged', { key: name, value: this.configuration.get(name) ?? value });
+    return { status };
+  }
+
+  private async onTriggerMessage({
+    requestedMessage,
+    connectorId,
+  }: IncomingCalls['TriggerMessage']['req']): Conf<'TriggerMessage'> {
+    if (connectorId !== undefined && (connectorId < 0 || connectorId > this.connectors.length)) {
+      return { status: 'Rejected' };
+    }
+    switch (requestedMessage) {
+      case 'BootNotification':
+        this.defer(() => this.sendTriggeredBoot());
+        break;
+      case 'Heartbeat':
+        this.defer(() => this.send('Heartbeat', {}));
+        break;
+      case 'StatusNotification':
+        this.defer(() => this.sendTriggeredStatus(connectorId));
+        break;
+      case 'MeterValues':
+        this.defer(() => this.sendTriggeredMeterValues(connectorId));
+        break;
+      default:
+        return { status: 'NotImplemented' };
+    }
+    return { status: 'Accepted' };
+  }
+
+  private async sendTriggeredBoot(): Promise<void> {
+    const conf = await this.send('BootNotification', this.bootRequest());
+    if (conf?.status === 'Accepted' && conf.interval > 0) {
+      this.configuration.set('HeartbeatInterval', String(conf.interval));
+      this.restartHeartbeat();
+    }
+  }
+
+  private async sendTriggeredStatus(connectorId: number | undefined): Promise<void> {
+    if (connectorId === undefined) return this.sendAllStatuses();
+    if (connectorId === 0) return this.notifyStatus(0, this.mainStatus, this.mainErrorCode);
+    const connector = this.connector(connectorId);
+    await this.notifyStatus(connectorId, connector.status, connector.errorCode);
+  }
+
+  private async sendTriggeredMeterValues(connectorId: number | undefined): Promise<void> {
+    const targets =
+      connectorId === undefined || connectorId === 0
+        ? this.connectors
+        : [this.connector(connectorId)];
+    for (const connector of targets) {
+      const transactionId = connector.transaction?.id;
+      await this.sendMeterValues(connector, this.sampledMeasurands, 'Trigger', transactionId);
+    }
+  }
+
+  private async onReset({ type }: IncomingCalls['Reset']['req']): Conf<'Reset'> {
+    this.emit('reset', { type });
+    this.defer(() => this.reboot(type === 'Soft' ? 'SoftReset' : 'HardReset'));
+    return { status: 'Accepted' };
+  }
+
+  private async onUnlockConnector({
+    connectorId,
+  }: IncomingCalls['UnlockConnector']['req']): Conf<'UnlockConnector'> {
+    const connector = this.connectors.find((c) => c.id === connectorId);
+    if (!connector) return { status: 'NotSupported' };
+    const transactionId = connector.transaction?.id;
+    if (transactionId !== undefined) {
+      this.defer(async () => {
+        if (connector.transaction?.id === transactionId) {
+          await this.stopTransaction(connector, 'UnlockCommand');
+        }
+      });
+    }
+    return { status: 'Unlocked' };
+  }
+
+  private async onChangeAvailability({
+    connectorId,
+    type,
+  }: IncomingCalls['ChangeAvailability']['req']): Conf<'ChangeAvailability'> {
+    if (connectorId < 0 || connectorId > this.connectors.length) return { status: 'Rejected' };
+    const targets =
+      connectorId === 0 ? this.connectors : this.connectors.filter((c) => c.id === connectorId);
+    let scheduled = false;
+    for (const connector of targets) {
+      if (connector.transaction && type === 'Inoperative') {
+        connector.scheduledAvailability = type;
+        scheduled = true;
+      } else {
+        connector.availability = type;
+        connector.scheduledAvailability = undefined;
+      }
+    }
+    if (connectorId === 0) this.mainAvailability = type;
+    this.defer(async () => {
+      if (connectorId === 0) {
+        this.mainStatus = type === 'Inoperative' ? 'Unavailable' : 'Available';
+        await this.notifyStatus(0, this.mainStatus, this.mainErrorCode);
+      }
+      for (const connector of targets) {
+        if (!connector.transaction)
+          await this.changeStatus(connector, this.restingStatus(connector));
+      }
+    });
+    return { status: scheduled ? 'Scheduled' : 'Accepted' };
+  }
+
+  private async reboot(reason: StopReason): Promise<void> {
+    if (this.rebooting || !this.active) return;
+    this.rebooting = true;
+    try {
+      for (const connector of this.connectors) {
+        if (connector.transaction) await this.stopTransaction(connector, reason);
+      }
+      this.booted = false;
+      this.timers.clearAll();
+      await this.closeSocket();
+      this.powerOnState();
+      while (this.active) {
+        try {
+          await this.link.open();
+          break;
+        } catch (error) {
+          this.warn('reconnect after reset failed; retrying', error);
+          await this.timers.sleep(REBOOT_RETRY_WALL_SECONDS * this.settings.timeFactor);
+        }
+      }
+      if (this.active) await this.bootAndAnnounce();
+    } catch (error) {
+      this.warn('reboot failed', error);
+    } finally {
+      this.rebooting = false;
+    }
+  }
+
+  /** After a reboot faults are cleared and each connector reports what is physically there. */
+  private powerOnState(): void {
+    this.mainStatus = this.mainAvailability === 'Inoperative' ? 'Unavailable' : 'Available';
+    this.mainErrorCode = 'NoError';
+    for (const connector of this.connectors) {
+      connector.pendingRemoteStart = undefined;
+      if (connector.scheduledAvailability) connector.availability = connector.scheduledAvailability;
+      connector.scheduledAvailability = undefined;
+      connector.setStatus(this.restingStatus(connector), 'NoError');
+    }
+  }
+}

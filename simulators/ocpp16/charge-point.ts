@@ -1,0 +1,128 @@
+import { EventEmitter } from 'node:events';
+import { CentralSystemRequests } from './central-system-requests.js';
+import { validateVehicle } from './connector.js';
+import type { VehicleSpec } from './connector.js';
+import type { ChargePointEventName, ChargePointEventPayload } from './events.js';
+import type {
+  ChargePointErrorCode,
+  ChargePointStatus,
+  Measurand,
+  StopReason,
+} from './ocpp-types.js';
+
+export type { ChargePointOptions, RemoteStartPolicy } from './charge-point-options.js';
+export type { VehicleSpec } from './connector.js';
+export type * from './events.js';
+export type { ChargePointErrorCode, ChargePointStatus, StopReason } from './ocpp-types.js';
+
+export interface ConnectorState {
+  status: ChargePointStatus;
+  errorCode: ChargePointErrorCode;
+  transactionId?: number;
+  registerWh: number;
+  /** Exact simulated SoC (MeterValues report it floored to whole percent). */
+  socPercent?: number;
+  /** Of the running transaction, or of a remote start waiting for the vehicle. */
+  idTag?: string;
+  /** Energy delivered in the running transaction (0 when none runs). */
+  deliveredWh: number;
+  powerW: number;
+  plugged: boolean;
+}
+
+const PLUG_IN_MEASURANDS: readonly Measurand[] = ['Energy.Active.Import.Register', 'SoC'];
+
+/**
+ * A simulated OCPP 1.6J charge point with N connectors, each with its own energy meter, that
+ * charges simulated vehicles in accelerated time. This layer is what tests and the CLI drive:
+ * the physical actions of a driver and the observable state.
+ */
+export class ChargePoint16 extends CentralSystemRequests {
+  async plugIn(connectorId: number, vehicle: VehicleSpec): Promise<void> {
+    const connector = this.connector(connectorId);
+    if (connector.vehicle) throw new Error(`connector ${connectorId} already has a vehicle`);
+    validateVehicle(vehicle);
+    connector.plug(vehicle);
+    this.emit('plugged', { connectorId, vehicle: { ...vehicle } });
+    if (connector.status === 'Available') await this.changeStatus(connector, 'Preparing');
+    // DC chargers learn the SoC over ISO 15118 / CHAdeMO before any transaction exists.
+    await this.sendMeterValues(connector, PLUG_IN_MEASURANDS, 'Sample.Periodic');
+    const pending = connector.pendingRemoteStart;
+    if (pending && !connector.transaction) {
+      connector.pendingRemoteStart = undefined;
+      this.timers.clear(`connectionTimeout:${connectorId}`);
+      await this.startTransaction(connector, pending.idTag, true);
+    }
+  }
+
+  async unplug(connectorId: number): Promise<void> {
+    const connector = this.connector(connectorId);
+    if (!connector.vehicle) throw new Error(`no vehicle is plugged into connector ${connectorId}`);
+    await this.unplugVehicle(connector);
+  }
+
+  /** Ends the running transaction early (stop button, fault); the vehicle stays plugged. */
+  async interrupt(connectorId: number, reason: StopReason = 'Local'): Promise<void> {
+    const connector = this.connector(connectorId);
+    if (!connector.transaction) throw new Error(`no transaction runs on connector ${connectorId}`);
+    await this.stopTransaction(connector, reason);
+  }
+
+  /** Sends a StatusNotification even if unchanged; connector 0 is the charge point itself. */
+  async setStatus(
+    connectorId: number,
+    status: ChargePointStatus,
+    errorCode: ChargePointErrorCode = 'NoError',
+  ): Promise<void> {
+    if (connectorId === 0) {
+      this.mainStatus = status;
+      this.mainErrorCode = errorCode;
+      await this.notifyStatus(0, status, errorCode);
+      return;
+    }
+    await this.changeStatus(this.connector(connectorId), status, errorCode, true);
+  }
+
+  state(connectorId: number): ConnectorState {
+    const connector = this.connector(connectorId);
+    const reading = connector.reading();
+    const transaction = connector.transaction;
+    return {
+      status: connector.status,
+      errorCode: connector.errorCode,
+      transactionId: transaction?.id,
+      registerWh: reading.registerWh,
+      socPercent: connector.socPercent,
+      idTag: transaction?.idTag ?? connector.pendingRemoteStart?.idTag,
+      deliveredWh: transaction ? reading.registerWh - transaction.meterStart : 0,
+      powerW: Math.round(reading.powerW),
+      plugged: connector.vehicle !== undefined,
+    };
+  }
+
+  /** Resolves with the first matching event; rejects after timeoutMs (wall clock). */
+  waitFor<K extends ChargePointEventName>(
+    event: K,
+    predicate: (payload: ChargePointEventPayload<K>) => boolean = () => true,
+    timeoutMs = 10_000,
+  ): Promise<ChargePointEventPayload<K>> {
+    return new Promise((resolve, reject) => {
+      const listener = (payload: ChargePointEventPayload<K>): void => {
+        if (!predicate(payload)) return;
+        cleanup();
+        resolve(payload);
+      };
+      // The typed EventEmitter cannot relate a generic K's listener to its overloads.
+      const untypedListener = listener as (...args: unknown[]) => void;
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`${this.identity}: no '${event}' event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        (this as EventEmitter).off(event, untypedListener);
+      };
+      (this as EventEmitter).on(event, untypedListener);
+    });
+  }
+}

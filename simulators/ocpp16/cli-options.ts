@@ -1,0 +1,155 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { ChargePointOptions, VehicleSpec } from './charge-point.js';
+
+const NUMERIC_PLUG_KEYS = new Set(['batteryKwh', 'soc', 'maxPowerW']);
+
+/** "1:model=Hyundai Ioniq 5,batteryKwh=77.4,soc=35,maxPowerW=150000" as a plain object. */
+export function parsePlugSpec(spec: string): Record<string, unknown> {
+  const colon = spec.indexOf(':');
+  const head = colon < 0 ? spec : spec.slice(0, colon);
+  const result: Record<string, unknown> = {
+    connector: /^\d+$/.test(head.trim()) ? Number(head) : head,
+  };
+  const body = colon < 0 ? '' : spec.slice(colon + 1);
+  for (const pair of body.split(',').filter((part) => part.trim().length > 0)) {
+    const equals = pair.indexOf('=');
+    const key = (equals < 0 ? pair : pair.slice(0, equals)).trim();
+    const value = equals < 0 ? '' : pair.slice(equals + 1).trim();
+    const numeric = NUMERIC_PLUG_KEYS.has(key) && value !== '' && Number.isFinite(Number(value));
+    // Leaving bad values as strings lets the schema name the key in its error.
+    result[key] = numeric ? Number(value) : value;
+  }
+  return result;
+}
+
+const plugSchema = z.preprocess(
+  (value) => (typeof value === 'string' ? parsePlugSpec(value) : value),
+  z.strictObject({
+    connector: z.number().int().min(1),
+    model: z.string().min(1).default('Generic EV'),
+    batteryKwh: z.number().positive().default(60),
+    soc: z.number().min(0).max(100).default(20),
+    maxPowerW: z.number().positive().default(100_000),
+  }),
+);
+
+export const simulatorConfigSchema = z
+  .strictObject({
+    url: z.string().regex(/^wss?:\/\//, 'must start with ws:// or wss://'),
+    id: z.string().min(1).max(48),
+    password: z.string().min(1).optional(),
+    connectors: z.number().int().min(1).default(1),
+    maxPowerW: z.number().positive().optional(),
+    timeFactor: z.number().positive().optional(),
+    meterStartWh: z.number().int().min(0).optional(),
+    plug: z.array(plugSchema).default([]),
+    replugAfter: z.number().min(0).optional(),
+    unplugWhenFull: z.boolean().default(false),
+    remoteStart: z.enum(['accept', 'reject', 'ignore']).default('accept'),
+    vendor: z.string().min(1).max(20).optional(),
+    model: z.string().min(1).max(20).optional(),
+  })
+  .superRefine((config, ctx) => {
+    config.plug.forEach((plug, index) => {
+      if (plug.connector > config.connectors) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['plug', index, 'connector'],
+          message: `connector ${plug.connector} exceeds connectors (${config.connectors})`,
+        });
+      }
+    });
+  });
+
+export type SimulatorConfig = z.output<typeof simulatorConfigSchema>;
+export type PlugConfig = SimulatorConfig['plug'][number];
+
+function kebabFlag(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+function formatPath(path: readonly PropertyKey[], asFlags: boolean): string {
+  return path
+    .map((part, index) => {
+      if (typeof part === 'number') return `[${part}]`;
+      if (index === 0 && asFlags) return kebabFlag(String(part));
+      return `${index === 0 ? '' : '.'}${String(part)}`;
+    })
+    .join('');
+}
+
+/**
+ * One line naming the offending key, e.g. "sims.yaml[1] maxPowerW: Too small: ...". With
+ * source undefined the config came from command-line flags, which are named as such.
+ */
+export function formatConfigError(error: z.ZodError, source: string | undefined): string {
+  const issue = error.issues[0];
+  if (!issue) return `${source ?? 'options'}: invalid configuration`;
+  const path = formatPath(issue.path, source === undefined);
+  const where = source === undefined ? path || 'options' : `${source}${path ? ' ' : ''}${path}`;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+    return `${where}: unknown key ${keys}`;
+  }
+  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
+    return `${where}: required`;
+  }
+  return `${where}: ${issue.message}`;
+}
+
+export class ConfigError extends Error {}
+
+/** Validates one charge point's config; source names the file entry (undefined: flags). */
+export function validateConfig(raw: unknown, source: string | undefined): SimulatorConfig {
+  const result = simulatorConfigSchema.safeParse(raw);
+  if (!result.success) throw new ConfigError(formatConfigError(result.error, source));
+  return result.data;
+}
+
+/** Reads a YAML (or JSON, which is YAML) list of simulator configs; `defaults` fill gaps. */
+export async function loadConfigFile(
+  path: string,
+  defaults: Record<string, unknown>,
+): Promise<SimulatorConfig[]> {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(`${path}: expected a list of charge points`);
+  const entries: unknown[] = parsed;
+  return entries.map((entry, index) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new ConfigError(`${path}[${index}]: expected an object`);
+    }
+    return validateConfig({ ...defaults, ...entry }, `${path}[${index}]`);
+  });
+}
+
+export function toChargePointOptions(config: SimulatorConfig): ChargePointOptions {
+  return {
+    url: config.url,
+    identity: config.id,
+    password: config.password,
+    connectors: config.connectors,
+    maxPowerW: config.maxPowerW,
+    timeFactor: config.timeFactor,
+    meterStartWh: config.meterStartWh,
+    remoteStart: config.remoteStart,
+    unplugWhenFull: config.unplugWhenFull,
+    vendor: config.vendor,
+    model: config.model,
+  };
+}
+
+export function toVehicle(plug: PlugConfig): VehicleSpec {
+  return {
+    model: plug.model,
+    batteryKwh: plug.batteryKwh,
+    socPercent: plug.soc,
+    maxPowerW: plug.maxPowerW,
+  };
+}

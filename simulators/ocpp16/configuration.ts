@@ -1,0 +1,127 @@
+import { parseMeasurandList, SUPPORTED_MEASURANDS } from './meter-sampling.js';
+import type { ConfigurationKeyValue, Measurand } from './ocpp-types.js';
+
+export type ChangeConfigurationStatus = 'Accepted' | 'Rejected' | 'NotSupported';
+
+interface KeyDefinition {
+  readonly: boolean;
+  value: string;
+  isValid: (value: string) => boolean;
+}
+
+const always = (): boolean => true;
+const isNonNegativeInteger = (value: string): boolean => /^\d{1,9}$/.test(value.trim());
+const isPositiveInteger = (value: string): boolean =>
+  isNonNegativeInteger(value) && Number(value) > 0;
+const isBoolean = (value: string): boolean => /^(true|false)$/i.test(value.trim());
+const isMeasurandList = (value: string): boolean => parseMeasurandList(value) !== undefined;
+
+function readonlyKey(value: string): KeyDefinition {
+  return { readonly: true, value, isValid: always };
+}
+
+function writableKey(value: string, isValid: (value: string) => boolean): KeyDefinition {
+  return { readonly: false, value, isValid };
+}
+
+export const DEFAULT_SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
+
+/** The OCPP 1.6 standard configuration keys (chapter 9) this simulator implements. */
+function standardKeys(connectors: number): Record<string, KeyDefinition> {
+  return {
+    AuthorizeRemoteTxRequests: writableKey('false', isBoolean),
+    ClockAlignedDataInterval: writableKey('0', isNonNegativeInteger),
+    ConnectionTimeOut: writableKey('60', isPositiveInteger),
+    GetConfigurationMaxKeys: readonlyKey('50'),
+    // Replaced by the interval in the BootNotification confirmation.
+    HeartbeatInterval: writableKey('300', isNonNegativeInteger),
+    LocalAuthorizeOffline: writableKey('false', isBoolean),
+    LocalPreAuthorize: writableKey('false', isBoolean),
+    MeterValuesAlignedData: writableKey('Energy.Active.Import.Register', isMeasurandList),
+    MeterValuesSampledData: writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList),
+    MeterValuesSampledDataMaxLength: readonlyKey(String(SUPPORTED_MEASURANDS.length)),
+    MeterValueSampleInterval: writableKey('60', isNonNegativeInteger),
+    NumberOfConnectors: readonlyKey(String(connectors)),
+    ResetRetries: writableKey('1', isNonNegativeInteger),
+    StopTransactionOnEVSideDisconnect: readonlyKey('true'),
+    StopTransactionOnInvalidId: writableKey('true', isBoolean),
+    StopTxnAlignedData: writableKey('', isMeasurandList),
+    StopTxnSampledData: writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList),
+    SupportedFeatureProfiles: readonlyKey('Core,RemoteTrigger'),
+    UnlockConnectorOnEVSideDisconnect: readonlyKey('true'),
+  };
+}
+
+export class ConfigurationStore {
+  private readonly keys: Record<string, KeyDefinition>;
+
+  constructor(connectors: number) {
+    this.keys = standardKeys(connectors);
+  }
+
+  // Central systems differ in how they capitalise keys (ConnectionTimeOut vs ConnectionTimeout).
+  private canonical(key: string): string | undefined {
+    const lower = key.toLowerCase();
+    return Object.keys(this.keys).find((name) => name.toLowerCase() === lower);
+  }
+
+  get(key: string): string | undefined {
+    const name = this.canonical(key);
+    return name === undefined ? undefined : this.keys[name]?.value;
+  }
+
+  getInteger(key: string): number {
+    return Number(this.get(key) ?? 0);
+  }
+
+  getBoolean(key: string): boolean {
+    return this.get(key)?.toLowerCase() === 'true';
+  }
+
+  getMeasurands(key: string): Measurand[] {
+    return parseMeasurandList(this.get(key) ?? '') ?? [];
+  }
+
+  /** Applies a change as the central system requests it; returns the ChangeConfiguration status. */
+  change(key: string, value: string): ChangeConfigurationStatus {
+    const name = this.canonical(key);
+    const definition = name === undefined ? undefined : this.keys[name];
+    if (definition === undefined) return 'NotSupported';
+    if (definition.readonly || !definition.isValid(value)) return 'Rejected';
+    definition.value = value.trim();
+    return 'Accepted';
+  }
+
+  /** Internal updates (e.g. the boot interval) that bypass read-only checks. */
+  set(key: string, value: string): void {
+    const name = this.canonical(key);
+    const definition = name === undefined ? undefined : this.keys[name];
+    if (definition === undefined) throw new Error(`unknown configuration key ${key}`);
+    definition.value = value;
+  }
+
+  canonicalName(key: string): string | undefined {
+    return this.canonical(key);
+  }
+
+  describe(requested: readonly string[] | undefined): {
+    configurationKey: ConfigurationKeyValue[];
+    unknownKey: string[];
+  } {
+    const names = requested && requested.length > 0 ? requested : Object.keys(this.keys);
+    const configurationKey: ConfigurationKeyValue[] = [];
+    const unknownKey: string[] = [];
+    for (const requestedName of names) {
+      const name = this.canonical(requestedName);
+      const definition = name === undefined ? undefined : this.keys[name];
+      if (name === undefined || definition === undefined) unknownKey.push(requestedName);
+      else
+        configurationKey.push({
+          key: name,
+          readonly: definition.readonly,
+          value: definition.value,
+        });
+    }
+    return { configurationKey, unknownKey };
+  }
+}
