@@ -191,3 +191,23 @@ describe('bad input gets a clear 4xx and changes nothing', () => {
     }
   });
 });
+
+describe('internal failures', () => {
+  it('answer 500 internal_error without internals', async () => {
+    const broken = await startTestGateway();
+    try {
+      const ada = await mintToken(broken.gw.url, API_KEY, DRIVERS.ada.email);
+      broken.gw.db.close(); // the disk went away under a running gateway
+      const res = await post(
+        broken.gw.url,
+        '/v1/sessions/quote',
+        { ...start, amount: undefined },
+        bearer(ada),
+      );
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: { code: 'internal_error', message: 'internal error' } });
+    } finally {
+      await broken.close();
+    }
+  });
+});
