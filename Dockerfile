@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
+# Node 22, not 24: from Node 24.19 on, better-sqlite3 12 (the last major that runs on Node 20)
+# aborts the process when the garbage collector finalizes a statement (README, "Runtime").
 # Build: compile TypeScript and better-sqlite3 (from source) with the full toolchain.
-FROM node:24-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -13,7 +15,7 @@ COPY simulators ./simulators
 RUN npm run build && npm prune --omit=dev
 
 # Run: no compiler, no dev dependencies, not root.
-FROM node:24-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     FLEET_GATEWAY_CONFIG=/etc/fleet-gateway/gateway.yaml
 WORKDIR /app
