@@ -122,8 +122,11 @@ export async function startTestGateway(
       done();
     },
   });
-  const boot = () =>
-    startGateway(parseConfig(configInput, dir), { clock, log: createLogger('info', sink) });
+  const boot = (port = 0) =>
+    startGateway(parseConfig({ ...configInput, http: { ...configInput.http, port } }, dir), {
+      clock,
+      log: createLogger('info', sink),
+    });
   const t: TestGateway = {
     gw: await boot(),
     dir,
@@ -134,9 +137,11 @@ export async function startTestGateway(
       await t.gw.close();
       rmSync(dir, { recursive: true, force: true });
     },
+    /** Stops and starts the gateway on the same database and port, as an operator's restart does. */
     async restart() {
+      const port = t.gw.port;
       await t.gw.close();
-      t.gw = await boot();
+      t.gw = await boot(port);
     },
   };
   return t;

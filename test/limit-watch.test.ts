@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LimitWatch } from '../src/charging/limit-watch.js';
+
+describe('paid-energy limit watch', () => {
+  let fired: string[];
+  let watch: LimitWatch;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    fired = [];
+    watch = new LimitWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
+  });
+  afterEach(() => {
+    watch.endAll();
+    vi.useRealTimers();
+  });
+
+  it('stops at once when the limit is already reached', () => {
+    watch.begin('s', 1000, 0, 0);
+    watch.sample('s', 1000, 500);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('predicts the moment from the measured rate and fires lead ms before it', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000); // 0.1 Wh/ms: 2000 Wh to go = 20,000 ms
+    vi.advanceTimersByTime(19_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('re-plans on every sample as the rate changes (taper)', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000); // 0.1 Wh/ms: due 19,900 ms from now
+    vi.advanceTimersByTime(10_000);
+    watch.sample('s', 1500, 20_000); // slower, 0.05 Wh/ms: 1500 Wh to go, due 29,900 ms from now
+    vi.advanceTimersByTime(9_950); // past the first plan
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(29_900 - 9_950 - 1);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('waits while no energy flows (suspended), fires once, and forgets ended sessions', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 0, 10_000);
+    vi.advanceTimersByTime(1_000_000);
+    expect(fired).toEqual([]);
+    watch.sample('s', 2999, 11_000);
+    watch.sample('s', 5000, 11_500);
+    watch.sample('s', 6000, 12_000);
+    vi.advanceTimersByTime(10_000);
+    expect(fired).toEqual(['s']);
+    watch.end('s');
+    watch.sample('s', 9000, 13_000);
+    expect(fired).toEqual(['s']);
+  });
+});
