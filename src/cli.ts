@@ -109,8 +109,13 @@ program
   .description('run a demo site: gateway, seeded demo fleet and simulated chargers')
   .option('--port <port>', 'HTTP/OCPP port', '8080')
   .option('--time-factor <n>', 'simulated seconds per real second', '30')
-  .action(async (opts: { port: string; timeFactor: string }) => {
-    await runDemo({ port: Number(opts.port), timeFactor: Number(opts.timeFactor) });
+  .option('--database <file>', 'database file instead of the demo config one (.data/demo.db)')
+  .action(async (opts: { port: string; timeFactor: string; database?: string }) => {
+    await runDemo({
+      port: Number(opts.port),
+      timeFactor: Number(opts.timeFactor),
+      ...(opts.database ? { databasePath: opts.database } : {}),
+    });
   });
 
 program.parseAsync().catch((err: unknown) => {

@@ -40,7 +40,7 @@ export class SessionLifecycle implements ChargerEvents {
   constructor(private readonly o: LifecycleOptions) {
     this.watch = new LimitWatch({
       leadMs: o.stopLeadMs,
-      onLimit: (id) => void this.stopForLimit(id),
+      onLimit: (id) => this.background(id, this.stopForLimit(id)),
     });
   }
 
@@ -133,7 +133,8 @@ export class SessionLifecycle implements ChargerEvents {
   chargerOnline(chargerId: string): void {
     // A stop that could not be delivered while the charger was away is sent again.
     for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId === chargerId && s.state === 'stopping') void this.sendStop(s, 1);
+      if (s.chargerId === chargerId && s.state === 'stopping')
+        this.background(s.id, this.sendStop(s, 1));
     }
   }
 
@@ -180,6 +181,16 @@ export class SessionLifecycle implements ChargerEvents {
       'stop register unusable: settling on last sample',
     );
     return Math.max(0, (s.lastMeterWh ?? start) - start);
+  }
+
+  /** Work that runs after its trigger has returned: its failure is logged, never left unhandled. */
+  private background(sessionId: string, work: Promise<void>): void {
+    work.catch((err: unknown) =>
+      this.o.log.error(
+        { sessionId, err: (err as Error).message },
+        'session background task failed',
+      ),
+    );
   }
 
   private armStartTimer(sessionId: string, delayMs: number): void {

@@ -16,6 +16,7 @@ const demoChargers = z.array(
   z
     .object({
       id: z.string(),
+      model: z.string(),
       password: z.string(),
       connectors: z.number().int().positive(),
       maxPowerW: z.number().positive(),
@@ -41,6 +42,8 @@ const demoChargers = z.array(
 export interface DemoOptions {
   port: number;
   timeFactor: number;
+  /** Overrides the demo config's database file. */
+  databasePath?: string;
 }
 
 /**
@@ -50,6 +53,7 @@ export interface DemoOptions {
 export async function runDemo(options: DemoOptions): Promise<void> {
   const config = loadConfigFile(join(ROOT, 'config', 'demo.yaml'));
   config.http.port = options.port;
+  if (options.databasePath) config.database.path = resolve(options.databasePath);
   const db = openDatabase(config.database.path);
   const seed = readSeedFile(join(ROOT, 'config', 'demo-seed.json'));
   applySeed(db, seed, new Date().toISOString());
@@ -71,6 +75,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
         c.id,
         '--password',
         c.password,
+        '--model',
+        c.model,
         '--connectors',
         String(c.connectors),
         '--max-power-w',

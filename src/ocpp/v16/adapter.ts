@@ -88,7 +88,11 @@ export class V16Session implements ProtocolSession {
 
     rpc.handle('BootNotification', ({ params }) => {
       ctx.recordBoot(chargerId, params as BootNotificationReq);
-      setTimeout(() => void this.configure(), 0);
+      setTimeout(() => {
+        this.configure().catch((err: unknown) =>
+          ctx.log.warn({ chargerId, err: (err as Error).message }, 'configuration failed'),
+        );
+      }, 0);
       return {
         status: 'Accepted',
         currentTime: this.now(),

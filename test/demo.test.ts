@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { openDatabase } from '../src/store/database.js';
+import { bearer, post } from './helpers/http.js';
+import { waitUntil } from './helpers/wait.js';
+
+const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgw-demo-'));
+  let demo: ChildProcess | undefined;
+  afterAll(async () => {
+    if (demo && demo.exitCode === null) {
+      const exited = new Promise((resolve) => demo?.once('exit', resolve));
+      demo.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the gateway with simulated chargers, and the printed API calls work', async () => {
+    const port = await freePort();
+    const databasePath = join(dir, 'demo.db');
+    demo = spawn(
+      process.execPath,
+      [CLI, 'demo', '--port', String(port), '--time-factor', '60', '--database', databasePath],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let printed = '';
+    demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+    await waitUntil(
+      () => printed.includes('Try it in another terminal'),
+      15_000,
+      'demo instructions',
+    );
+
+    const apiKey = /ApiKey ([^']+)'/.exec(printed)?.[1];
+    const email = /"driverEmail":"([^"]+)"/.exec(printed)?.[1];
+    expect(apiKey).toBeDefined();
+    const url = `http://127.0.0.1:${port}`;
+    expect(printed).toContain(`curl -s -X POST ${url}/v1/driver-tokens`);
+
+    const minted = await post(
+      url,
+      '/v1/driver-tokens',
+      { driverEmail: email },
+      { authorization: `ApiKey ${apiKey}` },
+    );
+    expect(minted.status).toBe(200);
+    const token = (minted.body as { token: string }).token;
+    const body = { chargerId: 'CP-DC-01', connectorId: '1', driverEmail: email };
+    const quote = await waitUntil(
+      async () => {
+        const q = await post(url, '/v1/sessions/quote', body, bearer(token));
+        return q.status === 200 && (q.body as { socSource: string }).socSource === 'charger'
+          ? q
+          : undefined;
+      },
+      15_000,
+      'a quote with the simulated vehicle SoC',
+    );
+    expect(quote.body).toMatchObject({
+      fleetDriver: true,
+      socPercent: 35,
+      vehicleModel: 'Hyundai Ioniq 5',
+    });
+
+    const start = await post(url, '/v1/sessions', { ...body, amount: 1000 }, bearer(token));
+    expect(start.status).toBe(200);
+    const { sessionId } = start.body as { sessionId: string };
+
+    const db = openDatabase(databasePath);
+    try {
+      const session = await waitUntil(
+        () =>
+          db
+            .prepare("SELECT state, end_reason FROM sessions WHERE id = ? AND state = 'settled'")
+            .get(sessionId),
+        20_000,
+        'the demo session to settle',
+      );
+      expect(session).toEqual({ state: 'settled', end_reason: 'Remote' });
+      expect(verifyLedger(db).ok).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+});
