@@ -8,7 +8,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from './helpers/gateway.js';
-import { bearer, errorCode, mintToken, post } from './helpers/http.js';
+import { errorCode, mintToken, quote as requestQuote, startSession } from './helpers/http.js';
 import { IONIQ, PROTOCOLS } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -88,12 +88,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     const startBalance = balance(DRIVERS.ada.id);
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
 
-    const quote = await post(
-      t.gw.url,
-      '/v1/sessions/quote',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
-      bearer(token),
-    );
+    const quote = await requestQuote(t.gw.url, token, {
+      chargerId: 'CP-1',
+      connectorId: '1',
+      driverEmail: DRIVERS.ada.email,
+    });
     expect(quote.status).toBe(200);
     expect(quote.body).toMatchObject({
       fleetDriver: true,
@@ -107,11 +106,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
 
     const amount = 20_000;
     const started = cp.waitFor('transactionStarted', (e) => e.connectorId === 1);
-    const res = await post(
+    const res = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email, amount },
-      bearer(token),
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      amount,
     );
     expect(res.status).toBe(200);
     const body = res.body as { sessionId: string; debited: number; remainingBalance: number };
@@ -169,11 +168,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     const startBalance = balance(DRIVERS.ada.id);
     const amount = 2_000; // 4,848 Wh at 412.5 NGN/kWh
     const remoteStop = cp.waitFor('remoteStop', () => true, 15_000);
-    const res = await post(
+    const res = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '2', driverEmail: DRIVERS.ada.email, amount },
-      bearer(token),
+      token,
+      { chargerId: 'CP-1', connectorId: '2', driverEmail: DRIVERS.ada.email },
+      amount,
     );
     expect(res.status).toBe(200);
     const { sessionId } = res.body as { sessionId: string };
@@ -197,11 +196,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     await cp.plugIn(1, IONIQ);
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
     const before = balance(DRIVERS.ada.id);
-    const res = await post(
+    const res = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.ada.email, amount: 1000 },
-      bearer(token),
+      token,
+      { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      1000,
     );
     expect(res.status).toBe(c.status);
     expect(errorCode(res)).toBe(c.code);
@@ -223,11 +222,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     await charger('CP-AC', { connectors: 1 }); // nothing plugged: the charger accepts and waits
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
     const before = balance(DRIVERS.ada.id);
-    const res = await post(
+    const res = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.ada.email, amount: 1500 },
-      bearer(token),
+      token,
+      { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      1500,
     );
     expect(res.status).toBe(200);
     const { sessionId, remainingBalance } = res.body as {
@@ -245,12 +244,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     const cp = await charger('CP-1');
     await cp.plugIn(1, IONIQ);
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.bola.email);
-    const quote = await post(
-      t.gw.url,
-      '/v1/sessions/quote',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.bola.email },
-      bearer(token),
-    );
+    const quote = await requestQuote(t.gw.url, token, {
+      chargerId: 'CP-1',
+      connectorId: '1',
+      driverEmail: DRIVERS.bola.email,
+    });
     const q = quote.body as {
       quotedAmount: number;
       subWalletBalance: number;
@@ -259,21 +257,21 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     expect(q.subWalletBalance).toBeLessThan(q.quotedAmount);
     expect(q.vehicleModel).toBe('Unknown vehicle'); // no assigned vehicle and 1.6 names none: the site default
     const before = balance(DRIVERS.bola.id);
-    const tooMuch = await post(
+    const tooMuch = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.bola.email, amount: before + 1 },
-      bearer(token),
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.bola.email },
+      before + 1,
     );
     expect(tooMuch.status).toBe(402);
     expect(errorCode(tooMuch)).toBe('insufficient_balance');
     expect(balance(DRIVERS.bola.id)).toBe(before);
     const reduced = Math.min(q.quotedAmount, q.subWalletBalance);
-    const ok = await post(
+    const ok = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.bola.email, amount: reduced },
-      bearer(token),
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.bola.email },
+      reduced,
     );
     expect(ok.status).toBe(200);
     expect((ok.body as { remainingBalance: number }).remainingBalance).toBe(before - reduced);
@@ -289,26 +287,19 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     await cp.plugIn(1, IONIQ);
     const ada = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
     const bola = await mintToken(t.gw.url, API_KEY, DRIVERS.bola.email);
-    const first = await post(
+    const first = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email, amount: 1000 },
-      bearer(ada),
+      ada,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      1000,
     );
     expect(first.status).toBe(200);
     const bolaBefore = balance(DRIVERS.bola.id);
-    for (const path of ['/v1/sessions/quote', '/v1/sessions']) {
-      const res = await post(
-        t.gw.url,
-        path,
-        {
-          chargerId: 'CP-1',
-          connectorId: '1',
-          driverEmail: DRIVERS.bola.email,
-          ...(path.endsWith('quote') ? {} : { amount: 500 }),
-        },
-        bearer(bola),
-      );
+    const busy = { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.bola.email };
+    for (const res of [
+      await requestQuote(t.gw.url, bola, busy),
+      await startSession(t.gw.url, bola, busy, 500),
+    ]) {
       expect(res.status).toBe(409);
       expect(errorCode(res)).toBe('connector_unavailable');
     }
@@ -325,11 +316,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
       5000,
       'fault',
     );
-    const faulted = await post(
+    const faulted = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '2', driverEmail: DRIVERS.bola.email, amount: 500 },
-      bearer(bola),
+      bola,
+      { chargerId: 'CP-1', connectorId: '2', driverEmail: DRIVERS.bola.email },
+      500,
     );
     expect(faulted.status).toBe(409);
     expect(errorCode(faulted)).toBe('connector_unavailable');
@@ -347,19 +338,18 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.bola.email);
     t.gw.db.prepare('UPDATE drivers SET active = 0 WHERE id = ?').run(DRIVERS.bola.id);
     try {
-      const quote = await post(
-        t.gw.url,
-        '/v1/sessions/quote',
-        { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.bola.email },
-        bearer(token),
-      );
+      const quote = await requestQuote(t.gw.url, token, {
+        chargerId: 'CP-AC',
+        connectorId: '1',
+        driverEmail: DRIVERS.bola.email,
+      });
       expect(quote.status).toBe(200);
       expect(quote.body).toMatchObject({ fleetDriver: false, socSource: 'unknown', socPercent: 0 });
-      const start = await post(
+      const start = await startSession(
         t.gw.url,
-        '/v1/sessions',
-        { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.bola.email, amount: 100 },
-        bearer(token),
+        token,
+        { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.bola.email },
+        100,
       );
       expect(start.status).toBe(404);
       expect(errorCode(start)).toBe('driver_not_found');
@@ -375,11 +365,11 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     const before = balance(DRIVERS.ada.id);
     const res = await waitUntil(
       async () => {
-        const r = await post(
+        const r = await startSession(
           t.gw.url,
-          '/v1/sessions',
-          { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.ada.email, amount: 100 },
-          bearer(token),
+          token,
+          { chargerId: 'CP-AC', connectorId: '1', driverEmail: DRIVERS.ada.email },
+          100,
         );
         return r.status === 503 ? r : undefined;
       },

@@ -5,7 +5,7 @@ import { Outbox } from '../src/store/outbox.js';
 import { Wallet } from '../src/wallet/wallet.js';
 import type { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { bearer, mintToken, post } from './helpers/http.js';
+import { mintToken, startSession } from './helpers/http.js';
 import { IONIQ, PROTOCOLS } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -38,11 +38,11 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
     const before = balance();
     const started = cp.waitFor('transactionStarted');
-    const res = await post(
+    const res = await startSession(
       t.gw.url,
-      '/v1/sessions',
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email, amount: 10_000 },
-      bearer(token),
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      10_000,
     );
     expect(res.status).toBe(200);
     const { sessionId } = res.body as { sessionId: string };

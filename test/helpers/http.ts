@@ -57,3 +57,26 @@ export function errorCode(res: JsonResponse): string {
   }
   return body.error.code;
 }
+
+export interface SessionTarget {
+  chargerId: string;
+  connectorId: string;
+  driverEmail: string;
+}
+
+export function quote(
+  baseUrl: string,
+  token: string,
+  target: SessionTarget,
+): Promise<JsonResponse> {
+  return post(baseUrl, '/v1/sessions/quote', target, bearer(token));
+}
+
+export function startSession(
+  baseUrl: string,
+  token: string,
+  target: SessionTarget,
+  amount: number,
+): Promise<JsonResponse> {
+  return post(baseUrl, '/v1/sessions', { ...target, amount }, bearer(token));
+}
