@@ -151,6 +151,23 @@ describe('OCPP 1.6J central system', () => {
     }
   });
 
+  it('takes a charger that offers no subprotocol as 1.6J, still validating its frames', async () => {
+    const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD, []);
+    try {
+      expect(await cp.call('Heartbeat', {})).toHaveProperty('currentTime');
+      await expect(
+        cp.call('StatusNotification', { connectorId: 'one', status: 'Nope' }),
+      ).rejects.toThrow(/required property 'errorCode'/);
+      await cp.call('StatusNotification', {
+        connectorId: 1,
+        errorCode: 'NoError',
+        status: 'Available',
+      });
+    } finally {
+      await cp.close();
+    }
+  });
+
   it('rejects schema-invalid frames with a CALLERROR (strict mode)', async () => {
     const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
     try {

@@ -16,7 +16,7 @@ import {
   type ConnectorView,
   type StartRequest,
 } from './port.js';
-import type { ProtocolSession, RpcConnection } from './rpc.js';
+import { validatedConnection, type ProtocolSession, type RpcConnection } from './rpc.js';
 import type { BootNotificationReq } from './v16/messages.js';
 import { V16Session } from './v16/adapter.js';
 
@@ -159,7 +159,8 @@ export class CentralSystem implements ChargerCommands {
       );
       void previous.client.close({ code: 1000, reason: 'replaced by a newer connection' });
     }
-    const session = new V16Session(chargerId, client, {
+    const rpc = raw.protocol ? client : validatedConnection(client, 'ocpp1.6');
+    const session = new V16Session(chargerId, rpc, {
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
