@@ -56,6 +56,7 @@ export async function startGateway(
     path: config.ocpp.path,
     heartbeatIntervalSeconds: config.ocpp.heartbeatIntervalSeconds,
     meterSampleIntervalSeconds: config.ocpp.meterSampleIntervalSeconds,
+    connectionTimeoutSeconds: Math.ceil(config.sessions.startTimeoutSeconds),
     callTimeoutMs: config.ocpp.callTimeoutSeconds * 1000,
   });
   const lifecycle = new SessionLifecycle({

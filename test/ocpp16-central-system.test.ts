@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { waitUntil } from './helpers/wait.js';
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -35,8 +36,14 @@ describe('OCPP 1.6J central system', () => {
     await expect(rawCharger(bad, 'CP-1', CHARGER_PASSWORD)).rejects.toThrow();
   });
 
-  it('answers boot, heartbeat and status, and keeps connector state', async () => {
+  it('answers boot, heartbeat and status, configures the charger, and keeps connector state', async () => {
     const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    const configured: Record<string, string> = {};
+    cp.handle('ChangeConfiguration', async ({ params }) => {
+      const { key, value } = params as { key: string; value: string };
+      configured[key] = value;
+      return { status: 'Accepted' };
+    });
     try {
       const boot = (await cp.call('BootNotification', {
         chargePointVendor: 'Acme',
@@ -46,6 +53,12 @@ describe('OCPP 1.6J central system', () => {
       expect(boot.status).toBe('Accepted');
       expect(boot.interval).toBe(300);
       expect(Date.parse(boot.currentTime)).not.toBeNaN();
+      await waitUntil(() => Object.keys(configured).length === 3, 5000, 'ChangeConfiguration');
+      expect(configured).toEqual({
+        MeterValueSampleInterval: '10',
+        MeterValuesSampledData: 'Energy.Active.Import.Register,Power.Active.Import,SoC',
+        ConnectionTimeOut: '5',
+      });
       const hb = (await cp.call('Heartbeat', {})) as { currentTime: string };
       expect(Date.parse(hb.currentTime)).not.toBeNaN();
       await cp.call('StatusNotification', {

@@ -30,6 +30,8 @@ export interface CentralSystemOptions {
   path: string;
   heartbeatIntervalSeconds: number;
   meterSampleIntervalSeconds: number;
+  /** How long a charger waits for the EV after a remote start (its ConnectionTimeOut). */
+  connectionTimeoutSeconds: number;
   callTimeoutMs: number;
 }
 
@@ -170,6 +172,7 @@ export class CentralSystem implements ChargerCommands {
       eventLog: this.eventLog,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       meterSampleIntervalSeconds: this.opts.meterSampleIntervalSeconds,
+      connectionTimeoutSeconds: this.opts.connectionTimeoutSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
       recordBoot: (id, info) => this.recordBoot(id, info),
     });

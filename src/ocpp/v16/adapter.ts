@@ -32,6 +32,7 @@ export interface V16Context {
   eventLog: OcppEventLog;
   heartbeatIntervalSeconds: number;
   meterSampleIntervalSeconds: number;
+  connectionTimeoutSeconds: number;
   callTimeoutMs: number;
   recordBoot: (chargerId: string, info: BootNotificationReq) => void;
 }
@@ -249,11 +250,16 @@ export class V16Session implements ProtocolSession {
     return req.idTag ? { idTagInfo: { status: 'Accepted' } } : {};
   }
 
-  /** After boot: ask for the meter data the gateway needs, at the interval it can work with. */
+  /**
+   * After boot: ask for the meter data the gateway needs, at the interval it can work with, and
+   * align the charger's wait for the EV with the session start timeout.
+   */
   private async configure(): Promise<void> {
     const settings: [string, string][] = [
       ['MeterValueSampleInterval', String(this.ctx.meterSampleIntervalSeconds)],
       ['MeterValuesSampledData', SAMPLED_DATA],
+      // The charger gives up waiting for the EV when the gateway refunds, not later.
+      ['ConnectionTimeOut', String(this.ctx.connectionTimeoutSeconds)],
     ];
     for (const [key, value] of settings) {
       try {
