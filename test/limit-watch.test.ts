@@ -33,10 +33,34 @@ describe('paid-energy limit watch', () => {
     watch.begin('s', 3000, 0, 0);
     watch.sample('s', 1000, 10_000); // 0.1 Wh/ms: due 19,900 ms from now
     vi.advanceTimersByTime(10_000);
-    watch.sample('s', 1500, 20_000); // slower, 0.05 Wh/ms: 1500 Wh to go, due 29,900 ms from now
+    // slower: over the window (0 ms, 0 Wh) .. (20,000 ms, 1500 Wh) = 0.075 Wh/ms; 1500 Wh to go
+    watch.sample('s', 1500, 20_000);
     vi.advanceTimersByTime(9_950); // past the first plan
     expect(fired).toEqual([]);
-    vi.advanceTimersByTime(29_900 - 9_950 - 1);
+    vi.advanceTimersByTime(20_000 - 100 - 9_950 - 1);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('one late sample cannot make the rate look several times higher', () => {
+    watch.begin('s', 10_000, 0, 0);
+    watch.sample('s', 1000, 10_000);
+    watch.sample('s', 2000, 20_000);
+    // the next sample was taken at 30,000 but arrives at 39,000, the one after it on time at 40,000
+    watch.sample('s', 3000, 39_000);
+    watch.sample('s', 4000, 40_000);
+    // the last interval alone says 1 Wh/ms (stop in 6 s); over the window it is 0.1 Wh/ms (60 s)
+    vi.advanceTimersByTime(20_000);
+    expect(fired).toEqual([]);
+  });
+
+  it('ignores samples that arrive out of order', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000);
+    watch.sample('s', 900, 11_000);
+    watch.sample('s', 1200, 9_000);
+    vi.advanceTimersByTime(19_899);
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(fired).toEqual(['s']);

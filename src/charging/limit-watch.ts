@@ -3,8 +3,10 @@
  *
  * Rates are measured on the gateway's own receive clock (energy delta / arrival delta), not from the
  * charger's timestamps or its reported power: that keeps the prediction right for chargers with a
- * skewed clock and for simulators running faster than real time. Each sample re-plans the stop, so
- * the timer converges as the rate settles (DC tapering, AC phase changes).
+ * skewed clock and for simulators running faster than real time. The rate spans the last
+ * `RATE_WINDOW` sample intervals, so one sample that arrives late (network or event-loop jitter)
+ * cannot make the rate look several times higher and stop the session far too early. Each sample
+ * re-plans the stop, so the timer follows the rate as it changes (DC taper, AC phase changes).
  */
 export interface LimitWatchOptions {
   /** Fire this long before the predicted moment, to cover the round trip of the stop command. */
@@ -12,10 +14,17 @@ export interface LimitWatchOptions {
   onLimit: (sessionId: string) => void;
 }
 
+const RATE_WINDOW = 2;
+
+interface Point {
+  atMs: number;
+  deliveredWh: number;
+}
+
 interface Watched {
   limitWh: number;
-  lastMs: number;
-  lastDeliveredWh: number;
+  /** The latest points, oldest first; at most RATE_WINDOW + 1. */
+  points: Point[];
   timer: NodeJS.Timeout | null;
   fired: boolean;
 }
@@ -29,8 +38,7 @@ export class LimitWatch {
     this.end(sessionId);
     this.watched.set(sessionId, {
       limitWh,
-      lastMs: atMs,
-      lastDeliveredWh: deliveredWh,
+      points: [{ atMs, deliveredWh }],
       timer: null,
       fired: false,
     });
@@ -44,10 +52,13 @@ export class LimitWatch {
       this.fire(sessionId);
       return;
     }
-    const dt = atMs - w.lastMs;
-    const de = deliveredWh - w.lastDeliveredWh;
-    w.lastMs = atMs;
-    w.lastDeliveredWh = deliveredWh;
+    const last = w.points[w.points.length - 1];
+    if (last && (atMs <= last.atMs || deliveredWh < last.deliveredWh)) return; // out of order
+    w.points.push({ atMs, deliveredWh });
+    if (w.points.length > RATE_WINDOW + 1) w.points.shift();
+    const first = w.points[0] as Point;
+    const dt = atMs - first.atMs;
+    const de = deliveredWh - first.deliveredWh;
     if (dt <= 0 || de <= 0) return; // no flow measured (paused, suspended): wait for the next sample
     const etaMs = ((w.limitWh - deliveredWh) * dt) / de;
     if (w.timer) clearTimeout(w.timer);
