@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
 import { ApiKeys } from './auth/api-keys.js';
-import { hashPassword } from './auth/secrets.js';
+import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
 import { startGateway } from './gateway.js';

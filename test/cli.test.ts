@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { verifyPassword } from '../src/auth/secrets.js';
+import { verifyPassword } from '../src/ocpp/charger-password.js';
 import { openDatabase } from '../src/store/database.js';
 import { testConfig, testSeed } from './helpers/gateway.js';
 
@@ -131,7 +131,8 @@ describe('fleet-gateway CLI', () => {
   it('hash-password makes an scrypt hash the gateway verifies, and refuses short passwords', async () => {
     const res = await cli('hash-password', 'a-charger-password-123');
     expect(res.code).toBe(0);
-    expect(verifyPassword('a-charger-password-123', res.stdout.trim())).toBe(true);
+    expect(await verifyPassword('a-charger-password-123', res.stdout.trim())).toBe(true);
+    expect(await verifyPassword('another-password-1234', res.stdout.trim())).toBe(false);
     expect((await cli('hash-password', 'short')).code).toBe(1);
   });
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import ocppRpc from 'ocpp-rpc';
-import { verifyPassword } from '../auth/secrets.js';
+import { verifyPassword } from './charger-password.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -65,7 +65,7 @@ export class CentralSystem implements ChargerCommands {
       pingIntervalMs: 30_000,
       respondWithDetailedErrors: false,
     });
-    this.server.auth((accept, reject, handshake) => {
+    this.server.auth(async (accept, reject, handshake) => {
       const chargerId = handshake.identity;
       const charger = this.opts.site.charger(chargerId);
       const remote = handshake.remoteAddress;
@@ -74,7 +74,10 @@ export class CentralSystem implements ChargerCommands {
         reject(404, 'Not found');
         return;
       }
-      if (!handshake.password || !verifyPassword(handshake.password, charger.passwordHash)) {
+      if (
+        !handshake.password ||
+        !(await verifyPassword(handshake.password, charger.passwordHash))
+      ) {
         this.opts.log.warn({ chargerId, remote }, 'ocpp connection refused: bad credentials');
         reject(401, 'Unauthorized');
         return;
