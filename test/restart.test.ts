@@ -4,7 +4,14 @@ import { SessionStore } from '../src/charging/session-store.js';
 import { Outbox } from '../src/store/outbox.js';
 import { Wallet } from '../src/wallet/wallet.js';
 import type { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
-import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  API_KEY,
+  CHARGER_PASSWORD,
+  DRIVERS,
+  startTestGateway,
+  type TestGateway,
+} from './helpers/gateway.js';
+import { rawCharger } from './helpers/raw-charger.js';
 import { mintToken, startSession } from './helpers/http.js';
 import { IONIQ, PROTOCOLS } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
@@ -62,42 +69,67 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
     expect(verifyLedger(t.gw.db).ok).toBe(true);
   });
 
-  it('on start-up, a remote start left unanswered is refunded and a waiting session keeps its timer', async () => {
-    // Leave two sessions as a crash would: one debited but never answered, one accepted and waiting.
+  it('on start-up, half-way sessions wait for the charger, then are refunded in full', async () => {
+    // Leave three sessions as a crash would: two debited with the remote start's answer lost, one
+    // accepted by the charger and waiting for the EV.
     const at = new Date().toISOString();
     const sessions = new SessionStore(t.gw.db);
     const wallet = new Wallet(t.gw.db, new Outbox(t.gw.db));
-    const open = (id: string, connectorId: string) =>
+    const open = (id: string, chargerId: string, connectorId: string) =>
       t.gw.db.transaction(() => {
         sessions.insert({
           id,
           driverId: DRIVERS.ada.id,
-          chargerId: 'CP-1',
+          chargerId,
           connectorId,
           amount: 700,
           microNgnPerWh: 412_500,
           limitWh: 1696,
-          idToken: `TOKEN${id}`,
+          idToken: `TOKEN${id}`.slice(0, 20),
           createdAt: at,
         });
         wallet.debitSession(DRIVERS.ada.id, id, 700, at);
       })();
     const before = balance();
-    open('ses_unanswered', '1');
-    open('ses_waiting', '2');
+    open('ses_unanswered', 'CP-1', '1');
+    open('ses_waiting', 'CP-1', '2');
+    open('ses_started', 'CP-AC', '1');
     sessions.markAuthorized('ses_waiting', at);
 
     await t.restart();
-    expect(state('ses_unanswered')).toBe('refunded');
-    expect(state('ses_waiting')).toBe('authorized');
-    await waitUntil(() => state('ses_waiting') === 'refunded', 5000, 'start timeout');
-    expect(balance()).toBe(before);
+    expect([state('ses_unanswered'), state('ses_waiting'), state('ses_started')]).toEqual([
+      'authorizing',
+      'authorized',
+      'authorizing',
+    ]);
+    // The charger that had accepted the lost remote start reports the transaction: it goes on.
+    const charger = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    try {
+      const reply = (await charger.call('StartTransaction', {
+        connectorId: 1,
+        idTag: 'TOKENses_started',
+        meterStart: 1000,
+        timestamp: new Date().toISOString(),
+      })) as { idTagInfo: { status: string } };
+      expect(reply.idTagInfo.status).toBe('Accepted');
+    } finally {
+      await charger.close();
+    }
+    expect(state('ses_started')).toBe('charging');
+
+    await waitUntil(
+      () => state('ses_unanswered') === 'refunded' && state('ses_waiting') === 'refunded',
+      5000,
+      'start timeouts',
+    );
+    expect(balance()).toBe(before - 700);
     const reasons = t.gw.db
-      .prepare("SELECT id, end_reason FROM sessions WHERE id LIKE 'ses_%' ORDER BY id")
+      .prepare("SELECT id, state, end_reason FROM sessions WHERE id LIKE 'ses_%' ORDER BY id")
       .all();
     expect(reasons).toEqual([
-      { id: 'ses_unanswered', end_reason: 'gateway_restarted' },
-      { id: 'ses_waiting', end_reason: 'ev_not_connected' },
+      { id: 'ses_started', state: 'charging', end_reason: null },
+      { id: 'ses_unanswered', state: 'refunded', end_reason: 'gateway_restarted' },
+      { id: 'ses_waiting', state: 'refunded', end_reason: 'ev_not_connected' },
     ]);
     expect(verifyLedger(t.gw.db).ok).toBe(true);
   });

@@ -58,7 +58,7 @@ export class SessionLifecycle implements ChargerEvents {
       }
     })();
     if (this.o.sessions.get(sessionId)?.state === 'authorized') {
-      this.armStartTimer(sessionId, this.o.startTimeoutMs);
+      this.armStartTimer(sessionId, this.o.startTimeoutMs, 'ev_not_connected');
     }
   }
 
@@ -144,15 +144,18 @@ export class SessionLifecycle implements ChargerEvents {
     for (const s of this.o.sessions.allOpen()) {
       switch (s.state) {
         case 'authorizing':
-          // The remote start's answer died with the previous process. Refund; if the charger did
-          // start, its StartTransaction now carries a spent token and is refused, so it stops.
-          this.o.outcomes.refund(s.id, 'gateway_restarted', this.now());
+          // The remote start's answer died with the previous process. If the charger did accept
+          // it, it reports the transaction with the session's token and the session goes on;
+          // if it says nothing within the start timeout, the driver gets everything back.
+          this.armStartTimer(s.id, this.remaining(s.createdAt, nowMs), 'gateway_restarted');
           break;
-        case 'authorized': {
-          const since = s.authorizedAt ? Date.parse(s.authorizedAt) : nowMs;
-          this.armStartTimer(s.id, Math.max(0, since + this.o.startTimeoutMs - nowMs));
+        case 'authorized':
+          this.armStartTimer(
+            s.id,
+            this.remaining(s.authorizedAt ?? s.createdAt, nowMs),
+            'ev_not_connected',
+          );
           break;
-        }
         case 'charging':
           this.watch.begin(s.id, s.limitWh, (s.lastMeterWh ?? 0) - (s.meterStartWh ?? 0), nowMs);
           break;
@@ -193,12 +196,17 @@ export class SessionLifecycle implements ChargerEvents {
     );
   }
 
-  private armStartTimer(sessionId: string, delayMs: number): void {
+  private remaining(sinceIso: string, nowMs: number): number {
+    return Math.max(0, Date.parse(sinceIso) + this.o.startTimeoutMs - nowMs);
+  }
+
+  /** Refunds the session in full unless the charger reports its transaction within `delayMs`. */
+  private armStartTimer(sessionId: string, delayMs: number, reason: string): void {
     this.clearStartTimer(sessionId);
     const timer = setTimeout(() => {
       this.startTimers.delete(sessionId);
-      if (this.o.outcomes.refund(sessionId, 'ev_not_connected', this.now())) {
-        this.o.log.info({ sessionId }, 'EV never started charging: session refunded');
+      if (this.o.outcomes.refund(sessionId, reason, this.now())) {
+        this.o.log.info({ sessionId, reason }, 'no transaction started in time: session refunded');
       }
     }, delayMs);
     timer.unref();
