@@ -17,6 +17,12 @@ const program = new Command()
   )
   .showHelpAfterError();
 
+/** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
+function loadConfig(path: string): ReturnType<typeof loadConfigFile> {
+  if (path.trim() === '') throw new Error('missing --config <file> (or FLEET_GATEWAY_CONFIG)');
+  return loadConfigFile(path);
+}
+
 function configOption(): Option {
   return new Option('-c, --config <file>', 'gateway config file (YAML)')
     .env('FLEET_GATEWAY_CONFIG')
@@ -28,7 +34,7 @@ program
   .description('run the gateway: HTTP API and OCPP central system on one port')
   .addOption(configOption())
   .action(async (opts: { config: string }) => {
-    const config = loadConfigFile(opts.config);
+    const config = loadConfig(opts.config);
     const gateway = await startGateway(config);
     const stop = () => void gateway.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
@@ -41,7 +47,7 @@ program
   .addOption(configOption())
   .argument('<seed.json>', 'seed file')
   .action((seedPath: string, opts: { config: string }) => {
-    const config = loadConfigFile(opts.config);
+    const config = loadConfig(opts.config);
     const seed = readSeedFile(seedPath);
     const db = openDatabase(config.database.path);
     try {
@@ -61,7 +67,7 @@ ledger
   .description('check every wallet invariant; exits 1 on any violation')
   .addOption(configOption())
   .action((opts: { config: string }) => {
-    const config = loadConfigFile(opts.config);
+    const config = loadConfig(opts.config);
     const db = openDatabase(config.database.path);
     try {
       const report = verifyLedger(db);
@@ -80,7 +86,7 @@ apiKey
   .requiredOption('--fleet <id>', 'fleet id')
   .option('--label <text>', 'what the key is for', 'cli')
   .action((opts: { config: string; fleet: string; label: string }) => {
-    const config = loadConfigFile(opts.config);
+    const config = loadConfig(opts.config);
     const db = openDatabase(config.database.path);
     try {
       const exists = db.prepare('SELECT 1 FROM fleets WHERE id = ?').get(opts.fleet);

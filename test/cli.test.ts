@@ -16,16 +16,27 @@ let dir: string;
 let configPath: string;
 let seedPath: string;
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliWithEnv(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, FLEET_GATEWAY_CONFIG: '' },
+      env: { ...withoutConfigVariable(process.env), ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+const cli = (...args: string[]) => cliWithEnv({}, ...args);
+
+function withoutConfigVariable(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  delete copy.FLEET_GATEWAY_CONFIG;
+  return copy;
 }
 
 beforeAll(() => {
@@ -82,6 +93,17 @@ describe('fleet-gateway CLI', () => {
     expect(res.stdout).toContain('ok   every balance equals the sum of its ledger entries');
     expect(res.stdout).toContain('ledger verified');
     expect(res.stdout).toMatch(/wallets 4, ledger entries 4/);
+  });
+
+  it('takes the config file from FLEET_GATEWAY_CONFIG when --config is not given', async () => {
+    const res = await cliWithEnv({ FLEET_GATEWAY_CONFIG: configPath }, 'ledger', 'verify');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('ledger verified');
+    for (const env of [{}, { FLEET_GATEWAY_CONFIG: ' ' }] as Record<string, string>[]) {
+      const none = await cliWithEnv(env, 'ledger', 'verify');
+      expect(none.code).not.toBe(0);
+      expect(none.stderr).toContain('--config');
+    }
   });
 
   it('ledger verify exits 1 when a balance does not match its ledger', async () => {
