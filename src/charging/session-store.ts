@@ -14,13 +14,6 @@ import type { Db } from '../store/database.js';
 export type SessionState =
   'authorizing' | 'authorized' | 'charging' | 'stopping' | 'settled' | 'refunded';
 
-export const OPEN_STATES: readonly SessionState[] = [
-  'authorizing',
-  'authorized',
-  'charging',
-  'stopping',
-];
-
 export interface Session {
   id: string;
   driverId: string;

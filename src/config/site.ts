@@ -56,8 +56,4 @@ export class SiteDirectory {
       if (c.ocppConnectorId === ocppConnectorId) return c;
     return undefined;
   }
-
-  allChargers(): IterableIterator<SiteCharger> {
-    return this.chargers.values();
-  }
 }

@@ -19,7 +19,3 @@ export function migrate(db: Db): void {
     })();
   }
 }
-
-export function schemaVersion(): number {
-  return migrations.length;
-}
