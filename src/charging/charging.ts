@@ -209,8 +209,18 @@ export class Charging {
           createdAt: at,
         });
         const entry = deps.wallet.debitSession(driver.id, sessionId, amount, at);
-        const session = deps.sessions.get(sessionId);
-        if (session) deps.outcomes.event(session, 'authorizing', at, { limitWh });
+        deps.outcomes.event(
+          {
+            id: sessionId,
+            driverId: driver.id,
+            chargerId: connector.chargerId,
+            connectorId: connector.id,
+            amount,
+          },
+          'authorizing',
+          at,
+          { limitWh },
+        );
         return entry.balanceAfter;
       })();
     } catch (err) {

@@ -51,15 +51,14 @@ export class SessionLifecycle implements ChargerEvents {
   /** The charger accepted the remote start: wait for the EV, refund if it never starts. */
   remoteStartAccepted(sessionId: string): void {
     const at = this.now();
-    this.o.db.transaction(() => {
-      if (this.o.sessions.markAuthorized(sessionId, at)) {
-        const session = this.o.sessions.get(sessionId);
-        if (session) this.o.outcomes.event(session, 'authorized', at);
-      }
+    // Not authorized when the charger's StartTransaction overtook its reply: already charging.
+    const authorized = this.o.db.transaction(() => {
+      if (!this.o.sessions.markAuthorized(sessionId, at)) return false;
+      const session = this.o.sessions.get(sessionId);
+      if (session) this.o.outcomes.event(session, 'authorized', at);
+      return true;
     })();
-    if (this.o.sessions.get(sessionId)?.state === 'authorized') {
-      this.armStartTimer(sessionId, this.o.startTimeoutMs, 'ev_not_connected');
-    }
+    if (authorized) this.armStartTimer(sessionId, this.o.startTimeoutMs, 'ev_not_connected');
   }
 
   authorize(chargerId: string, idToken: string, connectorId: string | null): TokenVerdict {

@@ -4,6 +4,12 @@ import { settle } from '../pricing/money.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { Session, SessionState, SessionStore } from './session-store.js';
 
+/** What a session event names; a new session's fields suffice, no read-back needed. */
+export type SessionIdentity = Pick<
+  Session,
+  'id' | 'driverId' | 'chargerId' | 'connectorId' | 'amount'
+>;
+
 /**
  * The two ways a debit ends, each one SQLite transaction that writes the ledger entry, the session
  * row and the outbox event together. Both are no-ops for a session that already has its outcome,
@@ -55,7 +61,7 @@ export class SessionOutcomes {
   }
 
   event(
-    session: Session,
+    session: SessionIdentity,
     state: SessionState,
     at: string,
     detail: Record<string, unknown> = {},
