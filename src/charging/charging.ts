@@ -62,10 +62,12 @@ export class Charging {
   quote(driver: Driver, chargerId: string, connectorId: string): Quote {
     const connector = this.usableConnector(chargerId, connectorId);
     const view = this.deps.chargers.connector(chargerId, connector.id);
-    const vehicle =
+    const assigned =
       driver.vehicleModel && driver.vehicleBatteryWh
         ? { model: driver.vehicleModel, batteryWh: driver.vehicleBatteryWh }
         : this.deps.settings.defaultVehicle;
+    // A charger that talks to the EV (ISO 15118) knows the real battery; it names no model.
+    const vehicle = { ...assigned, batteryWh: view.batteryWh ?? assigned.batteryWh };
     const figures = quoteFullCharge({
       vehicle,
       socPercent: view.socPercent ?? undefined,

@@ -95,7 +95,7 @@ export class SessionLifecycle implements ChargerEvents {
       meterStartWh: e.meterStartWh,
     });
     this.clearStartTimer(s.id);
-    this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
+    if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
     return { accepted: true };
   }
@@ -103,7 +103,17 @@ export class SessionLifecycle implements ChargerEvents {
   meterSample(m: MeterSample): void {
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
-    if (!s || (s.state !== 'charging' && s.state !== 'stopping') || s.meterStartWh === null) return;
+    if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
+    if (s.meterStartWh === null) {
+      // The charger never said where its register stood at the start: from here on we can prove it.
+      this.o.sessions.setMeterStart(s.id, m.energyWh);
+      this.o.log.warn(
+        { sessionId: s.id, energyWh: m.energyWh },
+        'no start register: first sample taken',
+      );
+      this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
+      return;
+    }
     if (m.energyWh < s.meterStartWh) {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
@@ -112,7 +122,8 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.o.sessions.recordMeter(s.id, m.energyWh);
-    this.watch.sample(s.id, m.energyWh - s.meterStartWh, m.receivedAtMs);
+    // Samples a charger queued while offline are history: they move the register, not the rate.
+    if (m.live) this.watch.sample(s.id, m.energyWh - s.meterStartWh, m.receivedAtMs);
   }
 
   transactionEnded(e: TransactionEnded): void {
@@ -156,7 +167,8 @@ export class SessionLifecycle implements ChargerEvents {
           );
           break;
         case 'charging':
-          this.watch.begin(s.id, s.limitWh, (s.lastMeterWh ?? 0) - (s.meterStartWh ?? 0), nowMs);
+          if (s.meterStartWh === null) break; // the first sample will begin the watch
+          this.watch.begin(s.id, s.limitWh, (s.lastMeterWh ?? 0) - s.meterStartWh, nowMs);
           break;
         default:
           break;
@@ -176,7 +188,12 @@ export class SessionLifecycle implements ChargerEvents {
    * that reset, a garbled value) is not trusted: the last register we saw counts instead.
    */
   private deliveredWh(s: Session, meterStopWh: number | null): number {
-    const start = s.meterStartWh ?? 0;
+    if (s.meterStartWh === null) {
+      // No register was ever seen for this transaction: no energy can be proven, none is charged.
+      this.o.log.warn({ sessionId: s.id, meterStopWh }, 'no start register known: settling 0 Wh');
+      return 0;
+    }
+    const start = s.meterStartWh;
     if (meterStopWh !== null && meterStopWh >= start) return meterStopWh - start;
     this.o.log.warn(
       { sessionId: s.id, meterStopWh },

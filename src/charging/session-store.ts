@@ -96,7 +96,8 @@ export class SessionStore {
   private readonly openOnConnector: Statement<[string, string], Row>;
   private readonly openStmt: Statement<[], Row>;
   private readonly authorizeStmt: Statement<[string, string]>;
-  private readonly startStmt: Statement<[string, number, number, string, string]>;
+  private readonly startStmt: Statement<[string, number | null, number | null, string, string]>;
+  private readonly meterStartStmt: Statement<[number, number, string]>;
   private readonly meterStmt: Statement<[number, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
@@ -130,8 +131,14 @@ export class SessionStore {
          last_meter_wh = ?, started_at = ?
        WHERE id = ? AND state IN ('authorizing', 'authorized')`,
     );
+    // A late sample (queued offline, delivered after newer ones) never lowers what was seen.
     this.meterStmt = db.prepare(
-      "UPDATE sessions SET last_meter_wh = ? WHERE id = ? AND state IN ('charging', 'stopping')",
+      `UPDATE sessions SET last_meter_wh = MAX(COALESCE(last_meter_wh, 0), ?)
+       WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.meterStartStmt = db.prepare(
+      `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?
+       WHERE id = ? AND meter_start_wh IS NULL AND state IN ('charging', 'stopping')`,
     );
     this.stoppingStmt = db.prepare(
       "UPDATE sessions SET state = 'stopping', stop_requested_at = ? WHERE id = ? AND state = 'charging'",
@@ -178,8 +185,18 @@ export class SessionStore {
     return this.authorizeStmt.run(at, id).changes === 1;
   }
 
-  markCharging(id: string, transactionRef: string, meterStartWh: number, at: string): boolean {
+  markCharging(
+    id: string,
+    transactionRef: string,
+    meterStartWh: number | null,
+    at: string,
+  ): boolean {
     return this.startStmt.run(transactionRef, meterStartWh, meterStartWh, at, id).changes === 1;
+  }
+
+  /** For a charger that did not report its start register: the first one it reports is the start. */
+  setMeterStart(id: string, meterWh: number): boolean {
+    return this.meterStartStmt.run(meterWh, meterWh, id).changes === 1;
   }
 
   recordMeter(id: string, meterWh: number): void {

@@ -6,19 +6,21 @@ import type { SiteDirectory } from '../config/site.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
+import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { OcppEventLog } from './event-log.js';
 import {
   ChargerOfflineError,
   type ChargerCommands,
   type ChargerEvents,
+  type ChargerSettings,
   type CommandOutcome,
   type ConnectorView,
   type StartRequest,
 } from './port.js';
-import { validatedConnection, type ProtocolSession, type RpcConnection } from './rpc.js';
-import type { BootNotificationReq } from './v16/messages.js';
-import { V16Session } from './v16/adapter.js';
+import type { ProtocolSession } from './protocol-session.js';
+import type { BootInfo, ChargerReports } from './reports.js';
+import { validatedConnection, type RpcConnection } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -59,7 +61,7 @@ export class CentralSystem implements ChargerCommands {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
     this.server = new RPCServer({
-      protocols: ['ocpp1.6'],
+      protocols: [...ADAPTERS.keys()],
       strictMode: true,
       callTimeoutMs: opts.callTimeoutMs,
       pingIntervalMs: 30_000,
@@ -82,12 +84,17 @@ export class CentralSystem implements ChargerCommands {
         reject(401, 'Unauthorized');
         return;
       }
-      if (handshake.protocols.size > 0 && !handshake.protocols.has('ocpp1.6')) {
+      const protocol = pickProtocol(handshake.protocols);
+      if (handshake.protocols.size > 0 && !protocol) {
+        this.opts.log.warn(
+          { chargerId, remote, offered: [...handshake.protocols] },
+          'ocpp connection refused: no supported subprotocol',
+        );
         reject(400, 'No supported OCPP subprotocol');
         return;
       }
-      // A charger that offers no subprotocol is taken as 1.6J, which is what such chargers speak.
-      accept({ chargerId }, handshake.protocols.size > 0 ? 'ocpp1.6' : false);
+      // A charger that offers no subprotocol gets none back and is held to ASSUMED_PROTOCOL.
+      accept({ chargerId }, protocol ?? false);
     });
     this.server.on('client', (client: ClientLike) => this.onClient(client));
   }
@@ -137,6 +144,21 @@ export class CentralSystem implements ChargerCommands {
     return this.live(chargerId).session.requestStop(transactionRef);
   }
 
+  async configure(chargerId: string): Promise<string[]> {
+    const refused = await this.live(chargerId).session.configure(this.settings());
+    if (refused.length > 0) {
+      this.eventLog.record(chargerId, 'configure', `not taken: ${refused.join(', ')}`);
+    }
+    return refused;
+  }
+
+  private settings(): ChargerSettings {
+    return {
+      meterSampleIntervalSeconds: this.opts.meterSampleIntervalSeconds,
+      connectionTimeoutSeconds: this.opts.connectionTimeoutSeconds,
+    };
+  }
+
   async close(): Promise<void> {
     await this.server.close({ force: true });
     this.connections.clear();
@@ -164,26 +186,26 @@ export class CentralSystem implements ChargerCommands {
       );
       void previous.client.close({ code: 1000, reason: 'replaced by a newer connection' });
     }
-    const rpc = raw.protocol ? client : validatedConnection(client, 'ocpp1.6');
-    const session = new V16Session(chargerId, rpc, {
+    const protocol = raw.protocol || ASSUMED_PROTOCOL;
+    const adapter = ADAPTERS.get(protocol);
+    if (!adapter) throw new Error(`no adapter for ${protocol}`);
+    const session = adapter({
+      chargerId,
+      rpc: raw.protocol ? client : validatedConnection(client, protocol),
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
       log: this.opts.log,
-      connectors: this.connectorState,
       events: () => this.requireEvents(),
-      eventLog: this.eventLog,
+      reports: this.reportsFor(chargerId),
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
-      meterSampleIntervalSeconds: this.opts.meterSampleIntervalSeconds,
-      connectionTimeoutSeconds: this.opts.connectionTimeoutSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
-      recordBoot: (id, info) => this.recordBoot(id, info),
     });
     const connection: Connection = { client, session };
     this.connections.set(chargerId, connection);
-    this.touch(chargerId, raw.protocol ?? 'ocpp1.6');
+    this.touch(chargerId, protocol);
     this.opts.log.info(
-      { chargerId, protocol: raw.protocol ?? 'none offered' },
+      { chargerId, protocol: raw.protocol ?? `none offered, taken as ${protocol}` },
       'charger connected',
     );
     raw.on('close', () => {
@@ -204,26 +226,38 @@ export class CentralSystem implements ChargerCommands {
       .run(chargerId, protocol, new Date(this.opts.clock.now()).toISOString());
   }
 
-  private recordBoot(chargerId: string, info: BootNotificationReq): void {
+  private reportsFor(chargerId: string): ChargerReports {
+    return {
+      booted: (info) => {
+        this.recordBoot(chargerId, info);
+        // After the boot reply has gone out: a charger takes no calls before it is accepted.
+        setTimeout(() => {
+          if (!this.connections.has(chargerId)) return;
+          this.configure(chargerId).catch((err: unknown) =>
+            this.opts.log.warn(
+              { chargerId, err: (err as Error).message },
+              'charger configuration not applied',
+            ),
+          );
+        }, 0);
+      },
+      status: (connectorId, status, errorCode) =>
+        this.connectorState.setStatus(chargerId, connectorId, status, errorCode),
+      vehicle: (connectorId, info, at) =>
+        this.connectorState.setVehicle(chargerId, connectorId, info, at),
+      noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
+    };
+  }
+
+  private recordBoot(chargerId: string, info: BootInfo): void {
     const at = new Date(this.opts.clock.now()).toISOString();
     this.opts.db
       .prepare(
         `UPDATE charger_info SET vendor = ?, model = ?, serial_number = ?, firmware_version = ?,
            booted_at = ?, last_seen_at = ? WHERE charger_id = ?`,
       )
-      .run(
-        info.chargePointVendor,
-        info.chargePointModel,
-        info.chargePointSerialNumber ?? info.chargeBoxSerialNumber ?? null,
-        info.firmwareVersion ?? null,
-        at,
-        at,
-        chargerId,
-      );
-    this.opts.log.info(
-      { chargerId, vendor: info.chargePointVendor, model: info.chargePointModel },
-      'charger booted',
-    );
+      .run(info.vendor, info.model, info.serialNumber, info.firmwareVersion, at, at, chargerId);
+    this.opts.log.info({ chargerId, vendor: info.vendor, model: info.model }, 'charger booted');
   }
 }
 

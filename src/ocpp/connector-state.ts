@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
 import type { Db } from '../store/database.js';
 import type { ConnectorStatus, ConnectorView } from './port.js';
+import type { VehicleInfo } from './reports.js';
 
 interface Row {
   charger_id: string;
@@ -10,6 +11,7 @@ interface Row {
   error_code: string | null;
   soc_percent: number | null;
   soc_at: string | null;
+  battery_wh: number | null;
 }
 
 /** Charger-wide status (OCPP connector 0) is kept under this key. */
@@ -35,7 +37,9 @@ function asStatus(value: string): ConnectorStatus {
 export class ConnectorStateStore {
   private readonly views = new Map<string, ConnectorView>();
   private readonly upsertStatus: Statement<[string, string, string, string | null, string, string]>;
-  private readonly upsertSoc: Statement<[string, string, number, string, string]>;
+  private readonly upsertVehicle: Statement<
+    [string, string, number | null, string | null, number | null, string]
+  >;
   private readonly clearSoc: Statement<[string, string, string]>;
 
   constructor(
@@ -50,6 +54,7 @@ export class ConnectorStateStore {
         errorCode: row.error_code,
         socPercent: row.soc_percent,
         socAt: row.soc_at,
+        batteryWh: row.battery_wh,
       });
     }
     this.upsertStatus = db.prepare(
@@ -58,14 +63,14 @@ export class ConnectorStateStore {
        ON CONFLICT (charger_id, connector_id) DO UPDATE SET status = excluded.status,
          error_code = excluded.error_code, status_at = excluded.status_at, updated_at = excluded.updated_at`,
     );
-    this.upsertSoc = db.prepare(
-      `INSERT INTO connector_state (charger_id, connector_id, status, soc_percent, soc_at, updated_at)
-       VALUES (?, ?, 'unknown', ?, ?, ?)
+    this.upsertVehicle = db.prepare(
+      `INSERT INTO connector_state (charger_id, connector_id, status, soc_percent, soc_at, battery_wh, updated_at)
+       VALUES (?, ?, 'unknown', ?, ?, ?, ?)
        ON CONFLICT (charger_id, connector_id) DO UPDATE SET soc_percent = excluded.soc_percent,
-         soc_at = excluded.soc_at, updated_at = excluded.updated_at`,
+         soc_at = excluded.soc_at, battery_wh = excluded.battery_wh, updated_at = excluded.updated_at`,
     );
     this.clearSoc = db.prepare(
-      `UPDATE connector_state SET soc_percent = NULL, soc_at = NULL, updated_at = ?
+      `UPDATE connector_state SET soc_percent = NULL, soc_at = NULL, battery_wh = NULL, updated_at = ?
        WHERE charger_id = ? AND connector_id = ?`,
     );
   }
@@ -79,6 +84,7 @@ export class ConnectorStateStore {
         errorCode: null,
         socPercent: null,
         socAt: null,
+        batteryWh: null,
       }
     );
   }
@@ -96,20 +102,29 @@ export class ConnectorStateStore {
     if (status === 'available') {
       next.socPercent = null;
       next.socAt = null;
+      next.batteryWh = null;
     }
     this.views.set(key(chargerId, connectorId), next);
     this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at);
     if (status === 'available') this.clearSoc.run(at, chargerId, connectorId);
   }
 
-  setSoc(chargerId: string, connectorId: string, socPercent: number, at: string): void {
+  /** Keeps what is new in `info`; a report without SoC leaves the last SoC in place. */
+  setVehicle(chargerId: string, connectorId: string, info: VehicleInfo, at: string): void {
     const view = this.get(chargerId, connectorId);
-    this.views.set(key(chargerId, connectorId), { ...view, socPercent, socAt: at });
-    this.upsertSoc.run(
+    const next: ConnectorView = {
+      ...view,
+      socPercent: info.socPercent ?? view.socPercent,
+      socAt: info.socPercent === undefined ? view.socAt : at,
+      batteryWh: info.batteryWh ?? view.batteryWh,
+    };
+    this.views.set(key(chargerId, connectorId), next);
+    this.upsertVehicle.run(
       chargerId,
       connectorId,
-      socPercent,
-      at,
+      next.socPercent,
+      next.socAt,
+      next.batteryWh,
       new Date(this.clock.now()).toISOString(),
     );
   }

@@ -22,6 +22,8 @@ export interface ConnectorView {
   errorCode: string | null;
   socPercent: number | null;
   socAt: string | null;
+  /** Battery capacity the charger reported for the plugged-in vehicle (ISO 15118), in Wh. */
+  batteryWh: number | null;
 }
 
 export type CommandOutcome = 'accepted' | 'rejected';
@@ -38,11 +40,21 @@ export interface StartRequest {
   idToken: string;
 }
 
+/** What the gateway needs a charger to do on its own, whatever its protocol calls it. */
+export interface ChargerSettings {
+  /** How often to sample the meter during a transaction (the paid-energy stop depends on it). */
+  meterSampleIntervalSeconds: number;
+  /** How long to wait for the EV after a remote start: the gateway's start timeout. */
+  connectionTimeoutSeconds: number;
+}
+
 export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
   connector(chargerId: string, connectorId: string): ConnectorView;
   requestStart(request: StartRequest): Promise<CommandOutcome>;
   requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome>;
+  /** Applies the site's settings; returns the names of those the charger did not take. */
+  configure(chargerId: string): Promise<string[]>;
 }
 
 export interface TransactionStarted {
@@ -50,7 +62,8 @@ export interface TransactionStarted {
   connectorId: string;
   idToken: string;
   transactionRef: string;
-  meterStartWh: number;
+  /** Null when the charger did not say: the first register it reports then counts as the start. */
+  meterStartWh: number | null;
   /** The charger's clock. */
   timestamp: string;
   /** Our clock, in ms; rates are measured on it, so a charger's clock skew cannot bend them. */
@@ -67,6 +80,8 @@ export interface MeterSample {
   socPercent: number | null;
   timestamp: string;
   receivedAtMs: number;
+  /** False for samples a charger queued while offline and sends late: history, not a live rate. */
+  live: boolean;
 }
 
 export interface TransactionEnded {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import ocppRpc from 'ocpp-rpc';
-import { ChargerTimeoutError, type CommandOutcome } from './port.js';
+import { ChargerTimeoutError } from './port.js';
 
 const { RPCError } = ocppRpc;
 
@@ -12,12 +12,6 @@ export interface HandlerArgs {
 export interface RpcConnection {
   handle(method: string, handler: (args: HandlerArgs) => unknown): void;
   call(method: string, params: unknown, options?: { callTimeoutMs?: number }): Promise<unknown>;
-}
-
-/** What every protocol adapter offers the central system for one connected charger. */
-export interface ProtocolSession {
-  requestStart(connectorId: string, idToken: string): Promise<CommandOutcome>;
-  requestStop(transactionRef: string): Promise<CommandOutcome>;
 }
 
 /**

@@ -1,12 +1,6 @@
-import type { SiteDirectory } from '../../config/site.js';
-import type { Clock } from '../../shared/clock.js';
-import type { Logger } from '../../shared/log.js';
-import type { Db } from '../../store/database.js';
-import type { ConnectorStateStore } from '../connector-state.js';
 import { WHOLE_CHARGER } from '../connector-state.js';
-import type { OcppEventLog } from '../event-log.js';
-import type { ChargerEvents, CommandOutcome } from '../port.js';
-import type { ProtocolSession, RpcConnection } from '../rpc.js';
+import type { ChargerSettings, CommandOutcome } from '../port.js';
+import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
 import { callOutcome } from '../rpc.js';
 import { latestReading } from './meter-values.js';
 import type {
@@ -22,21 +16,6 @@ import type {
 import { statusFrom16 } from './status.js';
 import { Transactions16 } from './transactions.js';
 
-export interface V16Context {
-  db: Db;
-  site: SiteDirectory;
-  clock: Clock;
-  log: Logger;
-  connectors: ConnectorStateStore;
-  events: () => ChargerEvents;
-  eventLog: OcppEventLog;
-  heartbeatIntervalSeconds: number;
-  meterSampleIntervalSeconds: number;
-  connectionTimeoutSeconds: number;
-  callTimeoutMs: number;
-  recordBoot: (chargerId: string, info: BootNotificationReq) => void;
-}
-
 /** Measurands the gateway needs: the register for settlement, power for the stop prediction, SoC for quotes. */
 const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 
@@ -44,21 +23,17 @@ const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 export class V16Session implements ProtocolSession {
   private readonly transactions: Transactions16;
 
-  constructor(
-    private readonly chargerId: string,
-    private readonly rpc: RpcConnection,
-    private readonly ctx: V16Context,
-  ) {
+  constructor(private readonly ctx: AdapterContext) {
     this.transactions = new Transactions16(ctx.db);
     this.register();
   }
 
   async requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {
-    const connector = this.ctx.site.connector(this.chargerId, connectorId);
+    const connector = this.ctx.site.connector(this.ctx.chargerId, connectorId);
     if (!connector)
-      throw new Error(`connector ${connectorId} is not configured on ${this.chargerId}`);
+      throw new Error(`connector ${connectorId} is not configured on ${this.ctx.chargerId}`);
     const reply = (await callOutcome(
-      this.rpc,
+      this.ctx.rpc,
       'RemoteStartTransaction',
       { connectorId: connector.ocppConnectorId, idTag: idToken },
       this.ctx.callTimeoutMs,
@@ -68,7 +43,7 @@ export class V16Session implements ProtocolSession {
 
   async requestStop(transactionRef: string): Promise<CommandOutcome> {
     const reply = (await callOutcome(
-      this.rpc,
+      this.ctx.rpc,
       'RemoteStopTransaction',
       { transactionId: Number(transactionRef) },
       this.ctx.callTimeoutMs,
@@ -76,24 +51,49 @@ export class V16Session implements ProtocolSession {
     return reply?.status === 'Accepted' ? 'accepted' : 'rejected';
   }
 
+  /**
+   * Asks for the meter data the gateway needs, at the interval it can work with, and aligns the
+   * charger's wait for the EV (ConnectionTimeOut) with the session start timeout.
+   */
+  async configure(settings: ChargerSettings): Promise<string[]> {
+    const wanted: [string, string][] = [
+      ['MeterValueSampleInterval', String(settings.meterSampleIntervalSeconds)],
+      ['MeterValuesSampledData', SAMPLED_DATA],
+      ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
+    ];
+    const refused: string[] = [];
+    for (const [key, value] of wanted) {
+      const reply = (await callOutcome(
+        this.ctx.rpc,
+        'ChangeConfiguration',
+        { key, value },
+        this.ctx.callTimeoutMs,
+      )) as StatusConf | null;
+      if (reply?.status !== 'Accepted' && reply?.status !== 'RebootRequired') refused.push(key);
+    }
+    return refused;
+  }
+
   private now(): string {
     return new Date(this.ctx.clock.now()).toISOString();
   }
 
   private connectorIdOf(ocppConnectorId: number): string | undefined {
-    return this.ctx.site.connectorByOcppId(this.chargerId, ocppConnectorId)?.id;
+    return this.ctx.site.connectorByOcppId(this.ctx.chargerId, ocppConnectorId)?.id;
   }
 
   private register(): void {
-    const { rpc, ctx, chargerId } = this;
+    const ctx = this.ctx;
+    const { rpc, chargerId } = ctx;
 
     rpc.handle('BootNotification', ({ params }) => {
-      ctx.recordBoot(chargerId, params as BootNotificationReq);
-      setTimeout(() => {
-        this.configure().catch((err: unknown) =>
-          ctx.log.warn({ chargerId, err: (err as Error).message }, 'configuration failed'),
-        );
-      }, 0);
+      const req = params as BootNotificationReq;
+      ctx.reports.booted({
+        vendor: req.chargePointVendor,
+        model: req.chargePointModel,
+        serialNumber: req.chargePointSerialNumber ?? req.chargeBoxSerialNumber ?? null,
+        firmwareVersion: req.firmwareVersion ?? null,
+      });
       return {
         status: 'Accepted',
         currentTime: this.now(),
@@ -105,15 +105,11 @@ export class V16Session implements ProtocolSession {
 
     rpc.handle('StatusNotification', ({ params }) => {
       const req = params as StatusNotificationReq;
-      const status = statusFrom16(req.status);
       const errorCode = req.errorCode === 'NoError' ? null : req.errorCode;
-      if (req.connectorId === 0) {
-        ctx.connectors.setStatus(chargerId, WHOLE_CHARGER, status, errorCode);
-      } else {
-        const connectorId = this.connectorIdOf(req.connectorId);
-        if (connectorId) ctx.connectors.setStatus(chargerId, connectorId, status, errorCode);
-        else ctx.eventLog.record(chargerId, 'StatusNotification', 'unconfigured connector', req);
-      }
+      const connectorId =
+        req.connectorId === 0 ? WHOLE_CHARGER : this.connectorIdOf(req.connectorId);
+      if (connectorId) ctx.reports.status(connectorId, statusFrom16(req.status), errorCode);
+      else ctx.reports.noted('StatusNotification', 'unconfigured connector', req);
       return {};
     });
 
@@ -134,14 +130,14 @@ export class V16Session implements ProtocolSession {
       const reading = latestReading(req.meterValue);
       if (!connectorId || !reading) return {};
       if (reading.socPercent !== null) {
-        ctx.connectors.setSoc(chargerId, connectorId, reading.socPercent, this.now());
+        ctx.reports.vehicle(connectorId, { socPercent: reading.socPercent }, this.now());
       }
       const tx =
         req.transactionId === undefined
           ? undefined
           : this.transactions.get(req.transactionId, chargerId);
       if (req.transactionId !== undefined && !tx) {
-        ctx.eventLog.record(chargerId, 'MeterValues', 'unknown transactionId', {
+        ctx.reports.noted('MeterValues', 'unknown transactionId', {
           transactionId: req.transactionId,
         });
       }
@@ -154,6 +150,7 @@ export class V16Session implements ProtocolSession {
         socPercent: reading.socPercent,
         timestamp: reading.timestamp,
         receivedAtMs: ctx.clock.now(),
+        live: true,
       });
       return {};
     });
@@ -165,20 +162,21 @@ export class V16Session implements ProtocolSession {
 
     rpc.handle('DataTransfer', ({ params }) => {
       const req = params as DataTransferReq;
-      ctx.eventLog.record(chargerId, 'DataTransfer', `vendor ${req.vendorId}`, req);
+      ctx.reports.noted('DataTransfer', `vendor ${req.vendorId}`, req);
       return { status: 'UnknownVendorId' };
     });
 
     for (const action of ['FirmwareStatusNotification', 'DiagnosticsStatusNotification']) {
       rpc.handle(action, ({ params }) => {
-        ctx.eventLog.record(chargerId, action, 'noted', params);
+        ctx.reports.noted(action, 'noted', params);
         return {};
       });
     }
   }
 
   private startTransaction(req: StartTransactionReq) {
-    const { ctx, chargerId } = this;
+    const { ctx } = this;
+    const chargerId = ctx.chargerId;
     const repeat = this.transactions.findRepeat(
       chargerId,
       req.connectorId,
@@ -186,7 +184,7 @@ export class V16Session implements ProtocolSession {
       req.timestamp,
     );
     if (repeat) {
-      ctx.eventLog.record(chargerId, 'StartTransaction', 'repeated start answered again', {
+      ctx.reports.noted('StartTransaction', 'repeated start answered again', {
         transactionId: repeat.id,
       });
       return {
@@ -216,7 +214,7 @@ export class V16Session implements ProtocolSession {
     }
     this.transactions.setAccepted(id, accepted);
     if (!accepted) {
-      ctx.eventLog.record(chargerId, 'StartTransaction', 'transaction not started by us: Invalid', {
+      ctx.reports.noted('StartTransaction', 'transaction not started by us: Invalid', {
         transactionId: id,
         connectorId: req.connectorId,
       });
@@ -225,16 +223,17 @@ export class V16Session implements ProtocolSession {
   }
 
   private stopTransaction(req: StopTransactionReq) {
-    const { ctx, chargerId } = this;
+    const { ctx } = this;
+    const chargerId = ctx.chargerId;
     const tx = this.transactions.get(req.transactionId, chargerId);
     if (!tx) {
       // Never block a charger's queue: answer, and keep the message for the operator.
-      ctx.eventLog.record(chargerId, 'StopTransaction', 'unknown transactionId', req);
+      ctx.reports.noted('StopTransaction', 'unknown transactionId', req);
       return {};
     }
     const reason = req.reason ?? 'Local';
     if (!this.transactions.stop(tx.id, req.meterStop, req.timestamp, reason)) {
-      ctx.eventLog.record(chargerId, 'StopTransaction', 'repeated stop answered again', {
+      ctx.reports.noted('StopTransaction', 'repeated stop answered again', {
         transactionId: tx.id,
       });
     }
@@ -248,41 +247,5 @@ export class V16Session implements ProtocolSession {
       receivedAtMs: ctx.clock.now(),
     });
     return req.idTag ? { idTagInfo: { status: 'Accepted' } } : {};
-  }
-
-  /**
-   * After boot: ask for the meter data the gateway needs, at the interval it can work with, and
-   * align the charger's wait for the EV with the session start timeout.
-   */
-  private async configure(): Promise<void> {
-    const settings: [string, string][] = [
-      ['MeterValueSampleInterval', String(this.ctx.meterSampleIntervalSeconds)],
-      ['MeterValuesSampledData', SAMPLED_DATA],
-      // The charger gives up waiting for the EV when the gateway refunds, not later.
-      ['ConnectionTimeOut', String(this.ctx.connectionTimeoutSeconds)],
-    ];
-    for (const [key, value] of settings) {
-      try {
-        const reply = (await callOutcome(
-          this.rpc,
-          'ChangeConfiguration',
-          { key, value },
-          this.ctx.callTimeoutMs,
-        )) as StatusConf | null;
-        if (reply?.status !== 'Accepted' && reply?.status !== 'RebootRequired') {
-          this.ctx.eventLog.record(
-            this.chargerId,
-            'ChangeConfiguration',
-            `${key} ${reply?.status ?? 'refused'}`,
-          );
-        }
-      } catch (err) {
-        this.ctx.log.warn(
-          { chargerId: this.chargerId, key, err: (err as Error).message },
-          'configuration not applied',
-        );
-        return;
-      }
-    }
   }
 }

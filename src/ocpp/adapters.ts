@@ -1,0 +1,21 @@
+import type { ProtocolAdapter } from './protocol-session.js';
+import { V16Session } from './v16/adapter.js';
+import { V201Session } from './v201/adapter.js';
+
+/**
+ * The OCPP versions the central system speaks, each with its adapter. The only place that knows
+ * which versions exist; everything past the adapter is version-neutral.
+ */
+export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter> = new Map<string, ProtocolAdapter>([
+  ['ocpp2.0.1', (ctx) => new V201Session(ctx)],
+  ['ocpp1.6', (ctx) => new V16Session(ctx)],
+]);
+
+/** What a charger that offers no subprotocol speaks: 1.6J, as such chargers do in the field. */
+export const ASSUMED_PROTOCOL = 'ocpp1.6';
+
+/** The first protocol in the charger's own order of preference that we speak. */
+export function pickProtocol(offered: Iterable<string>): string | undefined {
+  for (const protocol of offered) if (ADAPTERS.has(protocol)) return protocol;
+  return undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * The version-neutral reading of one meter sample. Adapters turn their protocol's sampled values
+ * into `Sample`s (numbers already parsed, unit and multiplier applied or named), and this module
+ * decides what the register, the power and the SoC were, the same way for every protocol.
+ */
+export interface MeterReading {
+  timestamp: string;
+  energyWh: number | null;
+  powerW: number | null;
+  socPercent: number | null;
+}
+
+export interface Sample {
+  measurand: string;
+  /** The reported number; null when the charger sent something unreadable. */
+  value: number | null;
+  /** As sent; undefined means the measurand's base unit (Wh, W, Percent). */
+  unit: string | undefined;
+  phase: string | undefined;
+  context: string | undefined;
+  /** Signed meter data is for the driver's own verification, not for our arithmetic. */
+  signed: boolean;
+}
+
+export const ENERGY_REGISTER = 'Energy.Active.Import.Register';
+const POWER = 'Power.Active.Import';
+const SOC = 'SoC';
+
+function scale(unit: string | undefined, base: 'Wh' | 'W'): number | null {
+  if (unit === undefined || unit === base) return 1;
+  if (unit === `k${base}`) return 1000;
+  return null;
+}
+
+/** One quantity from a list of samples: the total if given, else the sum of the three lines. */
+function total(samples: Sample[], base: 'Wh' | 'W'): number | null {
+  const converted = samples
+    .filter((s) => !s.signed)
+    .map((s) => {
+      const factor = scale(s.unit, base);
+      return s.value === null || factor === null
+        ? null
+        : { phase: s.phase, value: s.value * factor };
+    })
+    .filter((v): v is { phase: string | undefined; value: number } => v !== null);
+  const whole = converted.find((v) => v.phase === undefined);
+  if (whole) return whole.value;
+  const lines = converted.filter((v) => v.phase === 'L1' || v.phase === 'L2' || v.phase === 'L3');
+  return lines.length > 0 ? lines.reduce((sum, v) => sum + v.value, 0) : null;
+}
+
+export function readSamples(timestamp: string, samples: Sample[]): MeterReading {
+  const of = (m: string) => samples.filter((s) => s.measurand === m);
+  const energy = total(of(ENERGY_REGISTER), 'Wh');
+  const soc = of(SOC)
+    .map((s) => s.value)
+    .find((n): n is number => n !== null && n >= 0 && n <= 100);
+  return {
+    timestamp,
+    energyWh: energy === null ? null : Math.round(energy),
+    powerW: total(of(POWER), 'W'),
+    socPercent: soc ?? null,
+  };
+}
+
+/** The last reading of a list that has each quantity (a message may hold several samples). */
+export function latestOf(readings: MeterReading[]): MeterReading | null {
+  return readings.reduce<MeterReading | null>(
+    (latest, r) => ({
+      timestamp: r.timestamp,
+      energyWh: r.energyWh ?? latest?.energyWh ?? null,
+      powerW: r.powerW ?? latest?.powerW ?? null,
+      socPercent: r.socPercent ?? latest?.socPercent ?? null,
+    }),
+    null,
+  );
+}

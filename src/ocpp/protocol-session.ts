@@ -1,0 +1,33 @@
+import type { SiteDirectory } from '../config/site.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import type { ChargerEvents, ChargerSettings, CommandOutcome } from './port.js';
+import type { ChargerReports } from './reports.js';
+import type { RpcConnection } from './rpc.js';
+
+/** What an adapter is given for one connected charger. */
+export interface AdapterContext {
+  chargerId: string;
+  rpc: RpcConnection;
+  db: Db;
+  site: SiteDirectory;
+  clock: Clock;
+  log: Logger;
+  /** Session matters: tokens, transactions, meter samples. */
+  events: () => ChargerEvents;
+  /** Charger matters: boot, status, vehicle, oddities. */
+  reports: ChargerReports;
+  heartbeatIntervalSeconds: number;
+  callTimeoutMs: number;
+}
+
+/** What every protocol adapter offers the central system for one connected charger. */
+export interface ProtocolSession {
+  requestStart(connectorId: string, idToken: string): Promise<CommandOutcome>;
+  requestStop(transactionRef: string): Promise<CommandOutcome>;
+  /** Returns the names of the settings the charger did not take. */
+  configure(settings: ChargerSettings): Promise<string[]>;
+}
+
+export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;

@@ -1,0 +1,28 @@
+import type { ConnectorStatus } from './port.js';
+
+/** What a charger says about itself at boot, in either protocol. */
+export interface BootInfo {
+  vendor: string;
+  model: string;
+  serialNumber: string | null;
+  firmwareVersion: string | null;
+}
+
+/** What the plugged-in vehicle told the charger (ISO 15118, CHAdeMO, or a SoC measurand). */
+export interface VehicleInfo {
+  socPercent?: number;
+  batteryWh?: number;
+}
+
+/**
+ * What an adapter reports about its charger that is not about a session: boot, connector status,
+ * the vehicle on a connector, and anything odd for the operator. The central system keeps these;
+ * session matters go to the ChargerEvents instead. `connectorId` is the site's connector id, or
+ * WHOLE_CHARGER for the charger itself.
+ */
+export interface ChargerReports {
+  booted(info: BootInfo): void;
+  status(connectorId: string, status: ConnectorStatus, errorCode: string | null): void;
+  vehicle(connectorId: string, info: VehicleInfo, at: string): void;
+  noted(action: string, note: string, payload?: unknown): void;
+}

@@ -1,0 +1,190 @@
+import type { AdapterContext } from '../protocol-session.js';
+import type { TransactionEventConf, TransactionEventReq } from './messages.js';
+import { latestReading201, registerAt } from './meter-values.js';
+import { statusFromChargingState } from './status.js';
+import type { Transaction201, Transactions201 } from './transactions.js';
+
+/**
+ * TransactionEvent, the one message through which a 2.0.1 charger reports a transaction's start,
+ * progress and end. Events may come late (offline queues), twice (a retry after a lost reply) or
+ * out of order; each is applied at most once by its seqNo, and a transaction is reported to the
+ * charging layer as started once (when its EVSE and our token are both known, whichever event
+ * brings them) and as ended once.
+ */
+export class TransactionEvents201 {
+  constructor(
+    private readonly ctx: AdapterContext,
+    private readonly txs: Transactions201,
+  ) {}
+
+  handle(req: TransactionEventReq): TransactionEventConf {
+    return this.ctx.db.transaction(() => this.apply(req))();
+  }
+
+  /**
+   * The charger answered a RequestStartTransaction with the id of a transaction it had already
+   * started when the EV was plugged in (TxStartPoint EVConnected): that transaction is the
+   * session's now, even if the charger never repeats our token in an event.
+   */
+  adopt(transactionId: string, evseId: number, idToken: string): void {
+    const { chargerId } = this.ctx;
+    this.ctx.db.transaction(() => {
+      this.txs.open(chargerId, transactionId, this.now());
+      const tx = this.txs.fill(chargerId, transactionId, { evseId, idToken, meterStartWh: null });
+      this.bind(tx, this.ctx.clock.now(), this.now());
+    })();
+  }
+
+  private now(): string {
+    return new Date(this.ctx.clock.now()).toISOString();
+  }
+
+  private apply(req: TransactionEventReq): TransactionEventConf {
+    const { ctx, txs } = this;
+    const chargerId = ctx.chargerId;
+    const transactionId = req.transactionInfo.transactionId;
+    const receivedAtMs = ctx.clock.now();
+    const seen = txs.see(chargerId, req, this.now());
+    const note = { transactionId, seqNo: req.seqNo, eventType: req.eventType };
+    if (seen === 'repeat') {
+      ctx.reports.noted('TransactionEvent', 'repeated event answered again', note);
+      return this.answer(req, txs.get(chargerId, transactionId));
+    }
+    if (seen === 'reused_seq_no') {
+      ctx.reports.noted('TransactionEvent', 'seqNo reused for another event: applied', note);
+    }
+
+    const meterValues = req.meterValue ?? [];
+    const reading = latestReading201(meterValues);
+    const beginWh = registerAt(meterValues, 'Transaction.Begin');
+    const remoteStartId = req.transactionInfo.remoteStartId;
+    let tx = txs.fill(chargerId, transactionId, {
+      evseId: req.evse?.id ?? null,
+      idToken:
+        req.idToken?.idToken ??
+        (remoteStartId === undefined ? null : txs.tokenOfRemoteStart(chargerId, remoteStartId)),
+      meterStartWh: req.eventType === 'Started' ? (beginWh ?? reading?.energyWh ?? null) : beginWh,
+    });
+    const connectorId = this.connectorOf(tx);
+    if (connectorId && !req.offline) {
+      // A queued event describes the past: it must not overwrite what the connector is now.
+      const state = req.transactionInfo.chargingState;
+      const status = state && req.eventType !== 'Ended' ? statusFromChargingState(state) : null;
+      if (status) ctx.reports.status(connectorId, status, null);
+      if (reading?.socPercent != null) {
+        ctx.reports.vehicle(connectorId, { socPercent: reading.socPercent }, this.now());
+      }
+    }
+
+    tx = this.bind(tx, receivedAtMs, req.timestamp, reading?.energyWh ?? null);
+
+    if (reading && connectorId) {
+      ctx.events().meterSample({
+        chargerId,
+        connectorId,
+        transactionRef: tx.verdict === 'accepted' ? transactionId : null,
+        energyWh: reading.energyWh,
+        powerW: reading.powerW,
+        socPercent: reading.socPercent,
+        timestamp: reading.timestamp,
+        receivedAtMs,
+        live: req.offline !== true,
+      });
+    }
+
+    if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs);
+    return this.answer(req, tx);
+  }
+
+  private connectorOf(tx: Transaction201): string | undefined {
+    if (tx.evseId === null) return undefined;
+    const connector = this.ctx.site.connectorByOcppId(this.ctx.chargerId, tx.evseId);
+    if (!connector) {
+      this.ctx.reports.noted('TransactionEvent', 'unconfigured EVSE', {
+        transactionId: tx.transactionId,
+        evseId: tx.evseId,
+      });
+    }
+    return connector?.id;
+  }
+
+  /**
+   * Reports the transaction as started once both its EVSE and a token are known, and judges the
+   * token. If the transaction's end was heard before its token (events out of order), the end is
+   * reported right after, so the session still settles once.
+   */
+  private bind(
+    tx: Transaction201,
+    receivedAtMs: number,
+    timestamp: string,
+    registerNowWh: number | null = null,
+  ): Transaction201 {
+    const connectorId =
+      tx.verdict === null && tx.idToken !== null ? this.connectorOf(tx) : undefined;
+    if (!connectorId || tx.idToken === null) return tx;
+    const { ctx } = this;
+    const accepted = ctx.events().transactionStarted({
+      chargerId: ctx.chargerId,
+      connectorId,
+      idToken: tx.idToken,
+      transactionRef: tx.transactionId,
+      meterStartWh: tx.meterStartWh ?? registerNowWh,
+      timestamp,
+      receivedAtMs,
+    }).accepted;
+    this.txs.setVerdict(ctx.chargerId, tx.transactionId, accepted);
+    if (!accepted) {
+      ctx.reports.noted('TransactionEvent', 'transaction not started by us: Invalid', {
+        transactionId: tx.transactionId,
+        evseId: tx.evseId,
+      });
+    }
+    const bound: Transaction201 = { ...tx, verdict: accepted ? 'accepted' : 'invalid' };
+    if (accepted && tx.ended) {
+      ctx.events().transactionEnded({
+        chargerId: ctx.chargerId,
+        transactionRef: tx.transactionId,
+        meterStopWh: tx.meterStopWh,
+        reason: tx.stoppedReason ?? 'Local',
+        timestamp,
+        receivedAtMs,
+      });
+    }
+    return bound;
+  }
+
+  private end(tx: Transaction201, req: TransactionEventReq, receivedAtMs: number): void {
+    const { ctx } = this;
+    const meterValues = req.meterValue ?? [];
+    const meterStopWh =
+      registerAt(meterValues, 'Transaction.End') ?? latestReading201(meterValues)?.energyWh ?? null;
+    // The spec leaves stoppedReason out for a normal local stop.
+    const reason = req.transactionInfo.stoppedReason ?? 'Local';
+    if (!this.txs.end(ctx.chargerId, tx.transactionId, this.now(), meterStopWh, reason)) {
+      ctx.reports.noted('TransactionEvent', 'second Ended for the transaction: ignored', {
+        transactionId: tx.transactionId,
+        seqNo: req.seqNo,
+      });
+      return;
+    }
+    if (tx.verdict !== 'accepted') return;
+    ctx.events().transactionEnded({
+      chargerId: ctx.chargerId,
+      transactionRef: tx.transactionId,
+      meterStopWh,
+      reason,
+      timestamp: req.timestamp,
+      receivedAtMs,
+    });
+  }
+
+  private answer(req: TransactionEventReq, tx: Transaction201 | undefined): TransactionEventConf {
+    if (!req.idToken) return {};
+    const verdict =
+      tx?.verdict ??
+      (this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null).accepted
+        ? 'accepted'
+        : 'invalid');
+    return { idTokenInfo: { status: verdict === 'accepted' ? 'Accepted' : 'Invalid' } };
+  }
+}

@@ -1,0 +1,175 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../../store/database.js';
+import type { TransactionEventReq } from './messages.js';
+
+export interface Transaction201 {
+  chargerId: string;
+  transactionId: string;
+  evseId: number | null;
+  idToken: string | null;
+  meterStartWh: number | null;
+  /** What we answered for its token; null until a token was known and judged. */
+  verdict: 'accepted' | 'invalid' | null;
+  ended: boolean;
+  meterStopWh: number | null;
+  stoppedReason: string | null;
+}
+
+interface Row {
+  charger_id: string;
+  transaction_id: string;
+  evse_id: number | null;
+  id_token: string | null;
+  meter_start_wh: number | null;
+  verdict: 'accepted' | 'invalid' | null;
+  ended_at: string | null;
+  meter_stop_wh: number | null;
+  stopped_reason: string | null;
+}
+
+function toTx(row: Row): Transaction201 {
+  return {
+    chargerId: row.charger_id,
+    transactionId: row.transaction_id,
+    evseId: row.evse_id,
+    idToken: row.id_token,
+    meterStartWh: row.meter_start_wh,
+    verdict: row.verdict,
+    ended: row.ended_at !== null,
+    meterStopWh: row.meter_stop_wh,
+    stoppedReason: row.stopped_reason,
+  };
+}
+
+export type EventSeen = 'new' | 'repeat' | 'reused_seq_no';
+
+/**
+ * OCPP 2.0.1 transactions as this gateway heard of them, and every TransactionEvent by its seqNo.
+ * The charger names the transaction; whatever order its events arrive in, the first one creates
+ * the row and the others fill it in, so no event is lost and none is acted on twice.
+ */
+export class Transactions201 {
+  private readonly byId: Statement<[string, string], Row>;
+  private readonly insertTx: Statement<[string, string, string]>;
+  private readonly fillStmt: Statement<
+    [number | null, string | null, number | null, string, string]
+  >;
+  private readonly verdictStmt: Statement<[string, string, string]>;
+  private readonly endStmt: Statement<[string, number | null, string, string, string]>;
+  private readonly findEvent: Statement<
+    [string, string, number],
+    { event_type: string; timestamp: string }
+  >;
+  private readonly insertEvent: Statement<
+    [string, string, number, string, string, number, string, string]
+  >;
+  private readonly remoteStartInsert: Statement<[string, number, string, string]>;
+  private readonly remoteStartToken: Statement<[number, string], { id_token: string }>;
+
+  constructor(db: Db) {
+    this.byId = db.prepare(
+      'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND transaction_id = ?',
+    );
+    this.insertTx = db.prepare(
+      `INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at) VALUES (?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    );
+    // What a later event adds never overwrites what an earlier one said.
+    this.fillStmt = db.prepare(
+      `UPDATE ocpp201_transactions SET evse_id = COALESCE(evse_id, ?), id_token = COALESCE(id_token, ?),
+         meter_start_wh = COALESCE(meter_start_wh, ?)
+       WHERE charger_id = ? AND transaction_id = ?`,
+    );
+    this.verdictStmt = db.prepare(
+      'UPDATE ocpp201_transactions SET verdict = ? WHERE charger_id = ? AND transaction_id = ?',
+    );
+    this.endStmt = db.prepare(
+      `UPDATE ocpp201_transactions SET ended_at = ?, meter_stop_wh = ?, stopped_reason = ?
+       WHERE charger_id = ? AND transaction_id = ? AND ended_at IS NULL`,
+    );
+    this.findEvent = db.prepare(
+      `SELECT event_type, timestamp FROM ocpp201_transaction_events
+       WHERE charger_id = ? AND transaction_id = ? AND seq_no = ?`,
+    );
+    this.insertEvent = db.prepare(
+      `INSERT INTO ocpp201_transaction_events
+         (charger_id, transaction_id, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.remoteStartInsert = db.prepare(
+      'INSERT INTO ocpp201_remote_starts (charger_id, evse_id, id_token, created_at) VALUES (?, ?, ?, ?)',
+    );
+    this.remoteStartToken = db.prepare(
+      'SELECT id_token FROM ocpp201_remote_starts WHERE remote_start_id = ? AND charger_id = ?',
+    );
+  }
+
+  /** Creates the transaction's row if this is the first we hear of it. */
+  open(chargerId: string, transactionId: string, at: string): void {
+    this.insertTx.run(chargerId, transactionId, at);
+  }
+
+  get(chargerId: string, transactionId: string): Transaction201 | undefined {
+    const row = this.byId.get(chargerId, transactionId);
+    return row ? toTx(row) : undefined;
+  }
+
+  /**
+   * Records the event under its seqNo. A repeat (same seqNo, type and timestamp: a retry after a
+   * lost reply, or an offline queue sent twice) is reported as such and must change nothing. A
+   * seqNo reused for a different event is a charger bug: it is recorded and acted on.
+   */
+  see(chargerId: string, req: TransactionEventReq, receivedAt: string): EventSeen {
+    const id = req.transactionInfo.transactionId;
+    this.open(chargerId, id, receivedAt);
+    const earlier = this.findEvent.get(chargerId, id, req.seqNo);
+    if (earlier) {
+      const same = earlier.event_type === req.eventType && earlier.timestamp === req.timestamp;
+      return same ? 'repeat' : 'reused_seq_no';
+    }
+    this.insertEvent.run(
+      chargerId,
+      id,
+      req.seqNo,
+      req.eventType,
+      req.triggerReason,
+      req.offline ? 1 : 0,
+      req.timestamp,
+      receivedAt,
+    );
+    return 'new';
+  }
+
+  fill(
+    chargerId: string,
+    transactionId: string,
+    facts: { evseId: number | null; idToken: string | null; meterStartWh: number | null },
+  ): Transaction201 {
+    this.fillStmt.run(facts.evseId, facts.idToken, facts.meterStartWh, chargerId, transactionId);
+    return this.get(chargerId, transactionId) as Transaction201;
+  }
+
+  setVerdict(chargerId: string, transactionId: string, accepted: boolean): void {
+    this.verdictStmt.run(accepted ? 'accepted' : 'invalid', chargerId, transactionId);
+  }
+
+  /** Returns false when the transaction had already ended (its Ended was seen before). */
+  end(
+    chargerId: string,
+    transactionId: string,
+    at: string,
+    meterStopWh: number | null,
+    reason: string,
+  ): boolean {
+    return this.endStmt.run(at, meterStopWh, reason, chargerId, transactionId).changes === 1;
+  }
+
+  /** A new remoteStartId for a RequestStartTransaction, remembered with its token. */
+  newRemoteStart(chargerId: string, evseId: number, idToken: string, at: string): number {
+    return Number(this.remoteStartInsert.run(chargerId, evseId, idToken, at).lastInsertRowid);
+  }
+
+  tokenOfRemoteStart(chargerId: string, remoteStartId: number): string | null {
+    return this.remoteStartToken.get(remoteStartId, chargerId)?.id_token ?? null;
+  }
+}
