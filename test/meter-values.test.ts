@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { latestReading, readMeterValue } from '../src/ocpp/v16/meter-values.js';
+import { latestReading201, readMeterValue201, registerAt } from '../src/ocpp/v201/meter-values.js';
 
 const at = '2026-11-22T10:00:00.000Z';
 
@@ -64,5 +66,62 @@ describe('OCPP 1.6 meter values as real chargers send them', () => {
       socPercent: 40,
     });
     expect(latestReading([])).toBeNull();
+  });
+});
+
+describe('OCPP 2.0.1 meter values', () => {
+  it('applies unitOfMeasure: Wh by default, kWh, and a power-of-ten multiplier', () => {
+    const read = (value: number, unitOfMeasure?: { unit?: string; multiplier?: number }) =>
+      readMeterValue201({ timestamp: at, sampledValue: [{ value, unitOfMeasure }] }).energyWh;
+    expect(read(1234)).toBe(1234);
+    expect(read(12.5, { unit: 'kWh' })).toBe(12_500);
+    expect(read(12.5, { unit: 'Wh', multiplier: 3 })).toBe(12_500);
+    expect(read(1.25, { unit: 'kWh', multiplier: 1 })).toBe(12_500);
+    expect(read(125_000, { multiplier: -1 })).toBe(12_500);
+    expect(read(5, { unit: 'varh' })).toBeNull();
+  });
+
+  it('reads power in kW with a multiplier, and SoC wherever it was measured', () => {
+    const r = readMeterValue201({
+      timestamp: at,
+      sampledValue: [
+        { value: 7.4, measurand: 'Power.Active.Import', unitOfMeasure: { unit: 'kW' } },
+        { value: 55, measurand: 'SoC', location: 'EV', unitOfMeasure: { unit: 'Percent' } },
+      ],
+    });
+    expect(r.powerW).toBeCloseTo(7400);
+    expect(r.socPercent).toBe(55);
+  });
+
+  it('finds the register of the transaction begin and end contexts', () => {
+    const values = [
+      {
+        timestamp: at,
+        sampledValue: [{ value: 10, context: 'Transaction.Begin', unitOfMeasure: { unit: 'kWh' } }],
+      },
+      { timestamp: at, sampledValue: [{ value: 10_400, context: 'Sample.Periodic' }] },
+      { timestamp: at, sampledValue: [{ value: 10_900, context: 'Transaction.End' }] },
+    ];
+    expect(registerAt(values, 'Transaction.Begin')).toBe(10_000);
+    expect(registerAt(values, 'Transaction.End')).toBe(10_900);
+    expect(registerAt(values.slice(1, 2), 'Transaction.End')).toBeNull();
+    expect(latestReading201(values)?.energyWh).toBe(10_900);
+  });
+
+  it('reads the same register in 1.6 and 2.0.1 for any Wh value, whatever the unit', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 9 }), (wh) => {
+        const v16 = readMeterValue({
+          timestamp: at,
+          sampledValue: [{ value: String(wh / 1000), unit: 'kWh' }],
+        });
+        const v201 = readMeterValue201({
+          timestamp: at,
+          sampledValue: [{ value: wh / 1000, unitOfMeasure: { unit: 'Wh', multiplier: 3 } }],
+        });
+        expect(v201.energyWh).toBe(wh);
+        expect(v16.energyWh).toBe(wh);
+      }),
+    );
   });
 });
