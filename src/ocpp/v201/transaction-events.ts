@@ -31,7 +31,7 @@ export class TransactionEvents201 {
     this.ctx.db.transaction(() => {
       this.txs.open(chargerId, transactionId, this.now());
       const tx = this.txs.fill(chargerId, transactionId, { evseId, idToken, meterStartWh: null });
-      this.bind(tx, this.ctx.clock.now(), this.now());
+      this.bind(tx, this.connectorOf(tx), this.ctx.clock.now(), this.now(), null);
     })();
   }
 
@@ -76,7 +76,7 @@ export class TransactionEvents201 {
       }
     }
 
-    tx = this.bind(tx, receivedAtMs, req.timestamp, reading?.energyWh ?? null);
+    tx = this.bind(tx, connectorId, receivedAtMs, req.timestamp, reading?.energyWh ?? null);
 
     if (reading && connectorId) {
       ctx.events().meterSample({
@@ -115,13 +115,12 @@ export class TransactionEvents201 {
    */
   private bind(
     tx: Transaction201,
+    connectorId: string | undefined,
     receivedAtMs: number,
     timestamp: string,
-    registerNowWh: number | null = null,
+    registerNowWh: number | null,
   ): Transaction201 {
-    const connectorId =
-      tx.verdict === null && tx.idToken !== null ? this.connectorOf(tx) : undefined;
-    if (!connectorId || tx.idToken === null) return tx;
+    if (tx.verdict !== null || tx.idToken === null || !connectorId) return tx;
     const { ctx } = this;
     const accepted = ctx.events().transactionStarted({
       chargerId: ctx.chargerId,
