@@ -1,8 +1,9 @@
 import type { Db } from './database.js';
 import { schemaV1 } from './schema-v1.js';
+import { schemaV3Uplink } from './schema-v3-uplink.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
-const migrations: readonly string[] = [schemaV1];
+const migrations: readonly string[] = [schemaV1, schemaV3Uplink];
 
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
