@@ -41,6 +41,8 @@ export class ConnectorStateStore {
   constructor(
     db: Db,
     private readonly clock: Clock,
+    /** Optional: told every change (the uplink publishes it as retained status). */
+    private readonly onChange?: (view: ConnectorView) => void,
   ) {
     for (const row of db.prepare('SELECT * FROM connector_state').all() as Row[]) {
       this.views.set(key(row.charger_id, row.connector_id), {
@@ -100,11 +102,12 @@ export class ConnectorStateStore {
     this.views.set(key(chargerId, connectorId), next);
     this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at);
     if (status === 'available') this.clearSoc.run(at, chargerId, connectorId);
+    this.onChange?.(next);
   }
 
   setSoc(chargerId: string, connectorId: string, socPercent: number, at: string): void {
-    const view = this.get(chargerId, connectorId);
-    this.views.set(key(chargerId, connectorId), { ...view, socPercent, socAt: at });
+    const next = { ...this.get(chargerId, connectorId), socPercent, socAt: at };
+    this.views.set(key(chargerId, connectorId), next);
     this.upsertSoc.run(
       chargerId,
       connectorId,
@@ -112,6 +115,7 @@ export class ConnectorStateStore {
       at,
       new Date(this.clock.now()).toISOString(),
     );
+    this.onChange?.(next);
   }
 }
 
