@@ -113,3 +113,43 @@ describe('outbox bound', () => {
     }
   });
 });
+
+describe('command JSON Schema agrees with the zod validation at the edge', () => {
+  it('accepts what the gateway applies and refuses what it rejects as invalid', async () => {
+    const { validators } = await import('./helpers/cloud.js');
+    const { parseCommand } = await import('../src/uplink/commands.js');
+    const samples: unknown[] = [
+      { id: 'a', type: 'top_up', driverId: 'd', amount: 1 },
+      { id: 'a', type: 'top_up', driverId: 'd', amount: 0 },
+      { id: 'a', type: 'adjustment', driverId: 'd', amount: -5, reason: 'r' },
+      { id: 'a', type: 'adjustment', driverId: 'd', amount: 0, reason: 'r' },
+      {
+        id: 'a',
+        type: 'driver_upsert',
+        driverId: 'd',
+        fleetId: 'f',
+        email: 'a@b.c',
+        vehicle: null,
+      },
+      { id: 'a', type: 'vehicle_assign', driverId: 'd', vehicle: { model: 'm', batteryKwh: 0 } },
+      { id: 'a', type: 'api_key_rotate', fleetId: 'f' },
+      { id: 'a', type: 'api_key_rotate', fleetId: 'f', revokeKeyHashes: ['a'.repeat(64)] },
+      {
+        id: 'a',
+        type: 'telematics_soc',
+        driverId: 'd',
+        socPercent: 50,
+        measuredAt: '2026-01-01T00:00:00Z',
+      },
+      { id: 'a', type: 'telematics_soc', driverId: 'd', socPercent: 50, measuredAt: 'yesterday' },
+      { id: 'a', type: 'driver_deactivate', driverId: 'd', extra: true },
+    ];
+    for (const sample of samples) {
+      const zodOk = parseCommand(Buffer.from(JSON.stringify(sample))).ok;
+      expect([JSON.stringify(sample), validators.command(sample)]).toEqual([
+        JSON.stringify(sample),
+        zodOk,
+      ]);
+    }
+  });
+});
