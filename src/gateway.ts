@@ -10,11 +10,13 @@ import { SessionStore } from './charging/session-store.js';
 import type { GatewayConfig } from './config/schema.js';
 import { SiteDirectory } from './config/site.js';
 import { Roster } from './fleet/roster.js';
+import { Telematics } from './fleet/telematics.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { openDatabase, type Db } from './store/database.js';
 import { Outbox } from './store/outbox.js';
+import { startUplink } from './uplink/start.js';
 import { Wallet } from './wallet/wallet.js';
 
 export interface GatewayOptions {
@@ -47,6 +49,19 @@ export async function startGateway(
   const roster = new Roster(db);
   const sessions = new SessionStore(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
+  const apiKeys = new ApiKeys(db, clock);
+  const telematics = new Telematics(db);
+  const uplink = startUplink({
+    config,
+    db,
+    clock,
+    log,
+    outbox,
+    wallet,
+    roster,
+    apiKeys,
+    telematics,
+  });
 
   const central = new CentralSystem({
     db,
@@ -58,6 +73,7 @@ export async function startGateway(
     meterSampleIntervalSeconds: config.ocpp.meterSampleIntervalSeconds,
     connectionTimeoutSeconds: Math.ceil(config.sessions.startTimeoutSeconds),
     callTimeoutMs: config.ocpp.callTimeoutSeconds * 1000,
+    onConnectorChange: (view) => uplink.connectorChanged(view),
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -88,7 +104,9 @@ export async function startGateway(
         model: config.pricing.defaultVehicle.model,
         batteryWh: Math.round(config.pricing.defaultVehicle.batteryKwh * 1000),
       },
+      telematicsMaxAgeMs: config.uplink.telematicsMaxAgeMinutes * 60_000,
     },
+    telematics,
   });
 
   lifecycle.recover();
@@ -97,11 +115,15 @@ export async function startGateway(
     log,
     bodyLimitBytes: config.http.bodyLimitBytes,
     maxAmount: config.sessions.maxAmount,
-    apiKeys: new ApiKeys(db),
+    apiKeys,
     driverTokens: new DriverTokens(db, clock, config.tokens.driverTokenTtlSeconds),
     roster,
     charging,
-    health: () => ({ chargersOnline: central.onlineCount(), outboxDepth: outbox.depth() }),
+    health: () => ({
+      chargersOnline: central.onlineCount(),
+      outboxDepth: outbox.depth(),
+      uplink: uplink.health(),
+    }),
   });
   central.attach(api.server);
   await api.listen({ host: config.http.host, port: config.http.port });
@@ -125,6 +147,7 @@ export async function startGateway(
       lifecycle.close();
       await central.close();
       await api.close();
+      await uplink.close();
       db.close();
       log.info('gateway stopped');
     },

@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { systemClock, type Clock } from '../shared/clock.js';
 import type { Db } from '../store/database.js';
 import { randomSecret, sameHash, sha256Hex } from './secrets.js';
 
@@ -6,21 +7,51 @@ export const API_KEY_PREFIX = 'fgk_';
 
 /** Fleet API keys, stored only as hashes. */
 export class ApiKeys {
-  private readonly findStmt: Statement<[string], { key_hash: string; fleet_id: string }>;
+  private readonly findStmt: Statement<[string, number], { key_hash: string; fleet_id: string }>;
   private readonly insertStmt: Statement<[string, string, string, string]>;
+  private readonly ownerStmt: Statement<[string], { fleet_id: string }>;
+  private readonly revokeStmt: Statement<[string, number, string]>;
 
-  constructor(db: Db) {
-    this.findStmt = db.prepare('SELECT key_hash, fleet_id FROM api_keys WHERE key_hash = ?');
+  constructor(
+    db: Db,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.findStmt = db.prepare(
+      `SELECT key_hash, fleet_id FROM api_keys k WHERE key_hash = ? AND NOT EXISTS (
+         SELECT 1 FROM api_key_revocations r WHERE r.key_hash = k.key_hash AND r.revoke_at_ms <= ?)`,
+    );
     this.insertStmt = db.prepare(
       'INSERT INTO api_keys (key_hash, fleet_id, label, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
+    this.ownerStmt = db.prepare('SELECT fleet_id FROM api_keys WHERE key_hash = ?');
+    // The earliest revocation wins: a later rotation cannot give a revoked key more time.
+    this.revokeStmt = db.prepare(
+      `INSERT INTO api_key_revocations (key_hash, revoke_at_ms, created_at) VALUES (?, ?, ?)
+       ON CONFLICT (key_hash) DO UPDATE SET revoke_at_ms = excluded.revoke_at_ms
+       WHERE excluded.revoke_at_ms < revoke_at_ms`,
+    );
   }
 
-  /** The fleet the key belongs to, or undefined for an unknown key. */
+  /** The fleet the key belongs to, or undefined for an unknown or revoked key. */
   fleetFor(apiKey: string): string | undefined {
     const hash = sha256Hex(apiKey);
-    const row = this.findStmt.get(hash);
+    const row = this.findStmt.get(hash, this.clock.now());
     return row && sameHash(row.key_hash, hash) ? row.fleet_id : undefined;
+  }
+
+  /** The fleet a key hash (hex SHA-256) is registered to, revoked or not. */
+  ownerOfHash(keyHash: string): string | undefined {
+    return this.ownerStmt.get(keyHash)?.fleet_id;
+  }
+
+  /** Registers a key known only by its hash (rotation from the fleet's cloud); idempotent. */
+  registerHash(fleetId: string, keyHash: string, label: string, at: string): boolean {
+    return this.insertStmt.run(keyHash, fleetId, label, at).changes === 1;
+  }
+
+  /** The key stops being accepted at `revokeAtMs` (now or after an overlap). */
+  revokeHash(keyHash: string, revokeAtMs: number, at: string): void {
+    this.revokeStmt.run(keyHash, revokeAtMs, at);
   }
 
   /** Registers a key (idempotent); returns false when it was already there. */

@@ -1,5 +1,6 @@
 import type { SiteConnector, SiteDirectory } from '../config/site.js';
 import type { Driver } from '../fleet/roster.js';
+import type { TelematicsSoc } from '../fleet/telematics.js';
 import { ChargerOfflineError, ChargerTimeoutError, type ChargerCommands } from '../ocpp/port.js';
 import { paidEnergyWh } from '../pricing/money.js';
 import { quoteFullCharge } from '../pricing/quote.js';
@@ -17,6 +18,8 @@ export interface ChargingSettings {
   maxAmount: number;
   efficiencyPercent: number;
   defaultVehicle: { model: string; batteryWh: number };
+  /** A telematics SoC older than this is not quoted on. */
+  telematicsMaxAgeMs: number;
 }
 
 export interface Quote {
@@ -26,8 +29,11 @@ export interface Quote {
   subWalletBalance: number;
   socPercent: number;
   vehicleModel: string;
-  /** Where socPercent came from: the charger, or nowhere (then the whole battery is quoted). */
-  socSource: 'charger' | 'unknown';
+  /**
+   * Where socPercent came from: the charger, else the fleet's telematics (uplink), or nowhere
+   * (then the whole battery is quoted).
+   */
+  socSource: 'charger' | 'telematics' | 'unknown';
   socReportedAt: string | null;
   energyWh: number;
   pricePerKwh: number;
@@ -50,6 +56,8 @@ export interface ChargingDeps {
   lifecycle: SessionLifecycle;
   chargers: ChargerCommands;
   settings: ChargingSettings;
+  /** The fleet's telematics SoC of the driver's vehicle, the fallback after the charger's. */
+  telematics?: { latest(driverId: string): TelematicsSoc | undefined };
 }
 
 /** Statuses in which a connector can take a new session. */
@@ -68,9 +76,10 @@ export class Charging {
         : this.deps.settings.defaultVehicle;
     // A charger that talks to the EV (ISO 15118) knows the real battery; it names no model.
     const vehicle = { ...assigned, batteryWh: view.batteryWh ?? assigned.batteryWh };
+    const soc = this.socFor(driver, view.socPercent, view.socAt);
     const figures = quoteFullCharge({
       vehicle,
-      socPercent: view.socPercent ?? undefined,
+      socPercent: soc.percent,
       microNgnPerWh: connector.microNgnPerWh,
       efficiencyPercent: this.deps.settings.efficiencyPercent,
     });
@@ -81,8 +90,8 @@ export class Charging {
       subWalletBalance: this.deps.wallet.balance(driver.id),
       socPercent: figures.socPercent,
       vehicleModel: vehicle.model,
-      socSource: view.socPercent === null ? 'unknown' : 'charger',
-      socReportedAt: view.socAt,
+      socSource: soc.source,
+      socReportedAt: soc.at,
       energyWh: figures.energyWh,
       pricePerKwh: connector.microNgnPerWh / 1000,
     };
@@ -152,6 +161,21 @@ export class Charging {
       );
     }
     return { sessionId, debited: amount, remainingBalance: debit };
+  }
+
+  /** The charger's reading first; else a fresh enough telematics reading; else none. */
+  private socFor(
+    driver: Driver,
+    chargerSoc: number | null,
+    chargerAt: string | null,
+  ): { percent: number | undefined; source: Quote['socSource']; at: string | null } {
+    if (chargerSoc !== null) return { percent: chargerSoc, source: 'charger', at: chargerAt };
+    const t = this.deps.telematics?.latest(driver.id);
+    const ageMs = t ? this.deps.clock.now() - Date.parse(t.measuredAt) : Infinity;
+    if (t && ageMs <= this.deps.settings.telematicsMaxAgeMs) {
+      return { percent: t.socPercent, source: 'telematics', at: t.measuredAt };
+    }
+    return { percent: undefined, source: 'unknown', at: null };
   }
 
   /** Resolves the connector and refuses early, before any money moves, when it cannot start now. */

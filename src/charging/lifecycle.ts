@@ -89,11 +89,14 @@ export class SessionLifecycle implements ChargerEvents {
       return { accepted: false };
     }
     const at = this.now();
-    this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at);
-    this.o.outcomes.event(s, 'charging', at, {
-      transactionRef: e.transactionRef,
-      meterStartWh: e.meterStartWh,
-    });
+    // The state change and its outbox event commit together (the uplink must see every change).
+    this.o.db.transaction(() => {
+      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at)) return;
+      this.o.outcomes.event(s, 'charging', at, {
+        transactionRef: e.transactionRef,
+        meterStartWh: e.meterStartWh,
+      });
+    })();
     this.clearStartTimer(s.id);
     if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');

@@ -20,6 +20,13 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfi
   if (config.database.path !== ':memory:' && !isAbsolute(config.database.path)) {
     config.database.path = resolve(baseDir, config.database.path);
   }
+  const tls = config.uplink.tls;
+  if (tls) {
+    for (const k of ['ca', 'cert', 'key'] as const) {
+      const file = tls[k];
+      if (file !== undefined) tls[k] = resolve(baseDir, file);
+    }
+  }
   return config;
 }
 

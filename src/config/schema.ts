@@ -34,6 +34,62 @@ const tariff = z
   })
   .strict();
 
+/** A file path (PEM); relative paths are resolved against the config file's folder. */
+const pemFile = z.string().min(1).max(4096);
+
+const uplink = z
+  .object({
+    /** Broker URL; without it the uplink is off and the outbox keeps queueing. */
+    url: z
+      .string()
+      .regex(/^(mqtts?|wss?):\/\/[^\s/@]+(\/\S*)?$/, {
+        message:
+          'an mqtt://, mqtts://, ws:// or wss:// URL without credentials (use uplink.username/password)',
+      })
+      .optional(),
+    /** Fixed client id of the persistent session; default fleetgw-<siteId>. */
+    clientId: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+      .optional(),
+    username: z.string().min(1).max(256).optional(),
+    password: z.string().min(1).max(1024).optional(),
+    tls: z
+      .object({ ca: pemFile.optional(), cert: pemFile.optional(), key: pemFile.optional() })
+      .strict()
+      .refine((t) => (t.cert === undefined) === (t.key === undefined), {
+        message: 'cert and key go together',
+      })
+      .optional(),
+    /** Every topic starts with this; default fleetgw/<siteId>/. */
+    topicPrefix: z
+      .string()
+      .min(2)
+      .max(200)
+      .regex(/^[^+#$\s][^+#\s]*\/$/, 'no + # whitespace or leading $, and ending in /')
+      .optional(),
+    keepaliveSeconds: z.number().int().min(5).max(3600).default(30),
+    reconnectSeconds: z.number().min(0.1).max(300).default(5),
+    outbox: z
+      .object({
+        /** Published rows are deleted this long after the broker acknowledged them. */
+        sentRetentionHours: z.number().min(0).max(8760).default(168),
+        /** Unsent rows are never dropped; above this many the log warns (every minute). */
+        warnDepth: z.number().int().min(1).max(100_000_000).default(10_000),
+      })
+      .strict()
+      .prefault({}),
+    /** A telematics SoC older than this is not used for a quote. */
+    telematicsMaxAgeMinutes: z.number().int().min(1).max(10_080).default(60),
+  })
+  .strict()
+  .refine((u) => u.password === undefined || u.username !== undefined, {
+    message: 'a password needs uplink.username',
+    path: ['password'],
+  });
+
 export const configSchema = z
   .object({
     siteId: id,
@@ -95,6 +151,7 @@ export const configSchema = z
       .prefault({}),
     tariffs: z.record(z.string().min(1), tariff),
     chargers: z.array(charger),
+    uplink: uplink.prefault({}),
     log: z
       .object({
         level: z

@@ -49,6 +49,7 @@ export class Roster {
   private readonly byIdStmt: Statement<[string], DriverRow>;
   private readonly byEmailStmt: Statement<[string, string], DriverRow>;
   private readonly upsertFleetStmt: Statement<[string, string, string]>;
+  private readonly fleetStmt: Statement<[string], { id: string }>;
   private readonly upsertDriverStmt: Statement<
     [string, string, string, number, string | null, number | null, string, string]
   >;
@@ -56,6 +57,7 @@ export class Roster {
   constructor(db: Db) {
     this.byIdStmt = db.prepare('SELECT * FROM drivers WHERE id = ?');
     this.byEmailStmt = db.prepare('SELECT * FROM drivers WHERE fleet_id = ? AND email = ?');
+    this.fleetStmt = db.prepare('SELECT id FROM fleets WHERE id = ?');
     this.upsertFleetStmt = db.prepare(
       `INSERT INTO fleets (id, name, created_at) VALUES (?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name WHERE name IS NOT excluded.name`,
@@ -79,6 +81,10 @@ export class Roster {
   driverByEmail(fleetId: string, email: string): Driver | undefined {
     const row = this.byEmailStmt.get(fleetId, normalizeEmail(email));
     return row ? toDriver(row) : undefined;
+  }
+
+  hasFleet(id: string): boolean {
+    return this.fleetStmt.get(id) !== undefined;
   }
 
   /** Returns true when the fleet was created or changed. */

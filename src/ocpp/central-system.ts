@@ -35,6 +35,8 @@ export interface CentralSystemOptions {
   /** How long a charger waits for the EV after a remote start (its ConnectionTimeOut). */
   connectionTimeoutSeconds: number;
   callTimeoutMs: number;
+  /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
+  onConnectorChange?: (view: ConnectorView) => void;
 }
 
 interface Connection {
@@ -58,7 +60,7 @@ export class CentralSystem implements ChargerCommands {
   private events: ChargerEvents | null = null;
 
   constructor(private readonly opts: CentralSystemOptions) {
-    this.connectorState = new ConnectorStateStore(opts.db, opts.clock);
+    this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
     this.server = new RPCServer({
       protocols: [...ADAPTERS.keys()],

@@ -45,6 +45,8 @@ export class ConnectorStateStore {
   constructor(
     db: Db,
     private readonly clock: Clock,
+    /** Optional: told every change (the uplink publishes it as retained status). */
+    private readonly onChange?: (view: ConnectorView) => void,
   ) {
     for (const row of db.prepare('SELECT * FROM connector_state').all() as Row[]) {
       this.views.set(key(row.charger_id, row.connector_id), {
@@ -107,6 +109,7 @@ export class ConnectorStateStore {
     this.views.set(key(chargerId, connectorId), next);
     this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at);
     if (status === 'available') this.clearSoc.run(at, chargerId, connectorId);
+    this.onChange?.(next);
   }
 
   /** Keeps what is new in `info`; a report without SoC leaves the last SoC in place. */
@@ -127,6 +130,7 @@ export class ConnectorStateStore {
       next.batteryWh,
       new Date(this.clock.now()).toISOString(),
     );
+    this.onChange?.(next);
   }
 }
 

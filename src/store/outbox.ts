@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 
-export type OutboxTopic = 'ledger' | 'sessions';
+export type OutboxTopic = 'ledger' | 'sessions' | 'replies';
 
 /**
  * The outbox is written in the same transaction as the change it reports, so the uplink can
@@ -12,6 +12,7 @@ export type OutboxTopic = 'ledger' | 'sessions';
 export class Outbox {
   private readonly insert: Statement<[string, string, string, string]>;
   private readonly depthStmt: Statement<[], { n: number }>;
+  private listener: (() => void) | null = null;
 
   constructor(db: Db) {
     this.insert = db.prepare(
@@ -23,7 +24,14 @@ export class Outbox {
   enqueue(topic: OutboxTopic, payload: Record<string, unknown>, at: string): string {
     const id = randomUUID();
     this.insert.run(id, topic, JSON.stringify({ id, ...payload }), at);
+    // Told after the statement, not the commit: the listener must defer its reading (setImmediate).
+    this.listener?.();
     return id;
+  }
+
+  /** One optional listener (the uplink) hears that a row may have been added. */
+  onEnqueue(listener: () => void): void {
+    this.listener = listener;
   }
 
   depth(): number {

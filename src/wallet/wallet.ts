@@ -109,6 +109,8 @@ export class Wallet {
   /**
    * Money from outside a session (opening balance, top-up, adjustment). A reference makes it
    * idempotent: the same reference for the same wallet is applied once; null when already applied.
+   * Only an adjustment may be negative; one that would take the balance below zero throws
+   * InsufficientBalanceError and writes nothing.
    */
   credit(
     driverId: string,
@@ -123,6 +125,8 @@ export class Wallet {
           ? this.openingStmt.get(driverId)
           : this.referenceStmt.get(driverId, reference);
       if (seen) return null;
+      const balance = this.balance(driverId);
+      if (amount < 0 && balance + amount < 0) throw new InsufficientBalanceError(balance, -amount);
       return this.append(driverId, kind, amount, null, reference, at);
     })();
   }

@@ -1,0 +1,245 @@
+import type { Statement } from 'better-sqlite3';
+import type { ApiKeys } from '../auth/api-keys.js';
+import type { Roster } from '../fleet/roster.js';
+import type { Telematics } from '../fleet/telematics.js';
+import type { Clock } from '../shared/clock.js';
+import type { Db } from '../store/database.js';
+import type { Outbox } from '../store/outbox.js';
+import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
+import { parseCommand, type Command } from './commands.js';
+
+export type ReplyStatus = 'applied' | 'duplicate' | 'rejected';
+
+export interface CommandReply {
+  type: 'command_reply';
+  commandId: string | null;
+  commandType: string | null;
+  status: ReplyStatus;
+  /** For rejected: a code (`invalid_command`, `driver_not_found`, …) and a message. */
+  reason?: string;
+  message?: string;
+  /** For applied and duplicate: what the command did (the first time). */
+  result?: Record<string, unknown>;
+  at: string;
+}
+
+/** A command that is well-formed but cannot be applied; nothing it did is kept. */
+class Rejection extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CommandDeps {
+  db: Db;
+  clock: Clock;
+  outbox: Outbox;
+  wallet: Wallet;
+  roster: Roster;
+  apiKeys: ApiKeys;
+  telematics: Telematics;
+}
+
+/**
+ * Applies commands from the fleet's cloud exactly once in effect: the effect, the command's id in
+ * `uplink_commands` and the reply in the outbox are one SQLite transaction, so a redelivered
+ * command (same id) finds its id and changes nothing but get a `duplicate` reply. A rejected
+ * command changes nothing but its reply. Every reply goes through the outbox (at least once, in
+ * order with the ledger entries it caused).
+ */
+export class CommandProcessor {
+  private readonly appliedStmt: Statement<[string], { type: string; result: string }>;
+  private readonly recordStmt: Statement<[string, string, string, string]>;
+
+  constructor(private readonly d: CommandDeps) {
+    this.appliedStmt = d.db.prepare('SELECT type, result FROM uplink_commands WHERE id = ?');
+    this.recordStmt = d.db.prepare(
+      'INSERT INTO uplink_commands (id, type, result, applied_at) VALUES (?, ?, ?, ?)',
+    );
+  }
+
+  handle(raw: Buffer): CommandReply {
+    const at = new Date(this.d.clock.now()).toISOString();
+    const parsed = parseCommand(raw);
+    if (!parsed.ok) {
+      return this.reply({
+        type: 'command_reply',
+        commandId: parsed.id,
+        commandType: parsed.type,
+        status: 'rejected',
+        reason: parsed.reason,
+        message: parsed.message,
+        at,
+      });
+    }
+    const command = parsed.command;
+    const base = {
+      type: 'command_reply' as const,
+      commandId: command.id,
+      commandType: command.type,
+    };
+    try {
+      return this.d.db.transaction((): CommandReply => {
+        const seen = this.appliedStmt.get(command.id);
+        if (seen) {
+          const result = JSON.parse(seen.result) as Record<string, unknown>;
+          return this.reply({ ...base, commandType: seen.type, status: 'duplicate', result, at });
+        }
+        const result = this.apply(command, at);
+        this.recordStmt.run(command.id, command.type, JSON.stringify(result), at);
+        return this.reply({ ...base, status: 'applied', result, at });
+      })();
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      return this.reply({
+        ...base,
+        status: 'rejected',
+        reason: err.reason,
+        message: err.message,
+        at,
+      });
+    }
+  }
+
+  private reply(reply: CommandReply): CommandReply {
+    this.d.db.transaction(() => this.d.outbox.enqueue('replies', { ...reply }, reply.at))();
+    return reply;
+  }
+
+  private apply(c: Command, at: string): Record<string, unknown> {
+    switch (c.type) {
+      case 'top_up':
+        return this.money(c.driverId, 'top_up', c.amount, c.id, at);
+      case 'adjustment':
+        return this.money(c.driverId, 'adjustment', c.amount, c.id, at);
+      case 'fleet_upsert':
+        return { changed: this.d.roster.upsertFleet(c.fleetId, c.name, at) };
+      case 'driver_upsert':
+        return this.upsertDriver(c, at);
+      case 'driver_deactivate': {
+        const driver = this.driver(c.driverId);
+        return { changed: this.d.roster.upsertDriver({ ...driver, active: false }, at) };
+      }
+      case 'vehicle_assign': {
+        const driver = this.driver(c.driverId);
+        const changed = this.d.roster.upsertDriver(
+          {
+            ...driver,
+            vehicleModel: c.vehicle?.model ?? null,
+            vehicleBatteryWh: c.vehicle ? Math.round(c.vehicle.batteryKwh * 1000) : null,
+          },
+          at,
+        );
+        return { changed };
+      }
+      case 'api_key_rotate':
+        return this.rotateKeys(c, at);
+      case 'telematics_soc':
+        this.driver(c.driverId);
+        return { stored: this.d.telematics.record(c.driverId, c.socPercent, c.measuredAt, at) };
+    }
+  }
+
+  private driver(driverId: string) {
+    const driver = this.d.roster.driver(driverId);
+    if (!driver) throw new Rejection('driver_not_found', `no driver with id ${driverId}`);
+    return driver;
+  }
+
+  private money(
+    driverId: string,
+    kind: 'top_up' | 'adjustment',
+    amount: number,
+    commandId: string,
+    at: string,
+  ): Record<string, unknown> {
+    this.driver(driverId);
+    this.d.wallet.ensureWallet(driverId, at);
+    try {
+      const entry = this.d.wallet.credit(driverId, kind, amount, `cmd:${commandId}`, at);
+      // The ledger's own idempotency (reference) agrees with the command table: never both.
+      if (!entry) throw new Error(`ledger already holds reference cmd:${commandId}`);
+      return { ledgerEntryId: entry.id, amount: entry.amount, balanceAfter: entry.balanceAfter };
+    } catch (err) {
+      if (err instanceof InsufficientBalanceError) {
+        throw new Rejection(
+          'insufficient_balance',
+          `balance ${err.balance} NGN cannot be debited ${err.amount} NGN`,
+        );
+      }
+      throw err;
+    }
+  }
+
+  private upsertDriver(
+    c: Extract<Command, { type: 'driver_upsert' }>,
+    at: string,
+  ): Record<string, unknown> {
+    if (!this.d.roster.hasFleet(c.fleetId))
+      throw new Rejection('fleet_not_found', `no fleet with id ${c.fleetId}`);
+    const existing = this.d.roster.driver(c.driverId);
+    if (existing && existing.fleetId !== c.fleetId) {
+      throw new Rejection(
+        'driver_in_other_fleet',
+        `driver ${c.driverId} belongs to fleet ${existing.fleetId}`,
+      );
+    }
+    const sameEmail = this.d.roster.driverByEmail(c.fleetId, c.email);
+    if (sameEmail && sameEmail.id !== c.driverId) {
+      throw new Rejection('email_taken', `${c.email} is driver ${sameEmail.id} in this fleet`);
+    }
+    const vehicle =
+      c.vehicle === undefined
+        ? {
+            vehicleModel: existing?.vehicleModel ?? null,
+            vehicleBatteryWh: existing?.vehicleBatteryWh ?? null,
+          }
+        : {
+            vehicleModel: c.vehicle?.model ?? null,
+            vehicleBatteryWh: c.vehicle ? Math.round(c.vehicle.batteryKwh * 1000) : null,
+          };
+    const changed = this.d.roster.upsertDriver(
+      {
+        id: c.driverId,
+        fleetId: c.fleetId,
+        email: c.email,
+        active: c.active ?? existing?.active ?? true,
+        ...vehicle,
+      },
+      at,
+    );
+    this.d.wallet.ensureWallet(c.driverId, at);
+    return { created: !existing, changed };
+  }
+
+  private rotateKeys(
+    c: Extract<Command, { type: 'api_key_rotate' }>,
+    at: string,
+  ): Record<string, unknown> {
+    if (!this.d.roster.hasFleet(c.fleetId))
+      throw new Rejection('fleet_not_found', `no fleet with id ${c.fleetId}`);
+    let added = false;
+    if (c.addKeyHash !== undefined) {
+      const owner = this.d.apiKeys.ownerOfHash(c.addKeyHash);
+      if (owner !== undefined && owner !== c.fleetId)
+        throw new Rejection('api_key_taken', 'that key is registered to another fleet');
+      added = this.d.apiKeys.registerHash(c.fleetId, c.addKeyHash, c.label ?? 'uplink', at);
+    }
+    const revokeAtMs = this.d.clock.now() + (c.revokeAfterSeconds ?? 0) * 1000;
+    for (const hash of c.revokeKeyHashes ?? []) {
+      if (hash === c.addKeyHash)
+        throw new Rejection('invalid_command', 'a key cannot be added and revoked at once');
+      if (this.d.apiKeys.ownerOfHash(hash) !== c.fleetId)
+        throw new Rejection('api_key_not_found', `fleet ${c.fleetId} has no such key to revoke`);
+      this.d.apiKeys.revokeHash(hash, revokeAtMs, at);
+    }
+    return {
+      added,
+      revoked: c.revokeKeyHashes?.length ?? 0,
+      revokeAt: c.revokeKeyHashes?.length ? new Date(revokeAtMs).toISOString() : null,
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+
+export interface OutboxRow {
+  seq: number;
+  topic: string;
+  payload: string;
+}
+
+/** The uplink's view of the outbox table: unsent rows in order, marking sent, pruning, depth. */
+export class OutboxQueue {
+  private readonly nextStmt: Statement<[number, number], OutboxRow>;
+  private readonly markStmt: Statement<[string, number]>;
+  private readonly pruneStmt: Statement<[string]>;
+  private readonly depthStmt: Statement<[], { n: number; oldest: string | null }>;
+
+  constructor(private readonly db: Db) {
+    this.nextStmt = db.prepare(
+      `SELECT seq, topic, payload FROM outbox WHERE sent_at IS NULL AND seq > ?
+       ORDER BY seq LIMIT ?`,
+    );
+    this.markStmt = db.prepare('UPDATE outbox SET sent_at = ? WHERE seq = ? AND sent_at IS NULL');
+    this.pruneStmt = db.prepare('DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < ?');
+    this.depthStmt = db.prepare(
+      'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE sent_at IS NULL',
+    );
+  }
+
+  /** Unsent rows after `afterSeq`, oldest first. */
+  next(afterSeq: number, limit: number): OutboxRow[] {
+    return this.nextStmt.all(afterSeq, limit);
+  }
+
+  /** Marks rows the broker acknowledged, in one transaction. */
+  markSent(seqs: readonly number[], at: string): void {
+    this.db.transaction(() => {
+      for (const seq of seqs) this.markStmt.run(at, seq);
+    })();
+  }
+
+  /** Deletes rows sent before `before` (ISO); unsent rows are never deleted. Returns how many. */
+  pruneSent(before: string): number {
+    return this.pruneStmt.run(before).changes;
+  }
+
+  depth(): { depth: number; oldestUnsentAt: string | null } {
+    const row = this.depthStmt.get();
+    return { depth: row?.n ?? 0, oldestUnsentAt: row?.oldest ?? null };
+  }
+}

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
+
+/** `fleet-gateway serve` as a child process (built dist), so a test can SIGKILL it for real. */
+export interface GatewayProcess {
+  child: ChildProcess;
+  url: string;
+  ocppUrl: string;
+  /** Every log line so far (pino JSON) of this process. */
+  lines: string[];
+  kill(): Promise<void>;
+}
+
+export async function spawnGateway(
+  configPath: string,
+  lines: string[] = [],
+): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('gateway did not start in 15 s')), 15_000);
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        lines.push(line);
+        if (line.includes('"gateway listening"')) {
+          clearTimeout(timer);
+          resolve((JSON.parse(line) as { port: number }).port);
+        }
+      });
+    }
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}: ${lines.slice(-5).join('\n')}`));
+    });
+  });
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    ocppUrl: `ws://127.0.0.1:${port}/ocpp`,
+    lines,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
