@@ -19,7 +19,7 @@ import {
   chargingPowerW,
   CHARGING_EFFICIENCY,
   secondsUntilFull,
-} from '../simulators/ocpp16/vehicle-physics.js';
+} from '../simulators/shared/vehicle-physics.js';
 
 const { RPCServer } = ocppRpc;
 type RpcServer = InstanceType<typeof RPCServer>;

@@ -1,30 +1,25 @@
-import { ChargePointCore } from './charge-point-core.js';
+import { handlerRegistrar, NO_REPLY } from '../shared/rpc-client.js';
+import type { RpcClient } from '../shared/rpc-client.js';
 import type { Connector } from './connector.js';
 import type { IncomingCalls, StopReason } from './ocpp-types.js';
-import { handleCall, NO_REPLY } from './rpc-client.js';
-import type { RpcClient } from './rpc-client.js';
-
-// Reconnect attempts after a Reset are paced in wall time so a high timeFactor does not hammer
-// an unreachable central system.
-const REBOOT_RETRY_WALL_SECONDS = 2;
+import { ChargePointTransactions } from './transactions.js';
 
 type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
 
 /** How the charge point answers calls from the central system (OCPP 1.6 Core + RemoteTrigger). */
-export abstract class CentralSystemRequests extends ChargePointCore {
-  private rebooting = false;
-
+export abstract class CentralSystemRequests extends ChargePointTransactions {
   protected registerHandlers(client: RpcClient): void {
-    handleCall(client, 'RemoteStartTransaction', (params) => this.onRemoteStart(params));
-    handleCall(client, 'RemoteStopTransaction', (params) => this.onRemoteStop(params));
-    handleCall(client, 'ChangeConfiguration', (params) => this.onChangeConfiguration(params));
-    handleCall(client, 'GetConfiguration', async ({ key }) => this.configuration.describe(key));
-    handleCall(client, 'TriggerMessage', (params) => this.onTriggerMessage(params));
-    handleCall(client, 'Reset', (params) => this.onReset(params));
-    handleCall(client, 'UnlockConnector', (params) => this.onUnlockConnector(params));
-    handleCall(client, 'ChangeAvailability', (params) => this.onChangeAvailability(params));
-    handleCall(client, 'DataTransfer', async () => ({ status: 'UnknownVendorId' }));
-    handleCall(client, 'ClearCache', async () => ({ status: 'Accepted' }));
+    const handleCall = handlerRegistrar<IncomingCalls>(client);
+    handleCall('RemoteStartTransaction', (params) => this.onRemoteStart(params));
+    handleCall('RemoteStopTransaction', (params) => this.onRemoteStop(params));
+    handleCall('ChangeConfiguration', (params) => this.onChangeConfiguration(params));
+    handleCall('GetConfiguration', async ({ key }) => this.configuration.describe(key));
+    handleCall('TriggerMessage', (params) => this.onTriggerMessage(params));
+    handleCall('Reset', (params) => this.onReset(params));
+    handleCall('UnlockConnector', (params) => this.onUnlockConnector(params));
+    handleCall('ChangeAvailability', (params) => this.onChangeAvailability(params));
+    handleCall('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
+    handleCall('ClearCache', async () => ({ status: 'Accepted' }));
   }
 
   private canRemoteStart(connector: Connector): boolean {
@@ -179,7 +174,7 @@ export abstract class CentralSystemRequests extends ChargePointCore {
 
   private async onReset({ type }: IncomingCalls['Reset']['req']): Conf<'Reset'> {
     this.emit('reset', { type });
-    this.defer(() => this.reboot(type === 'Soft' ? 'SoftReset' : 'HardReset'));
+    this.defer(() => this.resetAndReboot(type === 'Soft' ? 'SoftReset' : 'HardReset'));
     return { status: 'Accepted' };
   }
 
@@ -230,43 +225,11 @@ export abstract class CentralSystemRequests extends ChargePointCore {
     return { status: scheduled ? 'Scheduled' : 'Accepted' };
   }
 
-  private async reboot(reason: StopReason): Promise<void> {
-    if (this.rebooting || !this.active) return;
-    this.rebooting = true;
-    try {
+  private resetAndReboot(reason: StopReason): Promise<void> {
+    return this.reboot(async () => {
       for (const connector of this.connectors) {
         if (connector.transaction) await this.stopTransaction(connector, reason);
       }
-      this.booted = false;
-      this.timers.clearAll();
-      await this.closeSocket();
-      this.powerOnState();
-      while (this.active) {
-        try {
-          await this.link.open();
-          break;
-        } catch (error) {
-          this.warn('reconnect after reset failed; retrying', error);
-          await this.timers.sleep(REBOOT_RETRY_WALL_SECONDS * this.settings.timeFactor);
-        }
-      }
-      if (this.active) await this.bootAndAnnounce();
-    } catch (error) {
-      this.warn('reboot failed', error);
-    } finally {
-      this.rebooting = false;
-    }
-  }
-
-  /** After a reboot faults are cleared and each connector reports what is physically there. */
-  private powerOnState(): void {
-    this.mainStatus = this.mainAvailability === 'Inoperative' ? 'Unavailable' : 'Available';
-    this.mainErrorCode = 'NoError';
-    for (const connector of this.connectors) {
-      connector.pendingRemoteStart = undefined;
-      if (connector.scheduledAvailability) connector.availability = connector.scheduledAvailability;
-      connector.scheduledAvailability = undefined;
-      connector.setStatus(this.restingStatus(connector), 'NoError');
-    }
+    });
   }
 }

@@ -1,43 +1,29 @@
-import { EventEmitter } from 'node:events';
+import type { SimMeasurand } from '../shared/meter-reading.js';
+import type * as Shared from '../shared/simulated-charge-point.js';
 import { CentralSystemRequests } from './central-system-requests.js';
 import { validateVehicle } from './connector.js';
 import type { VehicleSpec } from './connector.js';
-import type { ChargePointEventName, ChargePointEventPayload } from './events.js';
-import type {
-  ChargePointErrorCode,
-  ChargePointStatus,
-  Measurand,
-  StopReason,
-} from './ocpp-types.js';
+import type { Ocpp16Protocol } from './events.js';
+import type { ChargePointErrorCode, ChargePointStatus, StopReason } from './ocpp-types.js';
 
-export type { ChargePointOptions, RemoteStartPolicy } from './charge-point-options.js';
+export type { ChargePointOptions, RemoteStartPolicy } from '../shared/charge-point-options.js';
 export type { VehicleSpec } from './connector.js';
 export type * from './events.js';
 export type { ChargePointErrorCode, ChargePointStatus, StopReason } from './ocpp-types.js';
 
-export interface ConnectorState {
-  status: ChargePointStatus;
-  errorCode: ChargePointErrorCode;
-  transactionId?: number;
-  registerWh: number;
-  /** Exact simulated SoC (MeterValues report it floored to whole percent). */
-  socPercent?: number;
-  /** Of the running transaction, or of a remote start waiting for the vehicle. */
-  idTag?: string;
-  /** Energy delivered in the running transaction (0 when none runs). */
-  deliveredWh: number;
-  powerW: number;
-  plugged: boolean;
-}
+export type ConnectorState = Shared.ConnectorState<Ocpp16Protocol>;
 
-const PLUG_IN_MEASURANDS: readonly Measurand[] = ['Energy.Active.Import.Register', 'SoC'];
+const PLUG_IN_MEASURANDS: readonly SimMeasurand[] = ['Energy.Active.Import.Register', 'SoC'];
 
 /**
  * A simulated OCPP 1.6J charge point with N connectors, each with its own energy meter, that
  * charges simulated vehicles in accelerated time. This layer is what tests and the CLI drive:
  * the physical actions of a driver and the observable state.
  */
-export class ChargePoint16 extends CentralSystemRequests {
+export class ChargePoint16
+  extends CentralSystemRequests
+  implements Shared.SimulatedChargePoint<Ocpp16Protocol>
+{
   async plugIn(connectorId: number, vehicle: VehicleSpec): Promise<void> {
     const connector = this.connector(connectorId);
     if (connector.vehicle) throw new Error(`connector ${connectorId} already has a vehicle`);
@@ -98,31 +84,5 @@ export class ChargePoint16 extends CentralSystemRequests {
       powerW: Math.round(reading.powerW),
       plugged: connector.vehicle !== undefined,
     };
-  }
-
-  /** Resolves with the first matching event; rejects after timeoutMs (wall clock). */
-  waitFor<K extends ChargePointEventName>(
-    event: K,
-    predicate: (payload: ChargePointEventPayload<K>) => boolean = () => true,
-    timeoutMs = 10_000,
-  ): Promise<ChargePointEventPayload<K>> {
-    return new Promise((resolve, reject) => {
-      const listener = (payload: ChargePointEventPayload<K>): void => {
-        if (!predicate(payload)) return;
-        cleanup();
-        resolve(payload);
-      };
-      // The typed EventEmitter cannot relate a generic K's listener to its overloads.
-      const untypedListener = listener as (...args: unknown[]) => void;
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`${this.identity}: no '${event}' event within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        (this as EventEmitter).off(event, untypedListener);
-      };
-      (this as EventEmitter).on(event, untypedListener);
-    });
   }
 }

@@ -1,5 +1,6 @@
-import { parseMeasurandList, SUPPORTED_MEASURANDS } from './meter-sampling.js';
-import type { ConfigurationKeyValue, Measurand } from './ocpp-types.js';
+import { parseMeasurandList, SUPPORTED_MEASURANDS } from '../shared/meter-reading.js';
+import type { SimMeasurand } from '../shared/meter-reading.js';
+import type { ConfigurationKeyValue } from './ocpp-types.js';
 
 export type ChangeConfigurationStatus = 'Accepted' | 'Rejected' | 'NotSupported';
 
@@ -78,7 +79,7 @@ export class ConfigurationStore {
     return this.get(key)?.toLowerCase() === 'true';
   }
 
-  getMeasurands(key: string): Measurand[] {
+  getMeasurands(key: string): SimMeasurand[] {
     return parseMeasurandList(this.get(key) ?? '') ?? [];
   }
 

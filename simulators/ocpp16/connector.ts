@@ -1,19 +1,8 @@
-import {
-  advanceSoc,
-  chargingPowerW,
-  meteredEnergyWh,
-  secondsUntilFull,
-} from './vehicle-physics.js';
-import type { ChargeCurve } from './vehicle-physics.js';
-import type { MeterReading } from './meter-sampling.js';
+import { MeteredOutlet } from '../shared/metered-outlet.js';
 import type { AvailabilityType, ChargePointErrorCode, ChargePointStatus } from './ocpp-types.js';
 
-export interface VehicleSpec {
-  model: string;
-  batteryKwh: number;
-  socPercent: number;
-  maxPowerW: number;
-}
+export type { VehicleSpec } from '../shared/metered-outlet.js';
+export { validateVehicle } from '../shared/metered-outlet.js';
 
 export interface Transaction {
   id: number;
@@ -25,20 +14,11 @@ export interface PendingRemoteStart {
   idTag: string;
 }
 
-export function validateVehicle(vehicle: VehicleSpec): void {
-  if (!(vehicle.batteryKwh > 0)) throw new RangeError('vehicle batteryKwh must be > 0');
-  if (!(vehicle.maxPowerW > 0)) throw new RangeError('vehicle maxPowerW must be > 0');
-  if (!(vehicle.socPercent >= 0 && vehicle.socPercent <= 100)) {
-    throw new RangeError('vehicle socPercent must be within 0..100');
-  }
-}
-
 /**
- * One connector's physical state: the plugged vehicle, the energy register and the running
- * transaction. Energy flows only while a transaction is Charging; every mutation first integrates
- * energy up to "now" so that a state change never loses or invents energy.
+ * One 1.6 connector: the physical outlet plus its status and running transaction. Energy flows
+ * only while a transaction is Charging.
  */
-export class Connector {
+export class Connector extends MeteredOutlet {
   status: ChargePointStatus = 'Available';
   errorCode: ChargePointErrorCode = 'NoError';
   availability: AvailabilityType = 'Operative';
@@ -48,97 +28,19 @@ export class Connector {
   pendingRemoteStart?: PendingRemoteStart;
   /** A StartTransaction is in flight; blocks a second start. */
   starting = false;
-  private powered = true;
-  private vehicleSpec?: VehicleSpec;
-  private soc = 0;
-  private registerExactWh: number;
-  // Monotonic clock, so wall-clock adjustments cannot create or destroy energy.
-  private lastAccrualMs = performance.now();
 
-  constructor(
-    readonly id: number,
-    meterStartWh: number,
-    private readonly chargerMaxPowerW: number,
-    private readonly timeFactor: number,
-  ) {
-    this.registerExactWh = meterStartWh;
+  protected get inTransaction(): boolean {
+    return this.transaction !== undefined;
   }
 
-  get vehicle(): VehicleSpec | undefined {
-    return this.vehicleSpec;
-  }
-
-  get socPercent(): number | undefined {
-    return this.vehicleSpec ? this.soc : undefined;
-  }
-
-  /** Integer Wh as the meter displays it; flooring keeps it monotonic. */
-  get registerWh(): number {
-    return Math.floor(this.registerExactWh);
-  }
-
-  get isFull(): boolean {
-    return this.vehicleSpec !== undefined && this.soc >= 100;
-  }
-
-  get delivering(): boolean {
-    return (
-      this.powered &&
-      this.transaction !== undefined &&
-      this.vehicleSpec !== undefined &&
-      this.status === 'Charging' &&
-      this.soc < 100
-    );
-  }
-
-  get powerW(): number {
-    const curve = this.curve();
-    return this.delivering && curve ? chargingPowerW(curve, this.soc) : 0;
-  }
-
-  get offeredW(): number {
-    return this.transaction ? this.chargerMaxPowerW : 0;
-  }
-
-  /** Integrates energy flow from the previous call up to nowMs (performance.now() clock). */
-  accrue(nowMs = performance.now()): void {
-    const elapsedSimSeconds = ((nowMs - this.lastAccrualMs) / 1000) * this.timeFactor;
-    this.lastAccrualMs = Math.max(this.lastAccrualMs, nowMs);
-    const curve = this.curve();
-    if (!this.delivering || !curve || elapsedSimSeconds <= 0) return;
-    const nextSoc = advanceSoc(curve, this.soc, elapsedSimSeconds);
-    this.registerExactWh += meteredEnergyWh(curve, nextSoc - this.soc);
-    this.soc = nextSoc;
-  }
-
-  /** Simulated seconds until the vehicle is full at the current rate, if energy is flowing. */
-  simSecondsUntilFull(): number | undefined {
-    const curve = this.curve();
-    if (!this.delivering || !curve) return undefined;
-    return secondsUntilFull(curve, this.soc);
+  protected get chargingAllowed(): boolean {
+    return this.transaction !== undefined && this.status === 'Charging';
   }
 
   setStatus(status: ChargePointStatus, errorCode: ChargePointErrorCode): void {
     this.accrue();
     this.status = status;
     this.errorCode = errorCode;
-  }
-
-  /** Without power no energy flows, whatever the status says. */
-  setPowered(powered: boolean): void {
-    this.accrue();
-    this.powered = powered;
-  }
-
-  plug(vehicle: VehicleSpec): void {
-    this.accrue();
-    this.vehicleSpec = { ...vehicle };
-    this.soc = vehicle.socPercent;
-  }
-
-  unplug(): void {
-    this.accrue();
-    this.vehicleSpec = undefined;
   }
 
   beginTransaction(transaction: Transaction): void {
@@ -152,25 +54,5 @@ export class Connector {
     const transaction = this.transaction;
     this.transaction = undefined;
     return transaction;
-  }
-
-  reading(nowMs = performance.now()): MeterReading {
-    this.accrue(nowMs);
-    const reading: MeterReading = {
-      registerWh: this.registerWh,
-      powerW: this.powerW,
-      offeredW: this.offeredW,
-    };
-    if (this.vehicleSpec) reading.socPercent = this.soc;
-    return reading;
-  }
-
-  private curve(): ChargeCurve | undefined {
-    if (!this.vehicleSpec) return undefined;
-    return {
-      chargerMaxPowerW: this.chargerMaxPowerW,
-      vehicleMaxPowerW: this.vehicleSpec.maxPowerW,
-      batteryKwh: this.vehicleSpec.batteryKwh,
-    };
   }
 }

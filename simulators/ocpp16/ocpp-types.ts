@@ -172,6 +172,8 @@ export type TriggerableMessage =
 
 export type AvailabilityType = 'Inoperative' | 'Operative';
 
+export type ResetType = 'Hard' | 'Soft';
+
 export interface ConfigurationKeyValue {
   key: string;
   readonly: boolean;
@@ -200,7 +202,7 @@ export interface IncomingCalls {
     req: { requestedMessage: TriggerableMessage; connectorId?: number };
     conf: { status: 'Accepted' | 'Rejected' | 'NotImplemented' };
   };
-  Reset: { req: { type: 'Hard' | 'Soft' }; conf: { status: 'Accepted' | 'Rejected' } };
+  Reset: { req: { type: ResetType }; conf: { status: 'Accepted' | 'Rejected' } };
   UnlockConnector: {
     req: { connectorId: number };
     conf: { status: 'Unlocked' | 'UnlockFailed' | 'NotSupported' };

@@ -1,5 +1,4 @@
 import ocppRpc from 'ocpp-rpc';
-import type { IncomingCalls, OutgoingCalls } from './ocpp-types.js';
 
 // ocpp-rpc is CommonJS; named ESM imports of some of its exports fail at runtime.
 const { RPCClient } = ocppRpc;
@@ -7,11 +6,21 @@ const { RPCClient } = ocppRpc;
 export type RpcClient = InstanceType<typeof RPCClient>;
 type RpcClientOptions = ConstructorParameters<typeof RPCClient>[0];
 
+/** The subprotocols whose schemas ocpp-rpc enforces reliably in strict mode. */
+export type OcppProtocol = 'ocpp1.6' | 'ocpp2.0.1';
+
+/**
+ * Request and response shapes keyed by action. Written as a self-referencing constraint so that
+ * plain interfaces (which have no index signature) qualify.
+ */
+export type CallMap<T> = { [M in keyof T]: { req: object; conf: object } };
+
 /** Returned by a handler to leave a call unanswered (the central system then times out). */
 // The .d.ts declares NOREPLY as an object, but at runtime the package exports the bare symbol.
 export const NO_REPLY = ocppRpc.NOREPLY as unknown as symbol;
 
 export interface RpcClientSettings {
+  protocol: OcppProtocol;
   endpoint: string;
   identity: string;
   password?: string;
@@ -23,7 +32,7 @@ export function createRpcClient(settings: RpcClientSettings): RpcClient {
   const options: Partial<RpcClientOptions> = {
     endpoint: settings.endpoint,
     identity: settings.identity,
-    protocols: ['ocpp1.6'],
+    protocols: [settings.protocol],
     // Strict mode validates both directions, so a schema-invalid message is a simulator bug
     // that surfaces as a rejected call instead of confusing the central system.
     strictMode: true,
@@ -35,28 +44,27 @@ export function createRpcClient(settings: RpcClientSettings): RpcClient {
   return new RPCClient(options as RpcClientOptions);
 }
 
-export type IncomingHandler<M extends keyof IncomingCalls> = (
-  params: IncomingCalls[M]['req'],
-) => Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
+export type IncomingHandler<In extends CallMap<In>, M extends keyof In> = (
+  params: In[M]['req'],
+) => Promise<In[M]['conf'] | typeof NO_REPLY>;
 
-export function handleCall<M extends keyof IncomingCalls>(
-  client: RpcClient,
-  method: M,
-  handler: IncomingHandler<M>,
-): void {
-  client.handle(method, async ({ params }) => {
-    // Strict mode has already validated params against the request schema.
-    const result = await handler(params as IncomingCalls[M]['req']);
-    return result as Record<string, unknown>;
-  });
+/** A typed `client.handle` for the calls of one protocol version. */
+export function handlerRegistrar<In extends CallMap<In>>(client: RpcClient) {
+  return <M extends keyof In & string>(method: M, handler: IncomingHandler<In, M>): void => {
+    client.handle(method, async ({ params }) => {
+      // Strict mode has already validated params against the request schema.
+      const result = await handler(params as In[M]['req']);
+      return result as Record<string, unknown>;
+    });
+  };
 }
 
-export async function callCentralSystem<M extends keyof OutgoingCalls>(
+export async function callCentralSystem<Out extends CallMap<Out>, M extends keyof Out & string>(
   client: RpcClient,
   method: M,
-  params: OutgoingCalls[M]['req'],
+  params: Out[M]['req'],
   session: AbortSignal,
-): Promise<OutgoingCalls[M]['conf']> {
+): Promise<Out[M]['conf']> {
   if (session.aborted) throw new Error(`${method} not sent: charge point disconnected`);
   // ocpp-rpc leaves an 'abort' listener on the signal it is given for good, so a long-lived
   // session signal would collect one per call; a per-call signal is collected with the call.
@@ -65,8 +73,8 @@ export async function callCentralSystem<M extends keyof OutgoingCalls>(
   session.addEventListener('abort', abortCall, { once: true });
   try {
     // Strict mode has validated the confirmation against the schema before it resolves.
-    const conf = await client.call(method, params, { signal: call.signal });
-    return conf as OutgoingCalls[M]['conf'];
+    const conf: unknown = await client.call(method, params, { signal: call.signal });
+    return conf as Out[M]['conf'];
   } finally {
     session.removeEventListener('abort', abortCall);
   }

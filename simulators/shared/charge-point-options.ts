@@ -7,7 +7,7 @@ export interface ChargePointOptions {
   identity: string;
   /** OCPP basic auth password (security profile 1). */
   password?: string;
-  /** Connectors are numbered 1..connectors. */
+  /** Connectors (1.6) or EVSEs with one connector each (2.0.1), numbered 1..connectors. */
   connectors: number;
   /** Charger power cap per connector in W (default 50 000). */
   maxPowerW?: number;
@@ -15,9 +15,12 @@ export interface ChargePointOptions {
   timeFactor?: number;
   /** Initial energy register per connector in Wh (default 1 000 000). */
   meterStartWh?: number;
-  /** How to answer RemoteStartTransaction (default 'accept'; 'ignore' never answers). */
+  /**
+   * How to answer a remote start (1.6 RemoteStartTransaction, 2.0.1 RequestStartTransaction);
+   * default 'accept'; 'ignore' never answers, so the central system times out.
+   */
   remoteStart?: RemoteStartPolicy;
-  /** Unplug (StopTransaction reason EVDisconnected) once the EV reaches 100 % SoC. */
+  /** Unplug (stop reason EVDisconnected) once the EV reaches 100 % SoC. */
   unplugWhenFull?: boolean;
   vendor?: string;
   model?: string;
@@ -40,14 +43,24 @@ function requireRange(name: string, value: number, min: number, integer = false)
   }
 }
 
+/** BootNotification field lengths, which the protocol versions' schemas cap differently. */
+export interface BootFieldLimits {
+  vendor: number;
+  model: number;
+  firmwareVersion: number;
+}
+
 function requireMaxLength(name: string, value: string, max: number): void {
-  // The OCPP 1.6 schemas cap these lengths; strict mode would reject every BootNotification.
+  // Strict mode would reject every BootNotification with a longer value.
   if (value.length === 0 || value.length > max) {
     throw new RangeError(`${name} must be 1..${max} characters`);
   }
 }
 
-export function resolveOptions(options: ChargePointOptions): ResolvedChargePointOptions {
+export function resolveOptions(
+  options: ChargePointOptions,
+  limits: BootFieldLimits,
+): ResolvedChargePointOptions {
   const resolved: ResolvedChargePointOptions = {
     url: options.url,
     identity: options.identity,
@@ -72,9 +85,9 @@ export function resolveOptions(options: ChargePointOptions): ResolvedChargePoint
   if (!(resolved.timeFactor > 0)) throw new RangeError('timeFactor must be > 0');
   requireRange('meterStartWh', resolved.meterStartWh, 0, true);
   requireRange('callTimeoutMs', resolved.callTimeoutMs, 1);
-  requireMaxLength('vendor', resolved.vendor, 20);
-  requireMaxLength('model', resolved.model, 20);
-  requireMaxLength('firmwareVersion', resolved.firmwareVersion, 50);
+  requireMaxLength('vendor', resolved.vendor, limits.vendor);
+  requireMaxLength('model', resolved.model, limits.model);
+  requireMaxLength('firmwareVersion', resolved.firmwareVersion, limits.firmwareVersion);
   if (!['accept', 'reject', 'ignore'].includes(resolved.remoteStart)) {
     throw new RangeError('remoteStart must be accept, reject or ignore');
   }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { ChargePointOptions, VehicleSpec } from './charge-point.js';
+import type { ChargePointOptions } from './charge-point-options.js';
+import type { VehicleSpec } from './metered-outlet.js';
 
 const NUMERIC_PLUG_KEYS = new Set(['batteryKwh', 'soc', 'maxPowerW']);
 

@@ -1,6 +1,5 @@
-import type { OutgoingCalls } from './ocpp-types.js';
 import { callCentralSystem, createRpcClient } from './rpc-client.js';
-import type { RpcClient, RpcClientSettings } from './rpc-client.js';
+import type { CallMap, RpcClient, RpcClientSettings } from './rpc-client.js';
 
 export interface LinkListener {
   frame(direction: 'in' | 'out', message: string): void;
@@ -17,8 +16,9 @@ export interface LinkListener {
  * The websocket to the central system. Tells intentional closes apart from drops, and cancels
  * every in-flight call when the charge point is switched off, so no call timer outlives it.
  */
-export class CentralSystemLink {
+export class CentralSystemLink<Out extends CallMap<Out>> {
   private client?: RpcClient;
+  private socketOpen = false;
   private calls = new AbortController();
   private closing = false;
   // A failed connect() also emits 'close'; only a socket that was open can be "lost".
@@ -49,12 +49,14 @@ export class CentralSystemLink {
     this.calls.abort();
   }
 
-  call<M extends keyof OutgoingCalls>(
-    method: M,
-    params: OutgoingCalls[M]['req'],
-  ): Promise<OutgoingCalls[M]['conf']> {
+  /** The socket is up now (false while ocpp-rpc reconnects). */
+  get isOpen(): boolean {
+    return this.socketOpen;
+  }
+
+  call<M extends keyof Out & string>(method: M, params: Out[M]['req']): Promise<Out[M]['conf']> {
     if (!this.client) return Promise.reject(new Error(`${method} not sent: never connected`));
-    return callCentralSystem(this.client, method, params, this.calls.signal);
+    return callCentralSystem<Out, M>(this.client, method, params, this.calls.signal);
   }
 
   private createClient(): RpcClient {
@@ -63,10 +65,12 @@ export class CentralSystemLink {
       this.listener.frame(outbound ? 'out' : 'in', String(message));
     });
     client.on('disconnect', ({ code, reason }: { code?: number; reason?: string }) => {
+      this.socketOpen = false;
       if (!this.closing) this.listener.dropped(code, reason);
     });
     client.on('open', () => {
       this.wasOpen = true;
+      this.socketOpen = true;
       if (!this.closing) this.listener.opened();
     });
     client.on('close', ({ code }: { code?: number }) => {

@@ -1,9 +1,13 @@
-import { ChargePoint16 } from './charge-point.js';
-import type { ChargePointEventName, ChargePointEventPayload } from './charge-point.js';
+import type { ChargePointOptions } from './charge-point-options.js';
 import { toChargePointOptions, toVehicle } from './cli-options.js';
 import type { PlugConfig, SimulatorConfig } from './cli-options.js';
+import type { ChargePointEventName, ChargePointEventPayload } from './events.js';
+import type { SimulatedChargePoint } from './simulated-charge-point.js';
 
 export type EventLine = Record<string, unknown>;
+
+/** Builds the protocol version's charger; the runner never needs to know which one it is. */
+export type ChargePointFactory = (options: ChargePointOptions) => SimulatedChargePoint;
 
 export interface RunnerOutput {
   event(line: EventLine): void;
@@ -20,7 +24,7 @@ function describeError(error: unknown): string {
 
 /** Runs one simulated charge point for the CLI: connect with retries, plug, re-plug, log. */
 export class SimulatorRunner {
-  readonly chargePoint: ChargePoint16;
+  readonly chargePoint: SimulatedChargePoint;
   private readonly replugTimers = new Map<number, ReturnType<typeof setTimeout>>();
   private readonly replugging = new Set<number>();
   private readonly lastMeterLogMs = new Map<number, number>();
@@ -30,9 +34,10 @@ export class SimulatorRunner {
   constructor(
     private readonly config: SimulatorConfig,
     private readonly output: RunnerOutput,
+    create: ChargePointFactory,
     trace = false,
   ) {
-    this.chargePoint = new ChargePoint16(toChargePointOptions(config));
+    this.chargePoint = create(toChargePointOptions(config));
     this.logEvents();
     if (trace) this.chargePoint.on('frame', (frame) => this.problem('frame', { ...frame }));
     this.chargePoint.on('transactionStopped', ({ connectorId }) =>
@@ -122,7 +127,7 @@ export class SimulatorRunner {
     const forward = <K extends ChargePointEventName>(event: K): void => {
       const listener = (payload: ChargePointEventPayload<K>): void =>
         this.line(event, { ...payload });
-      cp.on(event as ChargePointEventName, listener as (payload: unknown) => void);
+      cp.on(event, listener);
     };
     forward('connected');
     forward('disconnected');

@@ -1,0 +1,138 @@
+import type { MeterReading } from './meter-reading.js';
+import {
+  advanceSoc,
+  chargingPowerW,
+  meteredEnergyWh,
+  secondsUntilFull,
+} from './vehicle-physics.js';
+import type { ChargeCurve } from './vehicle-physics.js';
+
+export interface VehicleSpec {
+  model: string;
+  batteryKwh: number;
+  socPercent: number;
+  maxPowerW: number;
+}
+
+export function validateVehicle(vehicle: VehicleSpec): void {
+  if (!(vehicle.batteryKwh > 0)) throw new RangeError('vehicle batteryKwh must be > 0');
+  if (!(vehicle.maxPowerW > 0)) throw new RangeError('vehicle maxPowerW must be > 0');
+  if (!(vehicle.socPercent >= 0 && vehicle.socPercent <= 100)) {
+    throw new RangeError('vehicle socPercent must be within 0..100');
+  }
+}
+
+/**
+ * The physical side of one charging outlet (a 1.6 connector, a 2.0.1 EVSE): the plugged
+ * vehicle, its state of charge and the energy register. Whether energy may flow is the protocol
+ * layer's decision (transaction, status); every change to an input of that decision must call
+ * accrue() first, so that a state change never loses or invents energy.
+ */
+export abstract class MeteredOutlet {
+  private powered = true;
+  private vehicleSpec?: VehicleSpec;
+  private soc = 0;
+  private registerExactWh: number;
+  // Monotonic clock, so wall-clock adjustments cannot create or destroy energy.
+  private lastAccrualMs = performance.now();
+
+  constructor(
+    readonly id: number,
+    meterStartWh: number,
+    private readonly chargerMaxPowerW: number,
+    private readonly timeFactor: number,
+  ) {
+    this.registerExactWh = meterStartWh;
+  }
+
+  /** A transaction runs (the charger then offers its power). */
+  protected abstract get inTransaction(): boolean;
+
+  /** The protocol state lets energy flow (e.g. an authorized transaction that is Charging). */
+  protected abstract get chargingAllowed(): boolean;
+
+  get vehicle(): VehicleSpec | undefined {
+    return this.vehicleSpec;
+  }
+
+  get socPercent(): number | undefined {
+    return this.vehicleSpec ? this.soc : undefined;
+  }
+
+  /** Integer Wh as the meter displays it; flooring keeps it monotonic. */
+  get registerWh(): number {
+    return Math.floor(this.registerExactWh);
+  }
+
+  get isFull(): boolean {
+    return this.vehicleSpec !== undefined && this.soc >= 100;
+  }
+
+  get delivering(): boolean {
+    return this.powered && this.vehicleSpec !== undefined && this.chargingAllowed && this.soc < 100;
+  }
+
+  get powerW(): number {
+    const curve = this.curve();
+    return this.delivering && curve ? chargingPowerW(curve, this.soc) : 0;
+  }
+
+  get offeredW(): number {
+    return this.inTransaction ? this.chargerMaxPowerW : 0;
+  }
+
+  /** Integrates energy flow from the previous call up to nowMs (performance.now() clock). */
+  accrue(nowMs = performance.now()): void {
+    const elapsedSimSeconds = ((nowMs - this.lastAccrualMs) / 1000) * this.timeFactor;
+    this.lastAccrualMs = Math.max(this.lastAccrualMs, nowMs);
+    const curve = this.curve();
+    if (!this.delivering || !curve || elapsedSimSeconds <= 0) return;
+    const nextSoc = advanceSoc(curve, this.soc, elapsedSimSeconds);
+    this.registerExactWh += meteredEnergyWh(curve, nextSoc - this.soc);
+    this.soc = nextSoc;
+  }
+
+  /** Simulated seconds until the vehicle is full at the current rate, if energy is flowing. */
+  simSecondsUntilFull(): number | undefined {
+    const curve = this.curve();
+    if (!this.delivering || !curve) return undefined;
+    return secondsUntilFull(curve, this.soc);
+  }
+
+  /** Without power no energy flows, whatever the protocol state says. */
+  setPowered(powered: boolean): void {
+    this.accrue();
+    this.powered = powered;
+  }
+
+  plug(vehicle: VehicleSpec): void {
+    this.accrue();
+    this.vehicleSpec = { ...vehicle };
+    this.soc = vehicle.socPercent;
+  }
+
+  unplug(): void {
+    this.accrue();
+    this.vehicleSpec = undefined;
+  }
+
+  reading(nowMs = performance.now()): MeterReading {
+    this.accrue(nowMs);
+    const reading: MeterReading = {
+      registerWh: this.registerWh,
+      powerW: this.powerW,
+      offeredW: this.offeredW,
+    };
+    if (this.vehicleSpec) reading.socPercent = this.soc;
+    return reading;
+  }
+
+  private curve(): ChargeCurve | undefined {
+    if (!this.vehicleSpec) return undefined;
+    return {
+      chargerMaxPowerW: this.chargerMaxPowerW,
+      vehicleMaxPowerW: this.vehicleSpec.maxPowerW,
+      batteryKwh: this.vehicleSpec.batteryKwh,
+    };
+  }
+}
