@@ -1,0 +1,210 @@
+import { handlerRegistrar } from '../shared/rpc-client.js';
+import type { RpcClient } from '../shared/rpc-client.js';
+import type { Evse } from './evse.js';
+import type { SetVariableResult } from './ocpp-types.js';
+import type { IncomingCalls } from './ocpp-messages.js';
+import { RemoteControl } from './remote-control.js';
+import type { Conf } from './remote-control.js';
+
+// Report entries per NotifyReport message; several messages show the CSMS the seqNo/tbc chain.
+const REPORT_PAGE_SIZE = 5;
+
+/** How the station answers the CSMS (the 2.0.1 Core profile and a little of the rest). */
+export abstract class CsmsRequests extends RemoteControl {
+  private resetWhenIdle = false;
+
+  protected registerHandlers(client: RpcClient): void {
+    const handle = handlerRegistrar<IncomingCalls>(client);
+    handle('RequestStartTransaction', (params) => this.onRequestStart(params));
+    handle('RequestStopTransaction', (params) => this.onRequestStop(params));
+    handle('GetVariables', async ({ getVariableData }) => ({
+      getVariableResult: getVariableData.map(({ component, variable, attributeType }) =>
+        this.deviceModel.read(component, variable, attributeType),
+      ),
+    }));
+    handle('SetVariables', (params) => this.onSetVariables(params));
+    handle('GetBaseReport', (params) => this.onGetBaseReport(params));
+    handle('Reset', (params) => this.onReset(params));
+    handle('TriggerMessage', (params) => this.onTriggerMessage(params));
+    handle('ChangeAvailability', (params) => this.onChangeAvailability(params));
+    handle('UnlockConnector', (params) => this.onUnlockConnector(params));
+    handle('GetTransactionStatus', async ({ transactionId }) => ({
+      messagesInQueue: this.transactionEvents.hasQueued(transactionId),
+      ...(transactionId === undefined
+        ? {}
+        : { ongoingIndicator: this.evses.some((evse) => evse.transaction?.id === transactionId) }),
+    }));
+    handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
+    handle('ClearCache', async () => ({ status: 'Accepted' }));
+  }
+
+  private async onSetVariables({
+    setVariableData,
+  }: IncomingCalls['SetVariables']['req']): Conf<'SetVariables'> {
+    const changed: string[] = [];
+    const setVariableResult = setVariableData.map(
+      ({ component, variable, attributeValue, attributeType }): SetVariableResult => {
+        const status = this.deviceModel.write(component, variable, attributeValue, attributeType);
+        if (status === 'Accepted') changed.push(`${component.name}.${variable.name}`);
+        return {
+          attributeStatus: status,
+          component,
+          variable,
+          ...(attributeType ? { attributeType } : {}),
+        };
+      },
+    );
+    for (const key of changed) this.applyVariable(key);
+    return { setVariableResult };
+  }
+
+  private applyVariable(key: string): void {
+    const [component = '', variable = ''] = key.split('.');
+    if (key === 'OCPPCommCtrlr.HeartbeatInterval') this.restartHeartbeat();
+    if (key === 'AlignedDataCtrlr.Interval') this.restartAlignedSampling();
+    if (key === 'SampledDataCtrlr.TxUpdatedInterval') {
+      for (const evse of this.evses) this.startSampling(evse);
+    }
+    this.emit('configurationChanged', { key, value: this.deviceModel.get(component, variable) });
+  }
+
+  private async onGetBaseReport({
+    requestId,
+  }: IncomingCalls['GetBaseReport']['req']): Conf<'GetBaseReport'> {
+    this.defer(async () => {
+      const entries = this.deviceModel.report();
+      const pages = Math.ceil(entries.length / REPORT_PAGE_SIZE);
+      for (let seqNo = 0; seqNo < pages; seqNo++) {
+        const start = seqNo * REPORT_PAGE_SIZE;
+        await this.send('NotifyReport', {
+          requestId,
+          generatedAt: new Date().toISOString(),
+          seqNo,
+          tbc: seqNo < pages - 1,
+          reportData: entries.slice(start, start + REPORT_PAGE_SIZE),
+        });
+      }
+    });
+    return { status: 'Accepted' };
+  }
+
+  private async onReset({ type, evseId }: IncomingCalls['Reset']['req']): Conf<'Reset'> {
+    // Resetting a single EVSE is optional in 2.0.1; this station only resets as a whole.
+    if (evseId !== undefined) return { status: 'Rejected' };
+    this.emit('reset', { type });
+    if (type === 'OnIdle' && this.evses.some((evse) => evse.transaction)) {
+      this.resetWhenIdle = true;
+      return { status: 'Scheduled' };
+    }
+    this.defer(() => this.resetNow());
+    return { status: 'Accepted' };
+  }
+
+  protected onTransactionEnded(): void {
+    if (!this.resetWhenIdle || this.evses.some((evse) => evse.transaction)) return;
+    this.resetWhenIdle = false;
+    this.defer(() => this.resetNow());
+  }
+
+  private resetNow(): Promise<void> {
+    this.bootReason = 'RemoteReset';
+    this.resetWhenIdle = false;
+    return this.reboot(async () => {
+      for (const evse of this.evses) {
+        if (evse.transaction) await this.endTransaction(evse, 'ImmediateReset', 'ResetCommand');
+      }
+    });
+  }
+
+  /** The EVSEs a request names (evse absent or id 0: the whole station); undefined if unknown. */
+  private targets(evseId: number | undefined): readonly Evse[] | undefined {
+    if (evseId === undefined || evseId === 0) return this.evses;
+    const evse = this.evses.find((candidate) => candidate.id === evseId);
+    return evse ? [evse] : undefined;
+  }
+
+  private async onTriggerMessage({
+    requestedMessage,
+    evse,
+  }: IncomingCalls['TriggerMessage']['req']): Conf<'TriggerMessage'> {
+    const targets = this.targets(evse?.id);
+    if (!targets) return { status: 'Rejected' };
+    switch (requestedMessage) {
+      case 'BootNotification':
+        this.defer(() => this.sendTriggeredBoot());
+        break;
+      case 'Heartbeat':
+        this.defer(() => this.send('Heartbeat', {}));
+        break;
+      case 'StatusNotification':
+        this.defer(async () => {
+          for (const target of targets) await this.notifyStatus(target);
+        });
+        break;
+      case 'MeterValues': {
+        const measurands = this.deviceModel.getMeasurands('AlignedDataCtrlr', 'Measurands');
+        this.defer(async () => {
+          for (const target of targets) await this.sendMeterValues(target, measurands, 'Trigger');
+        });
+        break;
+      }
+      case 'TransactionEvent': {
+        const running = targets.filter((target) => target.transaction);
+        if (running.length === 0) return { status: 'Rejected' };
+        this.defer(async () => {
+          for (const target of running) {
+            await this.sendTransactionSample(target, this.sampledMeasurands, 'Trigger');
+          }
+        });
+        break;
+      }
+      default:
+        return { status: 'NotImplemented' };
+    }
+    return { status: 'Accepted' };
+  }
+
+  private async sendTriggeredBoot(): Promise<void> {
+    const conf = await this.send('BootNotification', this.bootRequest('Triggered'));
+    if (conf?.status === 'Accepted' && conf.interval > 0) {
+      this.setHeartbeatInterval(conf.interval);
+      this.restartHeartbeat();
+    }
+  }
+
+  private async onChangeAvailability({
+    evse,
+    operationalStatus,
+  }: IncomingCalls['ChangeAvailability']['req']): Conf<'ChangeAvailability'> {
+    const targets = this.targets(evse?.id);
+    if (!targets) return { status: 'Rejected' };
+    let scheduled = false;
+    for (const target of targets) {
+      if (target.transaction && operationalStatus === 'Inoperative') {
+        target.scheduledAvailability = operationalStatus;
+        scheduled = true;
+      } else {
+        target.availability = operationalStatus;
+        target.scheduledAvailability = undefined;
+      }
+    }
+    if (evse === undefined || evse.id === 0) this.stationAvailability = operationalStatus;
+    this.defer(async () => {
+      for (const target of targets) {
+        if (!target.transaction) await this.changeStatus(target, this.restingStatus(target));
+      }
+    });
+    return { status: scheduled ? 'Scheduled' : 'Accepted' };
+  }
+
+  private async onUnlockConnector({
+    evseId,
+    connectorId,
+  }: IncomingCalls['UnlockConnector']['req']): Conf<'UnlockConnector'> {
+    const evse = this.evses.find((candidate) => candidate.id === evseId);
+    if (!evse || connectorId !== 1) return { status: 'UnknownConnector' };
+    // The spec forbids unlocking under an authorized transaction; the CSMS must stop it first.
+    if (evse.transaction?.authorization) return { status: 'OngoingAuthorizedTransaction' };
+    return { status: 'Unlocked' };
+  }
+}

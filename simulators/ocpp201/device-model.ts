@@ -1,0 +1,218 @@
+import { parseMeasurandList, SUPPORTED_MEASURANDS } from '../shared/meter-reading.js';
+import type { SimMeasurand } from '../shared/meter-reading.js';
+import type {
+  Attribute,
+  Component,
+  DataType,
+  GetVariableResult,
+  ReportData,
+  SetVariableResult,
+  Variable,
+} from './ocpp-types.js';
+
+/** When a transaction starts (TxCtrlr.TxStartPoint); one of these at a time. */
+export const TX_START_POINTS = ['PowerPathClosed', 'EVConnected', 'Authorized'] as const;
+export type TxStartPoint = (typeof TX_START_POINTS)[number];
+// TxStopPoint: the transaction ends when one of the listed conditions stops being true.
+const TX_STOP_POINTS = ['PowerPathClosed', 'EVConnected', 'Authorized'] as const;
+
+interface VariableDefinition {
+  component: string;
+  variable: string;
+  value: string;
+  mutability: 'ReadOnly' | 'ReadWrite';
+  dataType: DataType;
+  unit?: string;
+  valuesList?: string;
+  isValid: (value: string) => boolean;
+}
+
+const isNonNegativeInteger = (value: string): boolean => /^\d{1,9}$/.test(value.trim());
+const isPositiveInteger = (value: string): boolean =>
+  isNonNegativeInteger(value) && Number(value) > 0;
+const isBoolean = (value: string): boolean => /^(true|false)$/i.test(value.trim());
+const isMeasurandList = (value: string): boolean => parseMeasurandList(value) !== undefined;
+const isStartPoint = (value: string): boolean =>
+  (TX_START_POINTS as readonly string[]).includes(value.trim());
+const isStopPointList = (value: string): boolean => {
+  const members = value.split(',').map((member) => member.trim());
+  return members.every((member) => (TX_STOP_POINTS as readonly string[]).includes(member));
+};
+
+const MEASURAND_LIST = SUPPORTED_MEASURANDS.join(',');
+
+function integer(
+  component: string,
+  variable: string,
+  value: string,
+  positive = false,
+): VariableDefinition {
+  return {
+    component,
+    variable,
+    value,
+    mutability: 'ReadWrite',
+    dataType: 'integer',
+    unit: 's',
+    isValid: positive ? isPositiveInteger : isNonNegativeInteger,
+  };
+}
+
+function measurands(component: string, variable: string, value: string): VariableDefinition {
+  return {
+    component,
+    variable,
+    value,
+    mutability: 'ReadWrite',
+    dataType: 'MemberList',
+    valuesList: MEASURAND_LIST,
+    isValid: isMeasurandList,
+  };
+}
+
+/** The standard device-model variables this station implements, with their defaults. */
+function standardVariables(): VariableDefinition[] {
+  return [
+    // Replaced by the interval in the BootNotification response.
+    integer('OCPPCommCtrlr', 'HeartbeatInterval', '300'),
+    integer('SampledDataCtrlr', 'TxUpdatedInterval', '60'),
+    measurands('SampledDataCtrlr', 'TxStartedMeasurands', 'Energy.Active.Import.Register,SoC'),
+    measurands('SampledDataCtrlr', 'TxUpdatedMeasurands', 'Energy.Active.Import.Register'),
+    measurands('SampledDataCtrlr', 'TxEndedMeasurands', 'Energy.Active.Import.Register,SoC'),
+    integer('AlignedDataCtrlr', 'Interval', '0'),
+    measurands('AlignedDataCtrlr', 'Measurands', 'Energy.Active.Import.Register'),
+    integer('TxCtrlr', 'EVConnectionTimeOut', '60', true),
+    {
+      component: 'TxCtrlr',
+      variable: 'TxStartPoint',
+      value: 'PowerPathClosed',
+      mutability: 'ReadWrite',
+      dataType: 'OptionList',
+      valuesList: TX_START_POINTS.join(','),
+      isValid: isStartPoint,
+    },
+    {
+      component: 'TxCtrlr',
+      variable: 'TxStopPoint',
+      value: 'PowerPathClosed',
+      mutability: 'ReadWrite',
+      dataType: 'MemberList',
+      valuesList: TX_STOP_POINTS.join(','),
+      isValid: isStopPointList,
+    },
+    {
+      component: 'AuthCtrlr',
+      variable: 'AuthorizeRemoteStart',
+      value: 'false',
+      mutability: 'ReadWrite',
+      dataType: 'boolean',
+      isValid: isBoolean,
+    },
+  ];
+}
+
+export type SetOutcome = SetVariableResult['attributeStatus'];
+
+/**
+ * The station's device model: named variables per component, answered through GetVariables,
+ * SetVariables and GetBaseReport. Names are matched exactly, as the 2.0.1 spec requires; only the
+ * Actual attribute exists and no variable has instances or per-EVSE values.
+ */
+export class DeviceModel {
+  private readonly variables = standardVariables();
+
+  private find(component: string, variable: string): VariableDefinition | undefined {
+    return this.variables.find((v) => v.component === component && v.variable === variable);
+  }
+
+  private knowsComponent(component: Component): boolean {
+    return this.variables.some((v) => v.component === component.name);
+  }
+
+  get(component: string, variable: string): string {
+    const definition = this.find(component, variable);
+    if (!definition) throw new Error(`unknown variable ${component}.${variable}`);
+    return definition.value;
+  }
+
+  getInteger(component: string, variable: string): number {
+    return Number(this.get(component, variable));
+  }
+
+  getBoolean(component: string, variable: string): boolean {
+    return this.get(component, variable).toLowerCase() === 'true';
+  }
+
+  getMeasurands(component: string, variable: string): SimMeasurand[] {
+    return parseMeasurandList(this.get(component, variable)) ?? [];
+  }
+
+  getList(component: string, variable: string): string[] {
+    return this.get(component, variable)
+      .split(',')
+      .map((member) => member.trim())
+      .filter((member) => member.length > 0);
+  }
+
+  /** Internal updates (e.g. the boot interval) that bypass mutability checks. */
+  setInternal(component: string, variable: string, value: string): void {
+    const definition = this.find(component, variable);
+    if (!definition) throw new Error(`unknown variable ${component}.${variable}`);
+    definition.value = value;
+  }
+
+  read(component: Component, variable: Variable, attributeType?: Attribute): GetVariableResult {
+    const result: GetVariableResult = {
+      attributeStatus: 'Accepted',
+      component,
+      variable,
+      ...(attributeType ? { attributeType } : {}),
+    };
+    const definition = variable.instance ? undefined : this.find(component.name, variable.name);
+    if (!definition) {
+      const known = this.knowsComponent(component);
+      return { ...result, attributeStatus: known ? 'UnknownVariable' : 'UnknownComponent' };
+    }
+    if (attributeType && attributeType !== 'Actual') {
+      return { ...result, attributeStatus: 'NotSupportedAttributeType' };
+    }
+    return { ...result, attributeValue: definition.value };
+  }
+
+  /** Applies a SetVariables entry; the caller reacts to Accepted changes. */
+  write(
+    component: Component,
+    variable: Variable,
+    value: string,
+    attributeType?: Attribute,
+  ): SetOutcome {
+    const definition = variable.instance ? undefined : this.find(component.name, variable.name);
+    if (!definition) return this.knowsComponent(component) ? 'UnknownVariable' : 'UnknownComponent';
+    if (attributeType && attributeType !== 'Actual') return 'NotSupportedAttributeType';
+    if (definition.mutability === 'ReadOnly' || !definition.isValid(value)) return 'Rejected';
+    definition.value = value.trim();
+    return 'Accepted';
+  }
+
+  report(): ReportData[] {
+    return this.variables.map((definition) => ({
+      component: { name: definition.component },
+      variable: { name: definition.variable },
+      variableAttribute: [
+        {
+          type: 'Actual',
+          value: definition.value,
+          mutability: definition.mutability,
+          persistent: true,
+          constant: false,
+        },
+      ],
+      variableCharacteristics: {
+        dataType: definition.dataType,
+        ...(definition.unit ? { unit: definition.unit } : {}),
+        ...(definition.valuesList ? { valuesList: definition.valuesList } : {}),
+        supportsMonitoring: false,
+      },
+    }));
+  }
+}
