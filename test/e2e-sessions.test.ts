@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
-import type { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
+
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -9,7 +9,7 @@ import {
   type TestGateway,
 } from './helpers/gateway.js';
 import { errorCode, mintToken, quote as requestQuote, startSession } from './helpers/http.js';
-import { IONIQ, PROTOCOLS } from './helpers/simulated-charger.js';
+import { IONIQ, PROTOCOLS, type SimulatedChargePoint } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
 interface SessionRow {
@@ -24,7 +24,7 @@ interface SessionRow {
 
 describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
   let t: TestGateway;
-  const chargers: ChargePoint16[] = [];
+  const chargers: SimulatedChargePoint[] = [];
 
   beforeAll(async () => {
     t = await startTestGateway({
@@ -38,7 +38,7 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     await t.close();
   });
 
-  async function charger(identity: string, options = {}): Promise<ChargePoint16> {
+  async function charger(identity: string, options = {}): Promise<SimulatedChargePoint> {
     const cp = await protocol.connect(t.gw.ocppUrl, identity, options);
     chargers.push(cp);
     await waitUntil(
@@ -255,7 +255,7 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
       vehicleModel: string;
     };
     expect(q.subWalletBalance).toBeLessThan(q.quotedAmount);
-    expect(q.vehicleModel).toBe('Unknown vehicle'); // no assigned vehicle and 1.6 names none: the site default
+    expect(q.vehicleModel).toBe('Unknown vehicle'); // no assigned vehicle, and no charger names one
     const before = balance(DRIVERS.bola.id);
     const tooMuch = await startSession(
       t.gw.url,
@@ -267,6 +267,7 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     expect(errorCode(tooMuch)).toBe('insufficient_balance');
     expect(balance(DRIVERS.bola.id)).toBe(before);
     const reduced = Math.min(q.quotedAmount, q.subWalletBalance);
+    const started = cp.waitFor('transactionStarted', (e) => e.connectorId === 1);
     const ok = await startSession(
       t.gw.url,
       token,
@@ -276,8 +277,8 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     expect(ok.status).toBe(200);
     expect((ok.body as { remainingBalance: number }).remainingBalance).toBe(before - reduced);
     const { sessionId } = ok.body as { sessionId: string };
-    await cp.waitFor('transactionStarted', () => true).catch(() => undefined);
-    await cp.interrupt(1, 'EVDisconnected').catch(() => undefined);
+    await started;
+    await cp.interrupt(1, 'EVDisconnected');
     await waitUntil(() => settledOrRefunded(sessionId), 5000, 'settlement');
     ledgerVerifies();
   });

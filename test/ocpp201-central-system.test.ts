@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -10,6 +11,7 @@ import {
 } from './helpers/gateway.js';
 import { mintToken, quote, startSession } from './helpers/http.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { IONIQ } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
 /** The 2.0.1-specific rules, with frames a well-behaved simulator would not send on its own. */
@@ -579,5 +581,47 @@ describe('OCPP 2.0.1 central system', () => {
     // Overshoot is never charged: the cost is capped at what was paid.
     expect(session(sessionId)).toMatchObject({ state: 'settled', cost: 1_000, credited: 0 });
     ledgerVerifies();
+  });
+
+  it('a station that sends every TransactionEvent twice is started once and settled once', async () => {
+    const cp = new ChargePoint201({
+      url: t.gw.ocppUrl,
+      identity: 'CP-1',
+      password: CHARGER_PASSWORD,
+      connectors: 2,
+      maxPowerW: 150_000,
+      timeFactor: 120,
+      duplicateTransactionEvents: true,
+    });
+    await cp.connect();
+    try {
+      await cp.plugIn(1, IONIQ);
+      const started = cp.waitFor('transactionStarted', (e) => e.connectorId === 1);
+      const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
+      const res = await startSession(
+        t.gw.url,
+        token,
+        { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+        5_000,
+      );
+      expect(res.status).toBe(200);
+      const { sessionId } = res.body as { sessionId: string };
+      const tx = await started;
+      await cp.waitFor('meterValues', (m) => m.transactionId === tx.transactionId);
+      const stopped = cp.waitFor('transactionStopped');
+      await cp.interrupt(1, 'Local');
+      const stop = await stopped;
+      const s = await waitUntil(
+        () => (session(sessionId).state === 'settled' ? session(sessionId) : undefined),
+        5000,
+        'settlement',
+      );
+      expect(s.delivered_wh).toBe(stop.meterStop - tx.meterStart);
+      expect(outcomes(sessionId).n).toBe(1);
+      expect(notes('CP-1')).toContain('TransactionEvent: repeated event answered again');
+      ledgerVerifies();
+    } finally {
+      await cp.disconnect();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { SessionStore } from '../src/charging/session-store.js';
 import { Outbox } from '../src/store/outbox.js';
 import { Wallet } from '../src/wallet/wallet.js';
-import type { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
+
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -13,12 +13,12 @@ import {
 } from './helpers/gateway.js';
 import { rawCharger } from './helpers/raw-charger.js';
 import { mintToken, startSession } from './helpers/http.js';
-import { IONIQ, PROTOCOLS } from './helpers/simulated-charger.js';
+import { IONIQ, PROTOCOLS, type SimulatedChargePoint } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
 describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
   let t: TestGateway;
-  let cp: ChargePoint16 | undefined;
+  let cp: SimulatedChargePoint | undefined;
   beforeEach(async () => {
     t = await startTestGateway({
       sessions: { startTimeoutSeconds: 2, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
@@ -66,6 +66,45 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
     await waitUntil(() => state(sessionId) === 'settled', 5000, 'settlement');
     const cost = Math.floor(((stop.meterStop - tx.meterStart) * 412_500) / 1_000_000);
     expect(balance()).toBe(before - cost);
+    expect(verifyLedger(t.gw.db).ok).toBe(true);
+  });
+
+  it('a stop made while the gateway was unreachable arrives on reconnect and settles once', async () => {
+    // A short call timeout: the charger gives up on the live call and queues the stop sooner.
+    cp = await protocol.connect(t.gw.ocppUrl, 'CP-1', { timeFactor: 60, callTimeoutMs: 2000 });
+    await cp.plugIn(1, IONIQ);
+    const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
+    const before = balance();
+    const started = cp.waitFor('transactionStarted');
+    const res = await startSession(
+      t.gw.url,
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      10_000,
+    );
+    expect(res.status).toBe(200);
+    const { sessionId } = res.body as { sessionId: string };
+    const tx = await started;
+
+    const disconnected = cp.waitFor('disconnected', () => true, 5000);
+    await t.gw.close();
+    await disconnected;
+    // The driver stops at the charger while it cannot reach the gateway: the stop is queued.
+    const stopped = cp.waitFor('transactionStopped');
+    await cp.interrupt(1, 'Local');
+    const stop = await stopped;
+    const reconnected = cp.waitFor('reconnected', () => true, 15_000);
+    await t.restart();
+    await reconnected;
+    await waitUntil(() => state(sessionId) === 'settled', 10_000, 'settlement');
+    const cost = Math.floor(((stop.meterStop - tx.meterStart) * 412_500) / 1_000_000);
+    expect(balance()).toBe(before - cost);
+    const outcomes = t.gw.db
+      .prepare(
+        "SELECT count(*) AS n FROM ledger_entries WHERE session_id = ? AND kind IN ('session_credit', 'session_refund')",
+      )
+      .get(sessionId) as { n: number };
+    expect(outcomes.n).toBe(1);
     expect(verifyLedger(t.gw.db).ok).toBe(true);
   });
 

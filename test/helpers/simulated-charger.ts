@@ -1,12 +1,16 @@
-import {
-  ChargePoint16,
-  type ChargePointOptions,
-  type VehicleSpec,
-} from '../../simulators/ocpp16/charge-point.js';
+import { ChargePoint16 } from '../../simulators/ocpp16/charge-point.js';
+import { ChargePoint201 } from '../../simulators/ocpp201/charge-point.js';
+import type {
+  ChargePointOptions,
+  SimulatedChargePoint,
+  VehicleSpec,
+} from '../../simulators/shared/simulated-charge-point.js';
 import { CHARGER_PASSWORD } from './gateway.js';
 
+export type { SimulatedChargePoint };
+
 /**
- * The protocol the shared end-to-end tests run against. Each entry builds a simulator of that
+ * The protocols the shared end-to-end tests run against. Each entry builds a simulator of that
  * protocol; the tests themselves never branch on the version.
  */
 export interface ProtocolUnderTest {
@@ -15,27 +19,39 @@ export interface ProtocolUnderTest {
     ocppUrl: string,
     identity: string,
     options?: Partial<ChargePointOptions>,
-  ): Promise<ChargePoint16>;
+  ): Promise<SimulatedChargePoint>;
+}
+
+function defaults(ocppUrl: string, identity: string): ChargePointOptions {
+  return {
+    url: ocppUrl,
+    identity,
+    password: CHARGER_PASSWORD,
+    connectors: 2,
+    maxPowerW: 150_000,
+    timeFactor: 120,
+  };
 }
 
 export const ocpp16: ProtocolUnderTest = {
   name: 'OCPP 1.6J',
   async connect(ocppUrl, identity, options = {}) {
-    const cp = new ChargePoint16({
-      url: ocppUrl,
-      identity,
-      password: CHARGER_PASSWORD,
-      connectors: 2,
-      maxPowerW: 150_000,
-      timeFactor: 120,
-      ...options,
-    });
+    const cp = new ChargePoint16({ ...defaults(ocppUrl, identity), ...options });
     await cp.connect();
     return cp;
   },
 };
 
-export const PROTOCOLS: ProtocolUnderTest[] = [ocpp16];
+export const ocpp201: ProtocolUnderTest = {
+  name: 'OCPP 2.0.1',
+  async connect(ocppUrl, identity, options = {}) {
+    const cp = new ChargePoint201({ ...defaults(ocppUrl, identity), ...options });
+    await cp.connect();
+    return cp;
+  },
+};
+
+export const PROTOCOLS: ProtocolUnderTest[] = [ocpp16, ocpp201];
 
 export const IONIQ: VehicleSpec = {
   model: 'Hyundai Ioniq 5',
