@@ -102,6 +102,13 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
       );
       expect(session).toEqual({ state: 'settled', end_reason: 'Remote' });
       expect(verifyLedger(db).ok).toBe(true);
+      // One charger of each protocol, side by side.
+      expect(
+        db.prepare('SELECT charger_id, protocol FROM charger_info ORDER BY charger_id').all(),
+      ).toEqual([
+        { charger_id: 'CP-AC-02', protocol: 'ocpp1.6' },
+        { charger_id: 'CP-DC-01', protocol: 'ocpp2.0.1' },
+      ]);
     } finally {
       db.close();
     }

@@ -16,6 +16,8 @@ const demoChargers = z.array(
   z
     .object({
       id: z.string(),
+      /** Which simulator plays this charger; the gateway itself takes whatever the charger speaks. */
+      protocol: z.enum(['ocpp1.6', 'ocpp2.0.1']),
       model: z.string(),
       password: z.string(),
       connectors: z.number().int().positive(),
@@ -63,12 +65,12 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const chargers = demoChargers.parse(
     parse(readFileSync(join(ROOT, 'config', 'demo-chargers.yaml'), 'utf8')),
   );
-  const simulatorCli = join(ROOT, 'dist', 'simulators', 'ocpp16', 'cli.js');
+  const simulatorCli = { 'ocpp1.6': 'ocpp16', 'ocpp2.0.1': 'ocpp201' } as const;
   const children: ChildProcess[] = chargers.map((c) =>
     spawn(
       process.execPath,
       [
-        simulatorCli,
+        join(ROOT, 'dist', 'simulators', simulatorCli[c.protocol], 'cli.js'),
         '--url',
         gateway.ocppUrl,
         '--id',
@@ -111,7 +113,7 @@ function demoInstructions(url: string, apiKey: string, email: string): string {
   const json = "-H 'Content-Type: application/json'";
   return `
 Fleet charging gateway demo is running on ${url} (OCPP chargers connect to ${url.replace('http', 'ws')}/ocpp/<id>).
-Simulated chargers: CP-DC-01 (DC, Hyundai Ioniq 5 plugged into connector 1), CP-AC-02 (AC, BYD Atto 3).
+Simulated chargers: CP-DC-01 (OCPP 2.0.1 DC, Hyundai Ioniq 5 plugged into EVSE 1), CP-AC-02 (OCPP 1.6J AC, BYD Atto 3).
 Logs are JSON lines on standard output; Ctrl-C stops everything.
 
 Try it in another terminal:
