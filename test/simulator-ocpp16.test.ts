@@ -1,6 +1,3 @@
-import { EventEmitter } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import ocppRpc from 'ocpp-rpc';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import type {
@@ -14,18 +11,13 @@ import type {
   OutgoingCalls,
   SampledValue,
 } from '../simulators/ocpp16/ocpp-types.js';
+import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
 import {
   advanceSoc,
   chargingPowerW,
   CHARGING_EFFICIENCY,
   secondsUntilFull,
 } from '../simulators/shared/vehicle-physics.js';
-
-const { RPCServer } = ocppRpc;
-type RpcServer = InstanceType<typeof RPCServer>;
-type RpcPeer = InstanceType<typeof ocppRpc.RPCClient>;
-type CpMethod = keyof OutgoingCalls;
-type CsMethod = keyof IncomingCalls;
 
 const PASSWORD = 'sim-secret-1';
 const TIME_FACTOR = 600;
@@ -36,59 +28,18 @@ const IONIQ: VehicleSpec = {
   maxPowerW: 150_000,
 };
 
-interface Received<M extends CpMethod = CpMethod> {
-  identity: string;
-  method: M;
-  params: OutgoingCalls[M]['req'];
-}
-
 /** A bare central system that answers everything a charge point sends and records it. */
-class FakeCentralSystem {
-  readonly received: Received[] = [];
-  readonly validationFailures: unknown[] = [];
-  readonly bootReplies: ('Accepted' | 'Pending')[] = [];
+class FakeCentralSystem extends RecordingCentralSystem<OutgoingCalls, IncomingCalls> {
   startStatus: 'Accepted' | 'Invalid' = 'Accepted';
-  heartbeatInterval = 300;
-  private readonly peers = new Map<string, RpcPeer>();
-  private readonly arrivals = new EventEmitter();
   private nextTransactionId = 100;
 
-  private constructor(
-    private readonly server: RpcServer,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<FakeCentralSystem> {
-    const server = new RPCServer({ protocols: ['ocpp1.6'], strictMode: true });
-    server.auth((accept, reject, handshake) => {
-      if (handshake.password?.toString('utf8') === PASSWORD) accept();
-      else reject(401, 'Unauthorized');
-    });
-    const http = await server.listen(0, '127.0.0.1');
-    const { port } = http.address() as AddressInfo;
-    const system = new FakeCentralSystem(server, `ws://127.0.0.1:${port}/ocpp`);
-    server.on('client', (peer: RpcPeer) => system.attach(peer));
-    return system;
+  static start(): Promise<FakeCentralSystem> {
+    return new FakeCentralSystem('ocpp1.6', PASSWORD).listen();
   }
 
-  private attach(peer: RpcPeer): void {
-    const identity = peer.identity ?? '';
-    this.peers.set(identity, peer);
-    peer.on('strictValidationFailure', (failure: unknown) => this.validationFailures.push(failure));
-    const answer = <M extends CpMethod>(method: M, reply: () => OutgoingCalls[M]['conf']) => {
-      peer.handle(method, async ({ params }) => {
-        const conf = reply();
-        this.record({ identity, method, params: params as OutgoingCalls[M]['req'] });
-        return conf;
-      });
-    };
-    const now = (): string => new Date().toISOString();
-    answer('BootNotification', () => ({
-      status: this.bootReplies.shift() ?? 'Accepted',
-      currentTime: now(),
-      interval: this.heartbeatInterval,
-    }));
-    answer('Heartbeat', () => ({ currentTime: now() }));
+  protected answers(answer: Answer<OutgoingCalls>): void {
+    answer('BootNotification', () => this.bootConf());
+    answer('Heartbeat', () => ({ currentTime: new Date().toISOString() }));
     answer('StatusNotification', () => ({}));
     answer('MeterValues', () => ({}));
     answer('Authorize', () => ({ idTagInfo: { status: 'Accepted' } }));
@@ -97,67 +48,6 @@ class FakeCentralSystem {
       idTagInfo: { status: this.startStatus },
     }));
     answer('StopTransaction', () => ({ idTagInfo: { status: 'Accepted' } }));
-  }
-
-  private record(message: Received): void {
-    this.received.push(message);
-    this.arrivals.emit('message', message);
-  }
-
-  messages<M extends CpMethod>(method: M): OutgoingCalls[M]['req'][] {
-    return this.received
-      .filter((message): message is Received<M> => message.method === method)
-      .map((message) => message.params);
-  }
-
-  /** The first matching message received at or after index `from` (default: any, past or future). */
-  waitForMessage<M extends CpMethod>(
-    method: M,
-    predicate: (params: OutgoingCalls[M]['req']) => boolean = () => true,
-    timeoutMs = 5_000,
-    from = 0,
-  ): Promise<OutgoingCalls[M]['req']> {
-    const past = this.received
-      .slice(from)
-      .filter((message): message is Received<M> => message.method === method)
-      .map((message) => message.params)
-      .find(predicate);
-    if (past) return Promise.resolve(past);
-    return new Promise((resolve, reject) => {
-      const onMessage = (message: Received): void => {
-        if (message.method !== method) return;
-        const params = message.params as OutgoingCalls[M]['req'];
-        if (!predicate(params)) return;
-        clearTimeout(timer);
-        this.arrivals.off('message', onMessage);
-        resolve(params);
-      };
-      const timer = setTimeout(() => {
-        this.arrivals.off('message', onMessage);
-        reject(new Error(`no matching ${method} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.arrivals.on('message', onMessage);
-    });
-  }
-
-  async call<M extends CsMethod>(
-    identity: string,
-    method: M,
-    params: IncomingCalls[M]['req'],
-    callTimeoutMs = 5_000,
-  ): Promise<IncomingCalls[M]['conf']> {
-    const peer = this.peers.get(identity);
-    if (!peer) throw new Error(`${identity} is not connected`);
-    return (await peer.call(method, params, { callTimeoutMs })) as IncomingCalls[M]['conf'];
-  }
-
-  /** Drops the socket from the server side, as a central system restart would. */
-  async drop(identity: string): Promise<void> {
-    await this.peers.get(identity)?.close({ code: 1012, reason: 'restart' });
-  }
-
-  async close(): Promise<void> {
-    await this.server.close({ force: true });
   }
 }
 
@@ -178,7 +68,7 @@ function collect<K extends ChargePointEventName>(
     items.push({ payload, atMs: performance.now() });
     for (const wake of waiters.splice(0)) wake();
   };
-  (cp as EventEmitter).on(event, listener as (...args: unknown[]) => void);
+  cp.on(event, listener);
   return {
     items,
     async untilCount(count: number, timeoutMs = 5_000): Promise<void> {

@@ -1,7 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { readdirSync, statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ocppRpc from 'ocpp-rpc';
@@ -22,13 +20,9 @@ import type {
 import type { IncomingCalls, OutgoingCalls } from '../simulators/ocpp201/ocpp-messages.js';
 import type { SimulatedChargePoint } from '../simulators/shared/simulated-charge-point.js';
 import { CHARGING_EFFICIENCY } from '../simulators/shared/vehicle-physics.js';
+import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
 import { waitUntil } from './helpers/wait.js';
 
-const { RPCServer } = ocppRpc;
-type RpcServer = InstanceType<typeof RPCServer>;
-type RpcPeer = InstanceType<typeof ocppRpc.RPCClient>;
-type CsMethod = keyof OutgoingCalls;
-type CsmsMethod = keyof IncomingCalls;
 // At runtime ocpp-rpc exports NOREPLY as a bare symbol (its .d.ts says otherwise).
 const NOREPLY = ocppRpc.NOREPLY as unknown as symbol;
 
@@ -42,65 +36,20 @@ const IONIQ: VehicleSpec = {
 };
 const ROOT = join(import.meta.dirname, '..');
 
-interface Received<M extends CsMethod = CsMethod> {
-  identity: string;
-  method: M;
-  params: OutgoingCalls[M]['req'];
-}
-
 /** A bare OCPP 2.0.1 CSMS that answers everything a station sends and records it. */
-class FakeCsms {
-  readonly received: Received[] = [];
-  readonly validationFailures: unknown[] = [];
-  readonly bootReplies: ('Accepted' | 'Pending')[] = [];
-  heartbeatInterval = 300;
+class FakeCsms extends RecordingCentralSystem<OutgoingCalls, IncomingCalls> {
   idTokenStatus: AuthorizationStatus = 'Accepted';
   authorizeStatus: AuthorizationStatus = 'Accepted';
   /** How many TransactionEvents to leave unanswered (recorded all the same). */
   unansweredTransactionEvents = 0;
-  private readonly peers = new Map<string, RpcPeer>();
-  private readonly arrivals = new EventEmitter();
 
-  private constructor(
-    private readonly server: RpcServer,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<FakeCsms> {
-    const server = new RPCServer({ protocols: ['ocpp2.0.1'], strictMode: true });
-    server.auth((accept, reject, handshake) => {
-      if (handshake.password?.toString('utf8') === PASSWORD) accept();
-      else reject(401, 'Unauthorized');
-    });
-    const http = await server.listen(0, '127.0.0.1');
-    const { port } = http.address() as AddressInfo;
-    const csms = new FakeCsms(server, `ws://127.0.0.1:${port}/ocpp`);
-    server.on('client', (peer: RpcPeer) => csms.attach(peer));
-    return csms;
+  static start(): Promise<FakeCsms> {
+    return new FakeCsms('ocpp2.0.1', PASSWORD).listen();
   }
 
-  private attach(peer: RpcPeer): void {
-    const identity = peer.identity ?? '';
-    this.peers.set(identity, peer);
-    peer.on('strictValidationFailure', (failure: unknown) => this.validationFailures.push(failure));
-    const answer = <M extends CsMethod>(
-      method: M,
-      reply: (params: OutgoingCalls[M]['req']) => OutgoingCalls[M]['conf'] | symbol,
-    ) => {
-      peer.handle(method, async ({ params }) => {
-        const typed = params as OutgoingCalls[M]['req'];
-        const conf = reply(typed);
-        this.record({ identity, method, params: typed });
-        return conf as Record<string, unknown>;
-      });
-    };
-    const now = (): string => new Date().toISOString();
-    answer('BootNotification', () => ({
-      status: this.bootReplies.shift() ?? 'Accepted',
-      currentTime: now(),
-      interval: this.heartbeatInterval,
-    }));
-    answer('Heartbeat', () => ({ currentTime: now() }));
+  protected answers(answer: Answer<OutgoingCalls>): void {
+    answer('BootNotification', () => this.bootConf());
+    answer('Heartbeat', () => ({ currentTime: new Date().toISOString() }));
     answer('StatusNotification', () => ({}));
     answer('MeterValues', () => ({}));
     answer('NotifyEvent', () => ({}));
@@ -116,65 +65,12 @@ class FakeCsms {
     });
   }
 
-  private record(message: Received): void {
-    this.received.push(message);
-    this.arrivals.emit('message', message);
-  }
-
-  messages<M extends CsMethod>(method: M): OutgoingCalls[M]['req'][] {
-    return this.received
-      .filter((message): message is Received<M> => message.method === method)
-      .map((message) => message.params);
-  }
-
   transactionEvents(transactionId?: string): TransactionEventRequest[] {
     return this.messages('TransactionEvent').filter(
       (event) =>
         transactionId === undefined || event.transactionInfo.transactionId === transactionId,
     );
   }
-
-  /** The first matching message received at or after index `from` (past or future). */
-  waitForMessage<M extends CsMethod>(
-    method: M,
-    predicate: (params: OutgoingCalls[M]['req']) => boolean = () => true,
-    timeoutMs = 5_000,
-    from = 0,
-  ): Promise<OutgoingCalls[M]['req']> {
-    const past = this.received
-      .slice(from)
-      .filter((message): message is Received<M> => message.method === method)
-      .map((message) => message.params)
-      .find(predicate);
-    if (past) return Promise.resolve(past);
-    return new Promise((resolve, reject) => {
-      const onMessage = (message: Received): void => {
-        if (message.method !== method) return;
-        const params = message.params as OutgoingCalls[M]['req'];
-        if (!predicate(params)) return;
-        clearTimeout(timer);
-        this.arrivals.off('message', onMessage);
-        resolve(params);
-      };
-      const timer = setTimeout(() => {
-        this.arrivals.off('message', onMessage);
-        reject(new Error(`no matching ${method} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.arrivals.on('message', onMessage);
-    });
-  }
-
-  async call<M extends CsmsMethod>(
-    identity: string,
-    method: M,
-    params: IncomingCalls[M]['req'],
-    callTimeoutMs = 5_000,
-  ): Promise<IncomingCalls[M]['conf']> {
-    const peer = this.peers.get(identity);
-    if (!peer) throw new Error(`${identity} is not connected`);
-    return (await peer.call(method, params, { callTimeoutMs })) as IncomingCalls[M]['conf'];
-  }
-
   async setVariables(
     identity: string,
     values: [component: string, variable: string, value: string][],
@@ -187,15 +83,6 @@ class FakeCsms {
       })),
     });
     return conf.setVariableResult.map((result) => result.attributeStatus);
-  }
-
-  /** Drops the socket from the server side, as a CSMS restart would. */
-  async drop(identity: string): Promise<void> {
-    await this.peers.get(identity)?.close({ code: 1012, reason: 'restart' });
-  }
-
-  async close(): Promise<void> {
-    await this.server.close({ force: true });
   }
 }
 
