@@ -1,3 +1,4 @@
+import type { FaultCode } from '../shared/events.js';
 // OCPP 1.6J message shapes used by the simulator, transcribed from the JSON schemas that ocpp-rpc
 // enforces in strict mode (node_modules/ocpp-rpc/lib/schemas/ocpp1_6.json).
 
@@ -12,23 +13,8 @@ export type ChargePointStatus =
   | 'Unavailable'
   | 'Faulted';
 
-export type ChargePointErrorCode =
-  | 'ConnectorLockFailure'
-  | 'EVCommunicationError'
-  | 'GroundFailure'
-  | 'HighTemperature'
-  | 'InternalError'
-  | 'LocalListConflict'
-  | 'NoError'
-  | 'OtherError'
-  | 'OverCurrentFailure'
-  | 'PowerMeterFailure'
-  | 'PowerSwitchFailure'
-  | 'ReaderFailure'
-  | 'ResetFailure'
-  | 'UnderVoltage'
-  | 'OverVoltage'
-  | 'WeakSignal';
+/** 1.6's ChargePointErrorCode is the vocabulary the shared simulator API speaks. */
+export type ChargePointErrorCode = FaultCode;
 
 export type StopReason =
   | 'EmergencyStop'
