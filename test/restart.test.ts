@@ -39,12 +39,12 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
       }
     ).balance;
 
-  it('a charging session survives a restart and settles once from the charger’s stop', async () => {
-    cp = await protocol.connect(t.gw.ocppUrl, 'CP-1', { timeFactor: 60 });
-    await cp.plugIn(1, IONIQ);
+  /** Plugs in on connector 1, starts a 10,000 NGN session and waits for its transaction. */
+  async function chargingSession(charger: SimulatedChargePoint) {
+    await charger.plugIn(1, IONIQ);
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
     const before = balance();
-    const started = cp.waitFor('transactionStarted');
+    const started = charger.waitFor('transactionStarted');
     const res = await startSession(
       t.gw.url,
       token,
@@ -54,6 +54,12 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
     expect(res.status).toBe(200);
     const { sessionId } = res.body as { sessionId: string };
     const tx = await started;
+    return { sessionId, tx, before };
+  }
+
+  it('a charging session survives a restart and settles once from the charger’s stop', async () => {
+    cp = await protocol.connect(t.gw.ocppUrl, 'CP-1', { timeFactor: 60 });
+    const { sessionId, tx, before } = await chargingSession(cp);
 
     const reconnected = cp.waitFor('reconnected', () => true, 15_000);
     await t.restart();
@@ -72,19 +78,7 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
   it('a stop made while the gateway was unreachable arrives on reconnect and settles once', async () => {
     // A short call timeout: the charger gives up on the live call and queues the stop sooner.
     cp = await protocol.connect(t.gw.ocppUrl, 'CP-1', { timeFactor: 60, callTimeoutMs: 2000 });
-    await cp.plugIn(1, IONIQ);
-    const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
-    const before = balance();
-    const started = cp.waitFor('transactionStarted');
-    const res = await startSession(
-      t.gw.url,
-      token,
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
-      10_000,
-    );
-    expect(res.status).toBe(200);
-    const { sessionId } = res.body as { sessionId: string };
-    const tx = await started;
+    const { sessionId, tx, before } = await chargingSession(cp);
 
     const disconnected = cp.waitFor('disconnected', () => true, 5000);
     await t.gw.close();

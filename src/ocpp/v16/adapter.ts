@@ -1,6 +1,7 @@
 import { WHOLE_CHARGER } from '../connector-state.js';
 import type { ChargerSettings, CommandOutcome } from '../port.js';
 import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import { reportReading } from '../report-reading.js';
 import { callOutcome } from '../rpc.js';
 import { latestReading } from './meter-values.js';
 import type {
@@ -129,9 +130,6 @@ export class V16Session implements ProtocolSession {
       const connectorId = this.connectorIdOf(req.connectorId);
       const reading = latestReading(req.meterValue);
       if (!connectorId || !reading) return {};
-      if (reading.socPercent !== null) {
-        ctx.reports.vehicle(connectorId, { socPercent: reading.socPercent }, this.now());
-      }
       const tx =
         req.transactionId === undefined
           ? undefined
@@ -141,17 +139,7 @@ export class V16Session implements ProtocolSession {
           transactionId: req.transactionId,
         });
       }
-      ctx.events().meterSample({
-        chargerId,
-        connectorId,
-        transactionRef: tx ? String(tx.id) : null,
-        energyWh: reading.energyWh,
-        powerW: reading.powerW,
-        socPercent: reading.socPercent,
-        timestamp: reading.timestamp,
-        receivedAtMs: ctx.clock.now(),
-        live: true,
-      });
+      reportReading(ctx, connectorId, reading, tx ? String(tx.id) : null, true);
       return {};
     });
 

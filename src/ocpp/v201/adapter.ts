@@ -1,6 +1,7 @@
 import { WHOLE_CHARGER } from '../connector-state.js';
 import type { ChargerSettings, CommandOutcome } from '../port.js';
 import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import { reportReading } from '../report-reading.js';
 import { callOutcome } from '../rpc.js';
 import type {
   AuthorizeReq,
@@ -161,21 +162,8 @@ export class V201Session implements ProtocolSession {
       const connectorId = this.connectorIdOf(req.evseId);
       const reading = latestReading201(req.meterValue);
       if (!connectorId || !reading) return {};
-      if (reading.socPercent !== null) {
-        ctx.reports.vehicle(connectorId, { socPercent: reading.socPercent }, this.now());
-      }
       // Outside a transaction (2.0.1 sends transaction meter data in TransactionEvent).
-      ctx.events().meterSample({
-        chargerId,
-        connectorId,
-        transactionRef: null,
-        energyWh: reading.energyWh,
-        powerW: reading.powerW,
-        socPercent: reading.socPercent,
-        timestamp: reading.timestamp,
-        receivedAtMs: ctx.clock.now(),
-        live: true,
-      });
+      reportReading(ctx, connectorId, reading, null, true);
       return {};
     });
 

@@ -1,4 +1,5 @@
 import type { AdapterContext } from '../protocol-session.js';
+import { reportReading } from '../report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { latestReading201, registerAt } from './meter-values.js';
 import { statusFromChargingState } from './status.js';
@@ -71,25 +72,13 @@ export class TransactionEvents201 {
       const state = req.transactionInfo.chargingState;
       const status = state && req.eventType !== 'Ended' ? statusFromChargingState(state) : null;
       if (status) ctx.reports.status(connectorId, status, null);
-      if (reading?.socPercent != null) {
-        ctx.reports.vehicle(connectorId, { socPercent: reading.socPercent }, this.now());
-      }
     }
 
     tx = this.bind(tx, connectorId, receivedAtMs, req.timestamp, reading?.energyWh ?? null);
 
     if (reading && connectorId) {
-      ctx.events().meterSample({
-        chargerId,
-        connectorId,
-        transactionRef: tx.verdict === 'accepted' ? transactionId : null,
-        energyWh: reading.energyWh,
-        powerW: reading.powerW,
-        socPercent: reading.socPercent,
-        timestamp: reading.timestamp,
-        receivedAtMs,
-        live: req.offline !== true,
-      });
+      const ref = tx.verdict === 'accepted' ? transactionId : null;
+      reportReading(ctx, connectorId, reading, ref, req.offline !== true);
     }
 
     if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs);
