@@ -160,8 +160,8 @@ export const configSchema = z
         /** Messages a charger may send: a bucket of `burst`, refilled at `perSecond`. */
         messageRate: z
           .object({
-            perSecond: z.number().positive().max(10_000).default(10),
-            burst: z.number().int().min(1).max(100_000).default(200),
+            perSecond: z.number().positive().max(10_000).default(20),
+            burst: z.number().int().min(1).max(100_000).default(500),
           })
           .strict()
           .prefault({}),
