@@ -186,6 +186,8 @@ export const configSchema = z
     tokens: z
       .object({
         driverTokenTtlSeconds: z.number().int().min(60).max(86_400).default(900),
+        /** Default overlap of `api-key rotate`: how long the old and the new key both work. */
+        apiKeyOverlapHours: z.number().min(0).max(8760).default(24),
       })
       .strict()
       .prefault({}),

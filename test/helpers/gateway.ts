@@ -127,11 +127,10 @@ export async function startTestGateway(
       done();
     },
   });
-  const boot = (port = 0) =>
-    startGateway(parseConfig({ ...configInput, http: { ...configInput.http, port } }, dir), {
-      clock,
-      log: createLogger('info', sink),
-    });
+  const boot = (port = 0) => {
+    const config = parseConfig({ ...configInput, http: { ...configInput.http, port } }, dir);
+    return startGateway(config, { clock, log: createLogger(config.log.level, sink) });
+  };
   const t: TestGateway = {
     gw: await boot(),
     dir,
