@@ -23,7 +23,7 @@ import {
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { validatedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, validatedConnection, type RpcConnection } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -241,7 +241,14 @@ export class CentralSystem implements ChargerCommands {
     if (!adapter) throw new Error(`no adapter for ${protocol}`);
     const session = adapter({
       chargerId,
-      rpc: raw.protocol ? client : validatedConnection(client, protocol),
+      rpc: guardedConnection(
+        raw.protocol ? client : validatedConnection(client, protocol),
+        (method, err) =>
+          this.opts.log.error(
+            { chargerId, method, err },
+            'ocpp handler failed: InternalError sent',
+          ),
+      ),
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
