@@ -124,7 +124,7 @@ export const configSchema = z
             /** Token mints per API key per minute. */
             mintPerMinute: perMinute.default(60),
             /** Quotes and starts (together) per driver token per minute. */
-            driverPerMinute: perMinute.default(30),
+            driverPerMinute: perMinute.default(60),
           })
           .strict()
           .prefault({}),
