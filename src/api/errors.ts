@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Sent as Retry-After (429). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
