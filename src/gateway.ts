@@ -4,6 +4,7 @@ import { buildApi } from './api/app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
+import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
@@ -94,6 +95,7 @@ export async function startGateway(
     site,
     wallet,
     sessions,
+    idempotency: new IdempotencyKeys(db),
     outcomes,
     lifecycle,
     chargers: central,

@@ -4,6 +4,7 @@ import type { ApiDeps } from './app.js';
 import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
 import { ApiError } from './errors.js';
 import {
+  IDEMPOTENCY_KEY_HEADER,
   mintTokenSchema,
   quoteSchema,
   startSchema,
@@ -80,7 +81,14 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     async (request) => {
       const { chargerId, connectorId, driverEmail, amount } = request.body;
       const driver = scopedDriver(request.driverId, driverEmail);
-      return charging.start(driver, chargerId, connectorId, amount);
+      const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+      return charging.start(
+        driver,
+        chargerId,
+        connectorId,
+        amount,
+        typeof key === 'string' ? key : undefined,
+      );
     },
   );
 
