@@ -14,6 +14,7 @@ import { Roster } from './fleet/roster.js';
 import { Telematics } from './fleet/telematics.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { openDatabase, type Db } from './store/database.js';
 import { Outbox } from './store/outbox.js';
@@ -111,6 +112,8 @@ export async function startGateway(
     telematics,
   });
 
+  const killAt = armedKillPoint();
+  if (killAt) log.warn({ killAt }, 'crash test: this process kills itself at a kill point');
   lifecycle.recover();
 
   const api = buildApi({

@@ -5,6 +5,7 @@ import { ChargerOfflineError, ChargerTimeoutError, type ChargerCommands } from '
 import { paidEnergyWh } from '../pricing/money.js';
 import { quoteFullCharge } from '../pricing/quote.js';
 import type { Clock } from '../shared/clock.js';
+import { isArmed, killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
@@ -141,18 +142,27 @@ export class Charging {
     const at = new Date(deps.clock.now()).toISOString();
     const sessionId = newSessionId();
     const idToken = newIdToken();
+    killPoint('start.before_debit');
     const debit = this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
     deps.log.info(
       { sessionId, chargerId, connectorId, amount, limitWh },
       'session debited, starting charger',
     );
+    killPoint('start.debit_committed');
 
     try {
-      const outcome = await deps.chargers.requestStart({
+      const answer = deps.chargers.requestStart({
         chargerId,
         connectorId: connector.id,
         idToken,
       });
+      if (isArmed('start.remote_start_sent')) {
+        // The call goes out within the microtasks above; one macrotask later it is on the wire.
+        await new Promise((r) => setImmediate(r));
+        killPoint('start.remote_start_sent');
+      }
+      const outcome = await answer;
+      killPoint('start.remote_start_answered');
       if (outcome === 'accepted') {
         deps.lifecycle.remoteStartAccepted(sessionId);
       } else {
@@ -169,6 +179,7 @@ export class Charging {
         connectorId,
       );
     }
+    killPoint('start.before_response');
     return { sessionId, debited: amount, remainingBalance: debit };
   }
 
@@ -284,6 +295,7 @@ export class Charging {
         });
         const entry = deps.wallet.debitSession(driver.id, sessionId, amount, at);
         if (key) deps.idempotency.record(driver.id, key.key, key.hash, sessionId, at);
+        killPoint('start.debit_uncommitted');
         deps.outcomes.event(
           {
             id: sessionId,
