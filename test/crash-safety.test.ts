@@ -46,10 +46,10 @@ describe('crash safety: SIGKILL at every kill point, restart, invariants hold', 
   it.concurrent.each(runs)(
     '$point ($protocol, seed $seed)',
     async (c) => {
-      const r = await crashRun(c);
       seen.points.add(c.point);
       seen.seeds.add(c.seed);
       seen.protocols.add(c.protocol);
+      const r = await crashRun(c);
       const context = `${c.point}:${c.protocol}:${c.seed} (${r.notes.join('; ')})`;
 
       // The process died where it was told to, not somewhere else.
