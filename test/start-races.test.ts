@@ -146,4 +146,32 @@ describe('concurrent Starts', () => {
     expect(debited(DRIVERS.ada.id) + debited(DRIVERS.bola.id)).toBe(2000);
     expect(verifyLedger(t.gw.db).ok).toBe(true);
   });
+
+  it('50 concurrent retries of one Start with one Idempotency-Key debit once', async () => {
+    t = await startTestGateway();
+    await connectChargers(['CP-1'], () => 100);
+    const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
+    pool = new ConnectionPool(10);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        pool!.post(
+          t.gw.url,
+          '/v1/sessions',
+          { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email, amount: 1200 },
+          { ...bearer(token), 'idempotency-key': 'app-retry-storm' },
+        ),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    // The ones that arrived while the first waited for the charger were told to come back.
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(`${r.status} ${errorCode(r)}`).toBe('409 idempotency_key_in_progress');
+    }
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    expect(count("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'session_debit'")).toBe(1);
+    expect(count('SELECT balance AS n FROM wallets WHERE driver_id = ?', DRIVERS.ada.id)).toBe(
+      DRIVERS.ada.balance - 1200,
+    );
+  });
 });
