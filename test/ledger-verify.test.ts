@@ -123,7 +123,7 @@ describe('ledger verify', () => {
           (SELECT balance FROM wallets WHERE driver_id = 'drv-ada') + 4000, 's_settled', '${AT}')`,
       failing: [
         'every ended session has exactly one outcome, and open sessions none',
-        'money in = balances + held by open sessions + spent on settled ones',
+        'money in = what the wallets hold + held by open sessions + spent on settled ones',
       ],
     },
     {
@@ -132,7 +132,7 @@ describe('ledger verify', () => {
         UPDATE sessions SET state = 'refunded', end_reason = 'hand edit' WHERE id = 's_charging'`,
       failing: [
         'every ended session has exactly one outcome, and open sessions none',
-        'money in = balances + held by open sessions + spent on settled ones',
+        'money in = what the wallets hold + held by open sessions + spent on settled ones',
       ],
     },
     {
@@ -143,7 +143,7 @@ describe('ledger verify', () => {
         UPDATE sessions SET state = 'refunded' WHERE id = 's_authorizing'`,
       failing: [
         'refunds give back the whole debit',
-        'money in = balances + held by open sessions + spent on settled ones',
+        'money in = what the wallets hold + held by open sessions + spent on settled ones',
       ],
     },
     {
@@ -163,7 +163,7 @@ describe('ledger verify', () => {
         UPDATE wallets SET balance = balance + 1 WHERE driver_id = 'drv-bola'`,
       failing: [
         'every balance equals the sum of its ledger entries',
-        'money in = balances + held by open sessions + spent on settled ones',
+        'money in = what the wallets hold + held by open sessions + spent on settled ones',
       ],
     },
     {

@@ -140,7 +140,7 @@ export function verifyLedger(db: Db): LedgerReport {
         `key ${String(r.key)} of driver ${String(r.driver_id)} names session ${String(r.session_id)}`,
     ),
     check(
-      'money in = balances + held by open sessions + spent on settled ones',
+      'money in = what the wallets hold + held by open sessions + spent on settled ones',
       db,
       `SELECT money_in, balances, held, spent FROM (SELECT
          (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries
