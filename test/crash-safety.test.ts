@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { KILL_POINTS } from '../src/shared/kill-points.js';
 import { DRIVERS } from './helpers/gateway.js';
 import { errorCode } from './helpers/http.js';
-import { crashRun, type CrashCase, type CrashProtocol } from './helpers/crash-run.js';
+import { crashRun, refundPath, type CrashCase, type CrashProtocol } from './helpers/crash-run.js';
 
 /**
  * SIGKILL at every kill point of Start, refund and settlement, restart on the same database, and
@@ -52,8 +52,19 @@ describe('crash safety: SIGKILL at every kill point, restart, invariants hold', 
       const r = await crashRun(c);
       const context = `${c.point}:${c.protocol}:${c.seed} (${r.notes.join('; ')})`;
 
-      // The process died where it was told to, not somewhere else.
+      // The process died where it was told to, not somewhere else …
       expect(r.diedAtPoint, context).toBe(true);
+      // … and the world saw what that point means: no answer to a Start that died on its way,
+      // the remote start on the wire from the point it is sent.
+      const step = KILL_POINTS.indexOf(c.point);
+      const diesInRequest =
+        c.point.startsWith('start.') ||
+        (c.point.startsWith('refund.') && refundPath(c) === 'reject');
+      expect(r.firstResponse === 'died', context).toBe(diesInRequest);
+      if (c.point.startsWith('start.')) {
+        const sent = step >= KILL_POINTS.indexOf('start.remote_start_sent');
+        expect(r.remoteStartsBeforeKill, context).toBe(sent ? 1 : 0);
+      }
       // Balance = sum of ledger entries, never negative, every session exactly one outcome, …
       expect(
         r.report.checks.filter((ch) => ch.violations.length > 0),

@@ -28,9 +28,25 @@ export interface CrashCase {
   seed: number;
 }
 
+/** How the run reaches its kill point: a refund from a refusing charger or from an EV that never came. */
+export function refundPath(c: CrashCase): 'reject' | 'no_ev' {
+  return choices(c).refundVia;
+}
+
+function choices(c: CrashCase) {
+  const random = seededRandom(c.seed * 7919 + c.point.length * 104729);
+  return {
+    amount: 500 + Math.floor(random() * 2500),
+    refundVia: random() < 0.5 ? ('reject' as const) : ('no_ev' as const),
+    stopVia: random() < 0.5 ? ('driver' as const) : ('paid_energy' as const),
+  };
+}
+
 /** What one run saw, for the test to assert on and to print when it fails. */
 export interface CrashRunResult {
   diedAtPoint: boolean;
+  /** Remote starts the charger received from the process that was killed. */
+  remoteStartsBeforeKill: number;
   report: LedgerReport;
   sessions: {
     id: string;
@@ -84,7 +100,6 @@ const TARGET = { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.e
  * every session driven to its end. The seed picks the amount and the path to the kill point.
  */
 export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
-  const random = seededRandom(c.seed * 7919 + c.point.length * 104729);
   const notes: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-crash-'));
   const port = await freePort();
@@ -101,9 +116,7 @@ export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
   applySeed(seedDb, testSeed, new Date().toISOString());
   seedDb.close();
 
-  const amount = 500 + Math.floor(random() * 2500);
-  const refundVia = random() < 0.5 ? 'reject' : 'no_ev';
-  const stopVia = random() < 0.5 ? 'driver' : 'paid_energy';
+  const { amount, refundVia, stopVia } = choices(c);
   const refundPoint = c.point.startsWith('refund.');
   const settlePoint = c.point.startsWith('settle.');
   notes.push(`amount ${amount}`);
@@ -123,6 +136,8 @@ export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
     remoteStart: refundPoint && refundVia === 'reject' ? 'reject' : 'accept',
   });
   try {
+    let remoteStarts = 0;
+    cp.on('remoteStart', () => remoteStarts++);
     const first = await spawnGateway(configPath, lines, { FLEETGW_KILL_AT: c.point });
     processes.push(first);
     const exited = new Promise<void>((r) => first.child.once('exit', () => r()));
@@ -130,6 +145,7 @@ export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
     const configured = cp.waitFor('configurationChanged', (e) => /ConnectionTimeOut/.test(e.key));
     await cp.connect();
     await configured;
+    const dropped = cp.waitFor('disconnected', () => true, 30_000);
     if (!(refundPoint && refundVia === 'no_ev')) await cp.plugIn(1, IONIQ);
     const registerBefore = cp.state(1).registerWh;
 
@@ -153,6 +169,10 @@ export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
       if (stopVia === 'driver') await cp.interrupt(1, 'Local');
     }
     await waitUntilExit(exited, 20_000, c.point);
+    // TCP delivers what the dead process had sent before its close: once the charger has seen the
+    // link drop, it has seen every frame the killed process sent.
+    await dropped;
+    const remoteStartsBeforeKill = remoteStarts;
     const diedAtPoint = lines.some(
       (l) => l.includes('"kill point reached"') && l.includes(`"${c.point}"`),
     );
@@ -203,6 +223,7 @@ export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
       ).balance;
       return {
         diedAtPoint,
+        remoteStartsBeforeKill,
         report: verifyLedger(db),
         sessions,
         debits,
