@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { KILL_POINTS } from '../src/shared/kill-points.js';
-import { DRIVERS } from './helpers/gateway.js';
+import { DRIVERS, testConfig } from './helpers/gateway.js';
+import { spawnGateway } from './helpers/gateway-process.js';
 import { errorCode } from './helpers/http.js';
 import { crashRun, refundPath, type CrashCase, type CrashProtocol } from './helpers/crash-run.js';
 
@@ -34,6 +39,23 @@ function cases(): CrashCase[] {
 
 const runs = cases();
 const seen = { points: new Set<string>(), seeds: new Set<number>(), protocols: new Set<string>() };
+
+describe('kill points', () => {
+  it('a misspelt FLEETGW_KILL_AT stops the gateway at start-up instead of never killing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgw-killat-'));
+    try {
+      const configPath = join(dir, 'gateway.yaml');
+      writeFileSync(configPath, stringify(testConfig(dir)));
+      const lines: string[] = [];
+      await expect(
+        spawnGateway(configPath, lines, { FLEETGW_KILL_AT: 'settle.comitted' }),
+      ).rejects.toThrow(/gateway exited/);
+      expect(lines.join('\n')).toContain('FLEETGW_KILL_AT=settle.comitted: not one of');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('crash safety: SIGKILL at every kill point, restart, invariants hold', () => {
   afterAll(() => {
