@@ -5,6 +5,7 @@ import { buildApi } from './api/app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
+import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
@@ -14,6 +15,7 @@ import { Roster } from './fleet/roster.js';
 import { Telematics } from './fleet/telematics.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -105,6 +107,7 @@ export async function startGateway(
     site,
     wallet,
     sessions,
+    idempotency: new IdempotencyKeys(db),
     outcomes,
     lifecycle,
     chargers: central,
@@ -120,6 +123,8 @@ export async function startGateway(
     telematics,
   });
 
+  const killAt = armedKillPoint();
+  if (killAt) log.warn({ killAt }, 'crash test: this process kills itself at a kill point');
   lifecycle.recover();
 
   const api = buildApi({

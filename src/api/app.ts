@@ -87,6 +87,8 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     }
     if (error instanceof ChargingError) {
       const mapped = CHARGING_ERROR_STATUS[error.code];
+      // The first attempt is waiting for its charger (at most ocpp.callTimeoutSeconds).
+      if (error.code === 'idempotency_key_in_progress') reply.header('retry-after', '1');
       return sendError(reply, mapped.status, mapped.code, error.message);
     }
     if (error.validation) {

@@ -5,6 +5,7 @@ import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
 import { KeyedRateLimiter } from '../shared/token-bucket.js';
 import { ApiError } from './errors.js';
 import {
+  IDEMPOTENCY_KEY_HEADER,
   mintTokenSchema,
   quoteSchema,
   startSchema,
@@ -85,7 +86,14 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     async (request) => {
       const { chargerId, connectorId, driverEmail, amount } = request.body;
       const driver = scopedDriver(request.driverId, driverEmail);
-      return charging.start(driver, chargerId, connectorId, amount);
+      const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+      return charging.start(
+        driver,
+        chargerId,
+        connectorId,
+        amount,
+        typeof key === 'string' ? key : undefined,
+      );
     },
   );
 

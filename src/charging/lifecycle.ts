@@ -7,6 +7,7 @@ import type {
   TransactionStarted,
 } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
+import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { LimitWatch } from './limit-watch.js';
@@ -134,12 +135,16 @@ export class SessionLifecycle implements ChargerEvents {
     if (!s) return;
     this.watch.end(s.id);
     if (s.state !== 'charging' && s.state !== 'stopping') return; // already settled: a repeat
+    killPoint('settle.before_commit');
     const delivered = this.deliveredWh(s, e.meterStopWh);
     if (this.o.outcomes.settle(s.id, delivered, e.reason, this.now())) {
       this.o.log.info(
         { sessionId: s.id, deliveredWh: delivered, reason: e.reason },
         'session settled',
       );
+      // The adapter may hold this inside its own transaction for the stop message: a microtask
+      // runs once that has committed, before the reply to the charger goes out.
+      queueMicrotask(() => killPoint('settle.committed'));
     }
   }
 

@@ -29,6 +29,8 @@ export interface Session {
   lastMeterWh: number | null;
   createdAt: string;
   authorizedAt: string | null;
+  /** Why a session ended (refund reason or the charger's stop reason); null while open. */
+  endReason: string | null;
 }
 
 interface Row {
@@ -46,6 +48,7 @@ interface Row {
   last_meter_wh: number | null;
   created_at: string;
   authorized_at: string | null;
+  end_reason: string | null;
 }
 
 function toSession(row: Row): Session {
@@ -64,6 +67,7 @@ function toSession(row: Row): Session {
     lastMeterWh: row.last_meter_wh,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
+    endReason: row.end_reason,
   };
 }
 
