@@ -27,6 +27,12 @@ export interface Session {
   transactionRef: string | null;
   meterStartWh: number | null;
   lastMeterWh: number | null;
+  /** Energy of register segments before a reset (see meter-track.ts). */
+  meterCarriedWh: number;
+  /** Register where the current segment began; null = meterStartWh. */
+  meterSegmentStartWh: number | null;
+  /** When the gateway last heard of the session's transaction. */
+  lastActivityAt: string | null;
   createdAt: string;
   authorizedAt: string | null;
 }
@@ -44,6 +50,9 @@ interface Row {
   transaction_ref: string | null;
   meter_start_wh: number | null;
   last_meter_wh: number | null;
+  meter_carried_wh: number;
+  meter_segment_start_wh: number | null;
+  last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
 }
@@ -62,6 +71,9 @@ function toSession(row: Row): Session {
     transactionRef: row.transaction_ref,
     meterStartWh: row.meter_start_wh,
     lastMeterWh: row.last_meter_wh,
+    meterCarriedWh: row.meter_carried_wh,
+    meterSegmentStartWh: row.meter_segment_start_wh,
+    lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
   };
@@ -99,6 +111,8 @@ export class SessionStore {
   private readonly startStmt: Statement<[string, number | null, number | null, string, string]>;
   private readonly meterStartStmt: Statement<[number, number, string]>;
   private readonly meterStmt: Statement<[number, string]>;
+  private readonly segmentStmt: Statement<[number, number, number, string]>;
+  private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
   private readonly refundStmt: Statement<[string, string, string]>;
@@ -135,6 +149,13 @@ export class SessionStore {
     this.meterStmt = db.prepare(
       `UPDATE sessions SET last_meter_wh = MAX(COALESCE(last_meter_wh, 0), ?)
        WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.segmentStmt = db.prepare(
+      `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?
+       WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.activityStmt = db.prepare(
+      `UPDATE sessions SET last_activity_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.meterStartStmt = db.prepare(
       `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?
@@ -201,6 +222,15 @@ export class SessionStore {
 
   recordMeter(id: string, meterWh: number): void {
     this.meterStmt.run(meterWh, id);
+  }
+
+  /** A register reset (or a reset that proved a glitch): the segment the register now counts in. */
+  setSegment(id: string, carriedWh: number, segmentStartWh: number, lastWh: number): void {
+    this.segmentStmt.run(carriedWh, segmentStartWh, lastWh, id);
+  }
+
+  touch(id: string, at: string): void {
+    this.activityStmt.run(at, id);
   }
 
   markStopping(id: string, at: string): boolean {

@@ -2,9 +2,10 @@ import type { Db } from './database.js';
 import { schemaV1 } from './schema-v1.js';
 import { schemaV2 } from './schema-v2.js';
 import { schemaV3Uplink } from './schema-v3-uplink.js';
+import { schemaV4Meter } from './schema-v4-meter.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
-const migrations: readonly string[] = [schemaV1, schemaV2, schemaV3Uplink];
+const migrations: readonly string[] = [schemaV1, schemaV2, schemaV3Uplink, schemaV4Meter];
 
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
