@@ -155,6 +155,7 @@ export class SessionLifecycle implements ChargerEvents {
     }
     // Samples a charger queued while offline are history: they move the register, not the rate.
     if (m.live) this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs);
+    else this.watch.history(s.id, deliveredWh(t));
   }
 
   transactionEnded(e: TransactionEnded): void {
