@@ -142,15 +142,13 @@ export class SessionLifecycle implements ChargerEvents {
     }
     this.rebooted.delete(s.id);
     const t = verdict.track;
-    if (verdict.kind === 'advanced') {
-      this.o.sessions.recordMeter(s.id, t.lastWh);
-    } else {
-      this.o.sessions.setSegment(s.id, t.carriedWh, t.segmentStartWh, t.lastWh);
+    this.o.sessions.setSegment(s.id, t);
+    if (verdict.kind !== 'advanced') {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh, carriedWh: t.carriedWh },
         verdict.kind === 'reset'
           ? 'register reset after a reboot: counting a new segment'
-          : 'register back where it stood: the reset was a glitch',
+          : 'register dropped after a reboot: held until the next sample',
       );
     }
     // Samples a charger queued while offline are history: they move the register, not the rate.
@@ -412,9 +410,9 @@ export class SessionLifecycle implements ChargerEvents {
 function trackOf(s: Session): MeterTrack {
   const startWh = s.meterStartWh ?? 0;
   return {
-    startWh,
     segmentStartWh: s.meterSegmentStartWh ?? startWh,
     carriedWh: s.meterCarriedWh,
     lastWh: s.lastMeterWh ?? startWh,
+    pendingResetWh: s.meterPendingResetWh,
   };
 }

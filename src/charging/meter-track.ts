@@ -5,24 +5,22 @@
  *
  * The register is counted in segments. A reset starts a new segment and carries the energy of the
  * old one, so delivered energy is neither lost nor negative. Every rule errs towards the driver:
- * whatever cannot be proven from the charger's own register is not charged.
+ * whatever cannot be proven from the charger's own register is not charged
+ * (test/meter-track.test.ts checks it for random registers).
  */
 export interface MeterTrack {
-  /** Register at the start of the transaction. */
-  startWh: number;
-  /** Register where the current segment began (startWh until a reset). */
+  /** Register where the current segment began (the transaction's start until a reset). */
   segmentStartWh: number;
   /** Energy of the segments before the current one. */
   carriedWh: number;
   /** Highest register seen in the current segment. */
   lastWh: number;
+  /** A lower register seen right after a reboot, not yet confirmed as a reset (null: none). */
+  pendingResetWh: number | null;
 }
 
 export type RegisterVerdict =
-  | { kind: 'advanced'; track: MeterTrack }
-  | { kind: 'reset'; track: MeterTrack }
-  | { kind: 'resumed'; track: MeterTrack }
-  | { kind: 'ignored' };
+  { kind: 'advanced' | 'reset' | 'reset_pending'; track: MeterTrack } | { kind: 'ignored' };
 
 export function deliveredWh(t: MeterTrack): number {
   return Math.max(0, t.carriedWh + t.lastWh - t.segmentStartWh);
@@ -30,44 +28,48 @@ export function deliveredWh(t: MeterTrack): number {
 
 /**
  * Applies a sampled register.
- * - At or above the last one: energy flowed.
- * - Below it right after the charger rebooted: the register reset; a new segment begins there.
+ * - Below the last one right after the charger rebooted: perhaps a reset, perhaps a meter reading
+ *   0 while it boots. It is held until the next sample says which.
+ * - The next sample at or above the last one: it was a glitch; counting goes on as before.
+ * - The next sample below the last one but not below the held one: the register did reset; a new
+ *   segment counts from the held register. (The energy between the last sample before the reboot
+ *   and the first after it is not proven and not charged.)
+ * - At or above the last one otherwise: energy flowed.
  * - Below it otherwise: out of order or garbage; ignored (a register never runs backwards).
- * - After a reset, a register back at or above where the old one stood means the "reset" was a
- *   glitch (a meter that read 0 while booting): counting resumes on the original register.
  */
 export function applyRegister(
   t: MeterTrack,
   registerWh: number,
   afterReboot: boolean,
 ): RegisterVerdict {
-  if (t.carriedWh > 0 && registerWh >= t.startWh + t.carriedWh) {
-    return {
-      kind: 'resumed',
-      track: { startWh: t.startWh, segmentStartWh: t.startWh, carriedWh: 0, lastWh: registerWh },
-    };
+  if (afterReboot && registerWh < t.lastWh) {
+    return { kind: 'reset_pending', track: { ...t, pendingResetWh: registerWh } };
   }
-  if (registerWh >= t.lastWh) return { kind: 'advanced', track: { ...t, lastWh: registerWh } };
-  if (!afterReboot) return { kind: 'ignored' };
+  if (registerWh >= t.lastWh) {
+    return { kind: 'advanced', track: { ...t, lastWh: registerWh, pendingResetWh: null } };
+  }
+  if (t.pendingResetWh === null || registerWh < t.pendingResetWh) return { kind: 'ignored' };
   return {
     kind: 'reset',
     track: {
-      startWh: t.startWh,
-      segmentStartWh: registerWh,
-      carriedWh: t.carriedWh + (t.lastWh - t.segmentStartWh),
+      carriedWh: deliveredWh(t),
+      segmentStartWh: t.pendingResetWh,
       lastWh: registerWh,
+      pendingResetWh: null,
     },
   };
 }
 
 /**
- * Energy to settle on, given the charger's stop register. A stop register inside the current
- * segment is the charger's final word (also when a little below the last sample: the lower figure
- * counts). One below the segment (reset, garbage) is not trusted: the last sampled register counts.
+ * Energy to settle on, given the charger's stop register, by the same rules as a sample: a stop
+ * register inside the current segment is the charger's final word (also a little below the last
+ * sample: the lower figure counts); one that confirms a held reset counts from it; one below
+ * both (a reset after the last sample, garbage) is not trusted: the last sampled register counts.
  */
 export function deliveredAtStop(t: MeterTrack, stopWh: number | null): number {
   if (stopWh === null) return deliveredWh(t);
-  if (t.carriedWh > 0 && stopWh >= t.startWh + t.carriedWh) return stopWh - t.startWh;
+  if (t.pendingResetWh !== null && stopWh < t.lastWh && stopWh >= t.pendingResetWh)
+    return deliveredWh(t) + stopWh - t.pendingResetWh;
   if (stopWh >= t.segmentStartWh) return t.carriedWh + stopWh - t.segmentStartWh;
   return deliveredWh(t);
 }
