@@ -159,7 +159,15 @@ export class SessionLifecycle implements ChargerEvents {
   transactionEnded(e: TransactionEnded): void {
     const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
     if (!s) return;
-    if (s.state !== 'charging' && s.state !== 'stopping') return; // already settled: a repeat
+    if (s.state !== 'charging' && s.state !== 'stopping') {
+      // A repeat, or a stop that came after the session was settled without one: it stays
+      // settled; the charger's figure is kept in its protocol's transaction table.
+      this.o.log.info(
+        { sessionId: s.id, meterStopWh: e.meterStopWh, state: s.state },
+        'stop for a session that already has its outcome: nothing changes',
+      );
+      return;
+    }
     this.settleOn(s, this.deliveredWh(s, e.meterStopWh), e.reason);
   }
 
