@@ -12,4 +12,7 @@ ALTER TABLE sessions ADD COLUMN meter_carried_wh INTEGER NOT NULL DEFAULT 0 CHEC
 ALTER TABLE sessions ADD COLUMN meter_segment_start_wh INTEGER;
 ALTER TABLE sessions ADD COLUMN meter_pending_reset_wh INTEGER;
 ALTER TABLE sessions ADD COLUMN last_activity_at TEXT;
+-- Sessions open across the upgrade start their silence now, not from when they were created.
+UPDATE sessions SET last_activity_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  WHERE state IN ('charging', 'stopping');
 `;
