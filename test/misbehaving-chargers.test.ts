@@ -288,6 +288,20 @@ describe.each(RAW_PROTOCOLS)('misbehaving chargers: $name', (protocol) => {
     h.settledOnce(sessionId, 700);
   });
 
+  it('a transaction started before the cable is plugged in is not ended by its connector being Available', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const { tx } = await station.start(10_000, { chargingState: 'Idle' });
+    await station.send(station.status(tx.connector, 'Available'));
+    await sleep(600); // twice the grace
+    expect(h.session(sessionId).state).toBe('charging');
+    await station.send(station.status(tx.connector, 'Charging'));
+    await station.send(station.sample(tx, 10_400));
+    await station.send(station.status(tx.connector, 'Available'));
+    const s = await h.settled(sessionId);
+    expect(s.end_reason).toBe('no_stop_connector_available');
+    h.settledOnce(sessionId, 400);
+  });
+
   it('a stop the charger refuses or leaves unanswered is sent again until it is accepted', async () => {
     const { station, sessionId } = await h.paidSession(protocol);
     station.stopReplies.push('Rejected', 'no answer', 'Rejected');

@@ -45,6 +45,8 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly endTimers = new Map<string, NodeJS.Timeout>();
   /** Sessions whose charger rebooted since their last sample: their register may have reset. */
   private readonly rebooted = new Set<string>();
+  /** Sessions whose connector was seen in use (not Available) since their transaction started. */
+  private readonly seenInUse = new Set<string>();
   /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
   private readonly stopLoops = new Map<string, () => void>();
   private readonly watch: LimitWatch;
@@ -186,16 +188,21 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   /**
-   * A charger that shows the session's connector Available has ended the transaction, whatever
-   * it says: its stop message gets a grace period, then the session settles on the last register.
+   * A charger that shows the session's connector Available after it was in use (or after energy
+   * flowed) has ended the transaction, whatever it says: its stop message gets a grace period,
+   * then the session settles on the last register. A transaction a 2.0.1 station starts before
+   * the cable is plugged in (TxStartPoint Authorized) is Available until then: not an end.
    */
   connectorStatus(chargerId: string, connectorId: string, status: ConnectorStatus): void {
     const s = this.o.sessions.openOn(chargerId, connectorId);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     if (status !== 'available') {
-      if (this.endTimers.has(`idle:${s.id}`)) this.clearEndTimer(`idle:${s.id}`);
+      this.seenInUse.add(s.id);
+      this.clearEndTimer(`idle:${s.id}`);
       return;
     }
+    const energyFlowed = s.meterStartWh !== null && deliveredWh(trackOf(s)) > 0;
+    if (!this.seenInUse.has(s.id) && !energyFlowed) return;
     this.armEndTimer(`idle:${s.id}`, this.o.stopGraceMs, () =>
       this.settleWithoutStop(s.id, 'no_stop_connector_available'),
     );
@@ -275,6 +282,7 @@ export class SessionLifecycle implements ChargerEvents {
     this.clearEndTimer(`idle:${s.id}`);
     this.clearEndTimer(`silence:${s.id}`);
     this.rebooted.delete(s.id);
+    this.seenInUse.delete(s.id);
     if (this.o.outcomes.settle(s.id, delivered, reason, this.now())) {
       this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');
     }

@@ -55,11 +55,12 @@ export interface RawStation {
   /**
    * Starts the transaction the last remote start asked for. `transactionId`: 2.0.1 the id the
    * station names it by; 1.6 the id it uses afterwards instead of the one the gateway assigned
-   * (a charger that lost the StartTransaction reply sends 0 or -1).
+   * (a charger that lost the StartTransaction reply sends 0 or -1). `chargingState`: 2.0.1 only
+   * (default Charging; Idle for a transaction started before the cable is plugged in).
    */
   start(
     registerWh: number,
-    o?: Timing & { transactionId?: string; format?: MeterFormat },
+    o?: Timing & { transactionId?: string; format?: MeterFormat; chargingState?: string },
   ): Promise<{ tx: StationTx; frame: Frame; reply: unknown }>;
   sample(tx: StationTx, registerWh: number, o?: Timing & { format?: MeterFormat }): Frame;
   /** `idTag`: name the transaction's token in the stop (1.6; 2.0.1 ends name none here). */
@@ -338,7 +339,7 @@ export const raw201: RawProtocol = {
               evse: { id: remote.connector, connectorId: 1 },
               meterValue: meter(registerWh, o.format ?? 'Wh', 'Transaction.Begin', o.timestamp),
             },
-            { chargingState: 'Charging', remoteStartId: remote.remoteStartId },
+            { chargingState: o.chargingState ?? 'Charging', remoteStartId: remote.remoteStartId },
           );
           const reply = await station.send(frame);
           return { tx, frame, reply };
