@@ -132,13 +132,15 @@ async function opened(
   handlers: Handlers,
   build: (open: () => Promise<RawClient>) => Promise<RawStation>,
 ): Promise<RawStation> {
-  let station: RawStation | undefined;
+  // The first connection is made before the station exists; reconnections get its handlers here.
+  const built: { station?: RawStation } = {};
   const open = async () => {
     const cp = await rawCharger(ocppUrl, identity, CHARGER_PASSWORD, [protocol]);
-    if (station) handlers(cp, station);
+    if (built.station) handlers(cp, built.station);
     return cp;
   };
-  station = await build(open);
+  const station = await build(open);
+  built.station = station;
   handlers(station.cp, station);
   return station;
 }
