@@ -97,7 +97,9 @@ export async function startGateway(
     chargers: central,
     startTimeoutMs: config.sessions.startTimeoutSeconds * 1000,
     stopLeadMs: config.sessions.stopLeadMilliseconds,
-    stopRetryMs: 2000,
+    stopRetryMs: config.sessions.stopRetrySeconds * 1000,
+    stopGraceMs: config.sessions.stopGraceSeconds * 1000,
+    silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
   });
   central.setEvents(lifecycle);
   const charging = new Charging({

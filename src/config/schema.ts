@@ -198,6 +198,23 @@ export const configSchema = z
         maxAmount: z.number().int().min(1).max(100_000_000).default(500_000),
         /** Send the paid-energy stop this long before the predicted moment, to cover latency. */
         stopLeadMilliseconds: z.number().int().min(0).max(60_000).default(250),
+        /**
+         * A charger that reports the session's connector Available without ending the transaction
+         * gets this long for its stop message before the session is settled on the last register.
+         */
+        stopGraceSeconds: z.number().positive().max(86_400).default(60),
+        /**
+         * A session whose transaction the gateway has heard nothing of for this long (no meter
+         * value, no stop, charger possibly offline) is settled on the last register it proved.
+         */
+        // At most a week: a longer wait would hold the driver's change for too long (and overflow a timer).
+        settleAfterSilenceSeconds: z
+          .number()
+          .positive()
+          .max(7 * 86_400)
+          .default(86_400),
+        /** First pause before a refused or undelivered stop is sent again; doubles up to a minute. */
+        stopRetrySeconds: z.number().positive().max(60).default(2),
       })
       .strict()
       .prefault({}),

@@ -310,6 +310,7 @@ export class CentralSystem implements ChargerCommands {
     return {
       booted: (info) => {
         this.recordBoot(chargerId, info);
+        this.requireEvents().chargerBooted(chargerId);
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
         setTimeout(() => {
           if (!this.connections.has(chargerId)) return;
@@ -321,8 +322,11 @@ export class CentralSystem implements ChargerCommands {
           );
         }, 0);
       },
-      status: (connectorId, status, errorCode) =>
-        this.connectorState.setStatus(chargerId, connectorId, status, errorCode),
+      status: (connectorId, status, errorCode) => {
+        this.connectorState.setStatus(chargerId, connectorId, status, errorCode);
+        if (connectorId !== WHOLE_CHARGER)
+          this.requireEvents().connectorStatus(chargerId, connectorId, status);
+      },
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
