@@ -17,6 +17,8 @@ export interface ChargerTx {
   trueWh: number;
   seqNo: number;
   stopRequested: boolean;
+  /** The highest register the gateway has received for this transaction (null: none yet). */
+  deliveredMax: number | null;
 }
 
 interface Timed {

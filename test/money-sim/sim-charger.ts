@@ -146,6 +146,7 @@ export class SimCharger {
       trueWh: 0,
       seqNo: 0,
       stopRequested: false,
+      deliveredMax: null,
     };
   }
 
@@ -163,6 +164,13 @@ export class SimCharger {
     if (msg.kind === 'start' && this.protocol === 'ocpp1.6') {
       msg.tx.ref = String((reply as { transactionId: number }).transactionId);
     }
+    const wh =
+      msg.kind === 'start'
+        ? msg.meterStart
+        : msg.kind === 'boot' || msg.kind === 'status'
+          ? null
+          : msg.wh;
+    if (wh !== null && 'tx' in msg) msg.tx.deliveredMax = Math.max(msg.tx.deliveredMax ?? 0, wh);
     this.last = { frame, msg, reply };
     this.delivered(this, msg, reply);
   }

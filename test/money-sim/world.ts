@@ -35,7 +35,6 @@ export class World {
   readonly seen = new Map<string, string>();
   /** Steps run, by kind. */
   readonly stats = new Map<string, number>();
-  readonly ms = new Map<string, number>();
 
   private constructor(readonly t: TestGateway) {
     const delivered = (
