@@ -22,6 +22,7 @@ it(
   `money simulation: ${runs} runs of up to ${maxSteps} steps from seed ${seed}`,
   async () => {
     const stepsRun = new Map<string, number>();
+    const outcomes = new Map<string, number>();
     let failedTrace: string[] = [];
     const steps = fc.commands([STEP], {
       maxCommands: maxSteps,
@@ -37,6 +38,10 @@ it(
         throw err;
       } finally {
         for (const [k, n] of world.stats) stepsRun.set(k, (stepsRun.get(k) ?? 0) + n);
+        for (const session of world.model.sessions) {
+          const k = `→${session.phase}`;
+          outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
+        }
         await world.close();
       }
     });
@@ -47,10 +52,10 @@ it(
       ...(path !== undefined && { path }),
     });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const summary = [...stepsRun].map(([k, n]) => `${k} ${n}`).join(', ');
+    const summary = [...stepsRun, ...outcomes].map(([k, n]) => `${k} ${n}`).join(', ');
     console.log(
       `money simulation: seed ${seed}, ${details.numRuns} runs (+${details.numShrinks} shrinks) ` +
-        `in ${seconds} s; steps: ${summary}`,
+        `in ${seconds} s; steps, then sessions by phase: ${summary}`,
     );
     if (details.failed) {
       const shown = details.counterexample ? fc.stringify(details.counterexample) : '';

@@ -19,6 +19,8 @@ interface TxFacts {
 
 export class ChargerRules {
   private readonly facts = new WeakMap<ChargerTx, TxFacts>();
+  /** 1.6 starts by (connector, idTag, timestamp): the same again is a retry, answered the same. */
+  private readonly starts16 = new Map<string, boolean>();
 
   constructor(private readonly model: Model) {}
 
@@ -44,7 +46,7 @@ export class ChargerRules {
         return;
       }
       case 'start':
-        return this.started(charger, msg.tx, msg.meterStart, reply);
+        return this.started(charger, msg.tx, msg.meterStart, msg.timestamp, reply);
       case 'meter': {
         const f = this.of(msg.tx);
         // 2.0.1: an Updated that overtook its Started names no EVSE: the gateway cannot place it.
@@ -72,15 +74,19 @@ export class ChargerRules {
     charger: ChargerKey,
     tx: ChargerTx,
     meterStart: number | null,
+    timestamp: string,
     reply: unknown,
   ): void {
     const f = this.of(tx);
     const s = this.model.byToken(tx.idToken);
+    const key = `${charger}|${tx.connectorId}|${tx.idToken}|${timestamp}`;
+    const retryOf = charger === 'CP-1' ? this.starts16.get(key) : undefined;
     const accepted =
-      s !== undefined &&
-      s.connector.charger === charger &&
-      s.connector.connectorId === tx.connectorId &&
-      (s.phase === 'pending' || s.phase === 'authorized' || s.phase === 'orphaned');
+      retryOf ??
+      (s !== undefined &&
+        s.connector.charger === charger &&
+        s.connector.connectorId === tx.connectorId &&
+        (s.phase === 'pending' || s.phase === 'authorized' || s.phase === 'orphaned'));
     const r = reply as { idTagInfo?: { status?: string }; idTokenInfo?: { status?: string } };
     const status = (r.idTagInfo ?? r.idTokenInfo)?.status;
     const expected = accepted ? 'Accepted' : 'Invalid';
@@ -91,6 +97,10 @@ export class ChargerRules {
       );
     }
     f.judged = true;
+    // A charger reusing a token on the same connector with the same timestamp is, for the
+    // gateway, the earlier start retried: it gets that transaction back, whose session has ended.
+    if (retryOf !== undefined) return;
+    if (charger === 'CP-1') this.starts16.set(key, accepted);
     if (!accepted || !s) return;
     f.session = s;
     s.phase = 'charging';

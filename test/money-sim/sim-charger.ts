@@ -175,6 +175,12 @@ export class SimCharger {
     this.delivered(this, msg, reply);
   }
 
+  /** A frame outside the simulation's bookkeeping (a charger bug); returns the gateway's answer. */
+  async callRaw(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (!this.client) throw new Error(`${this.key} is offline`);
+    return this.client.call(method, params);
+  }
+
   /** The last frame again, as after a lost reply; returns both answers. */
   async repeatLast(): Promise<{ first: unknown; again: unknown }> {
     if (!this.client || !this.last) throw new Error('nothing to repeat');

@@ -18,7 +18,7 @@ import { SimCharger } from './sim-charger.js';
 export const START_TIMEOUT_SECONDS = 5;
 
 /** Real-time bound for anything the simulation waits on: a hang is a failure, not a stall. */
-const WAIT_MS = 5_000;
+const WAIT_MS = 15_000;
 
 /**
  * The system under test and the simulation's model side by side: the real gateway in-process
