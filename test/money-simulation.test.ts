@@ -12,9 +12,9 @@ import { World } from './money-sim/world.js';
  * SIM_RUNS, SIM_SEED, SIM_STEPS size the run; SIM_PATH and SIM_REPLAY (fast-check's path and the
  * command list's replayPath, both printed on failure) replay one failing run exactly.
  */
-const runs = Number(process.env.SIM_RUNS ?? 25);
+const runs = Number(process.env.SIM_RUNS ?? 40);
 const seed = Number(process.env.SIM_SEED ?? 20_261_122);
-const maxSteps = Number(process.env.SIM_STEPS ?? 120);
+const maxSteps = Number(process.env.SIM_STEPS ?? 150);
 const path = process.env.SIM_PATH;
 const replayPath = process.env.SIM_REPLAY;
 
@@ -38,6 +38,7 @@ it(
         throw err;
       } finally {
         for (const [k, n] of world.stats) stepsRun.set(k, (stepsRun.get(k) ?? 0) + n);
+        for (const [k, n] of world.model.cases) outcomes.set(k, (outcomes.get(k) ?? 0) + n);
         for (const session of world.model.sessions) {
           const k = `→${session.phase}`;
           outcomes.set(k, (outcomes.get(k) ?? 0) + 1);

@@ -58,6 +58,7 @@ export class ChargerRules {
         if (f.ended) return;
         f.ended = true;
         if (!f.judged) {
+          model.note('2.0.1 Ended before its Started');
           f.endedFirst = { meterStop: msg.wh };
           return;
         }
@@ -99,10 +100,16 @@ export class ChargerRules {
     f.judged = true;
     // A charger reusing a token on the same connector with the same timestamp is, for the
     // gateway, the earlier start retried: it gets that transaction back, whose session has ended.
-    if (retryOf !== undefined) return;
+    if (retryOf !== undefined) {
+      this.model.note('1.6 start retried (same timestamp)');
+      return;
+    }
     if (charger === 'CP-1') this.starts16.set(key, accepted);
     if (!accepted || !s) return;
     f.session = s;
+    if (s.phase === 'pending')
+      this.model.note('transaction started before the remote start was answered');
+    if (meterStart === null) this.model.note('2.0.1 start without a register');
     s.phase = 'charging';
     s.transactionRef = tx.ref;
     s.meterStart = meterStart;

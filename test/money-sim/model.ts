@@ -89,10 +89,16 @@ export class Model {
   readonly online: Record<ChargerKey, boolean> = { 'CP-1': false, 'CP-AC': false };
   /** Connector status as the gateway last heard it ("unknown" until a StatusNotification). */
   private readonly status = new Map<string, string>();
+  /** How often each notable case came up (printed with the run summary). */
+  readonly cases = new Map<string, number>();
   /** Top-ups applied, as `driver|reference`. */
   readonly topUps: string[] = [];
 
   constructor(readonly startTimeoutMs: number) {}
+
+  note(what: string): void {
+    this.cases.set(what, (this.cases.get(what) ?? 0) + 1);
+  }
 
   statusOf(c: ConnectorKey): string {
     return this.status.get(`${c.charger}/${c.connectorId}`) ?? 'unknown';
@@ -159,13 +165,18 @@ export class Model {
   settle(s: ModelSession, meterStopWh: number | null): void {
     if (s.phase !== 'charging') return;
     let deliveredWh = 0;
-    if (s.meterStart !== null) {
-      deliveredWh =
-        meterStopWh !== null && meterStopWh >= s.meterStart
-          ? meterStopWh - s.meterStart
-          : Math.max(0, (s.lastMeter ?? s.meterStart) - s.meterStart);
+    if (s.meterStart === null) {
+      this.note('settled without any register');
+    } else if (meterStopWh !== null && meterStopWh >= s.meterStart) {
+      deliveredWh = meterStopWh - s.meterStart;
+    } else {
+      this.note('settled on the last sample (stop register unusable)');
+      deliveredWh = Math.max(0, (s.lastMeter ?? s.meterStart) - s.meterStart);
     }
     const cost = Math.min(s.amount, costOf(deliveredWh, s.micro));
+    if (cost === s.amount && costOf(deliveredWh, s.micro) > s.amount) {
+      this.note('overshoot not charged');
+    }
     s.phase = 'settled';
     s.settled = { deliveredWh, cost, credited: s.amount - cost, trueWh: s.trueWh?.() ?? 0 };
     this.balances[s.driver] += s.amount - cost;
@@ -176,7 +187,10 @@ export class Model {
     for (const s of this.sessions) {
       const since =
         s.phase === 'authorized' ? s.authorizedAtMs : s.phase === 'orphaned' ? s.createdAtMs : null;
-      if (since !== null && since + this.startTimeoutMs <= nowMs) this.refund(s);
+      if (since !== null && since + this.startTimeoutMs <= nowMs) {
+        this.note(`start timeout (${s.phase})`);
+        this.refund(s);
+      }
     }
   }
 }
