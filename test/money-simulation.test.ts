@@ -1,6 +1,15 @@
 import fc from 'fast-check';
-import { it } from 'vitest';
-import { STEP } from './money-sim/steps.js';
+import { expect, it } from 'vitest';
+import {
+  AnswerStart,
+  ChargerStart,
+  ChargerStop,
+  Disconnect,
+  Meter,
+  Reconnect,
+  Start,
+  STEP,
+} from './money-sim/steps.js';
 import { World } from './money-sim/world.js';
 
 /**
@@ -77,3 +86,39 @@ it(
   },
   Math.max(60_000, runs * 20_000),
 );
+
+const AC = { charger: 'CP-AC', connectorId: '1' } as const;
+
+/** Runs a fixed list of simulation steps (every invariant checked after each) and returns the world. */
+async function scenario(steps: fc.AsyncCommand<World, World>[], check: (w: World) => void) {
+  const world = await World.create();
+  try {
+    await fc.asyncModelRun(() => ({ model: world, real: world }), steps);
+    check(world);
+  } finally {
+    await world.close();
+  }
+}
+
+it('found by the simulation: a queued reading from after a meter reset is not taken as the start register', async () => {
+  // A 2.0.1 charger reports no start register, goes offline, its meter restarts at 0 (a reboot),
+  // and its queue comes back out of order: the post-reset 0 Wh first, then the 10,150 Wh read
+  // before the reset, then an Ended without a register. Taking the 0 as the start billed
+  // 10,150 Wh (2,537 NGN) for 150 Wh delivered.
+  await scenario(
+    [
+      new Start('ada', AC, 45_000),
+      new AnswerStart(0, 'accept'),
+      new ChargerStart(AC, 0, 'noRegister', 'now'),
+      new Disconnect('CP-AC'),
+      new Meter(AC, 'flow', 150, 0, 'now'),
+      new Meter(AC, 'reset', 0, 0, 'now'),
+      new ChargerStop(AC, 'noRegister', 'now'),
+      new Reconnect('CP-AC', 3), // order 3 replays: reset reading, 10,150 Wh reading, Ended
+    ],
+    (w) => {
+      const row = w.db.prepare('SELECT state, delivered_wh, cost FROM sessions').get();
+      expect(row).toEqual({ state: 'settled', delivered_wh: 0, cost: 0 });
+    },
+  );
+});

@@ -108,6 +108,16 @@ export class SessionLifecycle implements ChargerEvents {
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     if (s.meterStartWh === null) {
+      // A queued sample may have been measured before one delivered ahead of it, on the far side
+      // of a meter reset: taken as the start, it would bill energy never delivered. Only a live
+      // one, measured as it arrives, can stand in for the start register.
+      if (!m.live) {
+        this.o.log.warn(
+          { sessionId: s.id, energyWh: m.energyWh },
+          'no start register: queued sample not taken as the start',
+        );
+        return;
+      }
       // The charger never said where its register stood at the start: from here on we can prove it.
       this.o.sessions.setMeterStart(s.id, m.energyWh);
       this.o.log.warn(

@@ -50,7 +50,8 @@ export class ChargerRules {
       case 'meter': {
         const f = this.of(msg.tx);
         // 2.0.1: an Updated that overtook its Started names no EVSE: the gateway cannot place it.
-        if (f.session) model.sample(f.session, msg.wh);
+        // Only 2.0.1 flags queued events; a 1.6 sample always counts as live.
+        if (f.session) model.sample(f.session, msg.wh, !(msg.offline && charger === 'CP-AC'));
         return;
       }
       case 'stop': {
@@ -64,7 +65,7 @@ export class ChargerRules {
         }
         if (!f.session) return;
         // A 2.0.1 Ended's register is also a sample, taken before the settlement.
-        if (msg.wh !== null && charger === 'CP-AC') model.sample(f.session, msg.wh);
+        if (msg.wh !== null && charger === 'CP-AC') model.sample(f.session, msg.wh, !msg.offline);
         model.settle(f.session, msg.wh);
         return;
       }

@@ -145,10 +145,14 @@ export class Model {
     this.balances[s.driver] += s.amount;
   }
 
-  /** The driver's side of a meter sample bound to the session (SessionLifecycle.meterSample). */
-  sample(s: ModelSession, wh: number): void {
+  /**
+   * A meter sample bound to the session. Without a start register, the first live sample stands
+   * in for it; a queued (offline) one cannot, as it may predate a sample delivered before it.
+   */
+  sample(s: ModelSession, wh: number, live: boolean): void {
     if (s.phase !== 'charging') return;
     if (s.meterStart === null) {
+      if (!live) return;
       s.meterStart = wh;
       s.lastMeter = wh;
       return;

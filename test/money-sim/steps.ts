@@ -60,7 +60,7 @@ abstract class SimStep implements Step {
   }
 }
 
-class Mint extends SimStep {
+export class Mint extends SimStep {
   constructor(readonly driver: DriverKey) {
     super();
   }
@@ -78,7 +78,7 @@ class Mint extends SimStep {
   }
 }
 
-class Quote extends SimStep {
+export class Quote extends SimStep {
   constructor(
     readonly driver: DriverKey,
     readonly c: ConnectorKey,
@@ -111,7 +111,7 @@ const AMOUNTS = [1, 40, 700, 2_999, 3_000, 12_000, 45_000, 'all', 'all+1'] as co
  * body again after a lost response, a dropped link or a restart: one debit, the first response)
  * belongs beside this one, passing the key through World.start's `headers`.
  */
-class Start extends SimStep {
+export class Start extends SimStep {
   constructor(
     readonly driver: DriverKey,
     readonly c: ConnectorKey,
@@ -246,7 +246,7 @@ function expectStarted(s: ModelSession, res: JsonResponse): void {
 /** How a charger answers a remote start: Accepted, Rejected, or a CALLERROR. */
 type Answer = 'accept' | 'reject' | 'callerror';
 
-class AnswerStart extends SimStep {
+export class AnswerStart extends SimStep {
   constructor(
     readonly pick: number,
     readonly answer: Answer,
@@ -292,7 +292,7 @@ function chargerTime(clock: (typeof CLOCKS)[number]): string {
   return new Date(Date.now() + (clock === 'future' ? 400 * 86_400_000 : 0)).toISOString();
 }
 
-class ChargerStart extends SimStep {
+export class ChargerStart extends SimStep {
   constructor(
     readonly c: ConnectorKey,
     readonly pick: number,
@@ -335,7 +335,7 @@ class ChargerStart extends SimStep {
 const FLOWS = [0, 7, 150, 1_200, 9_000, 60_000] as const;
 const METER_KINDS = ['flow', 'flow', 'flow', 'backwards', 'reset'] as const;
 
-class Meter extends SimStep {
+export class Meter extends SimStep {
   constructor(
     readonly c: ConnectorKey,
     readonly kind: (typeof METER_KINDS)[number],
@@ -383,7 +383,7 @@ class Meter extends SimStep {
 
 const STOP_KINDS = ['register', 'register', 'reset', 'noRegister'] as const;
 
-class ChargerStop extends SimStep {
+export class ChargerStop extends SimStep {
   constructor(
     readonly c: ConnectorKey,
     readonly kind: (typeof STOP_KINDS)[number],
@@ -423,7 +423,7 @@ class ChargerStop extends SimStep {
   }
 }
 
-class Repeat extends SimStep {
+export class Repeat extends SimStep {
   constructor(readonly charger: ChargerKey) {
     super();
   }
@@ -447,7 +447,7 @@ class Repeat extends SimStep {
 }
 
 /** A stop for a transaction id the gateway never gave out (0, -1): answered, and nothing moves. */
-class StrayStop extends SimStep {
+export class StrayStop extends SimStep {
   constructor(
     readonly charger: ChargerKey,
     readonly id: 0 | -1,
@@ -494,7 +494,7 @@ class StrayStop extends SimStep {
 
 const STATUSES = ['Available', 'Available', 'Occupied', 'Faulted'] as const;
 
-class Status extends SimStep {
+export class Status extends SimStep {
   constructor(
     readonly c: ConnectorKey,
     readonly status: (typeof STATUSES)[number],
@@ -514,7 +514,7 @@ class Status extends SimStep {
   }
 }
 
-class Disconnect extends SimStep {
+export class Disconnect extends SimStep {
   constructor(readonly charger: ChargerKey) {
     super();
   }
@@ -537,7 +537,7 @@ class Disconnect extends SimStep {
   }
 }
 
-class Reconnect extends SimStep {
+export class Reconnect extends SimStep {
   constructor(
     readonly charger: ChargerKey,
     readonly order: number,
@@ -567,7 +567,7 @@ const JUMPS = [
   16 * 60_000,
 ] as const;
 
-class TimeJump extends SimStep {
+export class TimeJump extends SimStep {
   constructor(readonly ms: (typeof JUMPS)[number]) {
     super();
   }
@@ -583,7 +583,7 @@ class TimeJump extends SimStep {
   }
 }
 
-class Restart extends SimStep {
+export class Restart extends SimStep {
   check() {
     return true;
   }
@@ -604,7 +604,7 @@ class Restart extends SimStep {
 
 const TOP_UPS = [1, 500, 20_000] as const;
 
-class TopUp extends SimStep {
+export class TopUp extends SimStep {
   constructor(
     readonly driver: DriverKey,
     readonly amount: (typeof TOP_UPS)[number],
