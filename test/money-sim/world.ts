@@ -146,12 +146,18 @@ function target(driver: DriverKey, c: ConnectorKey) {
   return { chargerId: c.charger, connectorId: c.connectorId, driverEmail: DRIVERS[driver].email };
 }
 
-/** Polls on real I/O turns (the fake clock does not move) until `probe` holds. */
+/** Taken before the fake clock is installed: the polls below wait in real time. */
+const realSetTimeout = globalThis.setTimeout;
+
+/**
+ * Polls until `probe` holds: first on the next few event-loop turns (most waits end there), then
+ * every millisecond of real time, so a longer wait does not spin a core the gateway needs.
+ */
 export async function until(probe: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = performance.now() + WAIT_MS;
-  while (!(await probe())) {
+  for (let turn = 0; !(await probe()); turn++) {
     if (performance.now() > deadline) throw new Error(`simulation stalled waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => (turn < 20 ? setImmediate(r) : realSetTimeout(r, 1)));
   }
 }
 
