@@ -108,6 +108,8 @@ export class ChargerRules {
     if (charger === 'CP-1') this.starts16.set(key, accepted);
     if (!accepted || !s) return;
     f.session = s;
+    if (s.phase === 'orphaned')
+      this.model.note('session left by a crash kept: its charger started it');
     if (s.phase === 'pending')
       this.model.note('transaction started before the remote start was answered');
     if (meterStart === null) this.model.note('2.0.1 start without a register');

@@ -584,20 +584,42 @@ export class TimeJump extends SimStep {
 }
 
 export class Restart extends SimStep {
+  constructor(readonly crash: boolean) {
+    super();
+  }
   check() {
     return true;
   }
   toString() {
-    return 'restartGateway()';
+    return this.crash ? 'crashGateway()' : 'restartGateway()';
   }
   protected async act(w: World) {
     const waiting = w.model.sessions.filter((s) => s.response !== null);
     const closed = CHARGER_KEYS.map((k) => w.chargers[k].closed());
-    await within(w.t.restart(), 'gateway restart');
+    if (this.crash) {
+      await within(w.crashAndRestart(), 'gateway crash and restart');
+    } else {
+      await within(w.t.restart(), 'gateway restart');
+    }
     await within(Promise.all(closed), 'chargers to see the gateway go');
     for (const k of CHARGER_KEYS) w.model.online[k] = false;
-    // Closing the gateway dropped every link under a pending remote start: charger_timeout.
-    for (const s of waiting) await startFailed(s, w, 'charger_timeout');
+    for (const s of waiting) {
+      if (!this.crash) {
+        // Closing the gateway dropped every link under a pending remote start: charger_timeout.
+        await startFailed(s, w, 'charger_timeout');
+        continue;
+      }
+      // The process died: the caller hears nothing it can rely on, and a session still
+      // authorizing is resolved by recovery (kept if the charger reports it, else refunded).
+      await within(s.response as Promise<JsonResponse>, `start response of #${s.n}`).catch(
+        () => undefined,
+      );
+      s.response = null;
+      if (s.phase === 'pending') {
+        s.phase = 'orphaned';
+        w.model.note('authorizing session left by a crash');
+      }
+    }
     await w.chargersOnline();
   }
 }
@@ -692,7 +714,7 @@ export const STEP: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: chargerKey.map((k) => new Disconnect(k)) },
   { weight: 4, arbitrary: fc.tuple(chargerKey, order).map(([k, o]) => new Reconnect(k, o)) },
   { weight: 3, arbitrary: fc.constantFrom(...JUMPS).map((ms) => new TimeJump(ms)) },
-  { weight: 1, arbitrary: fc.constant(null).map(() => new Restart()) },
+  { weight: 1, arbitrary: fc.boolean().map((crash) => new Restart(crash)) },
   {
     weight: 2,
     arbitrary: fc

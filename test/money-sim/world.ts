@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { vi } from 'vitest';
 import { Outbox } from '../../src/store/outbox.js';
 import { Wallet } from '../../src/wallet/wallet.js';
@@ -133,6 +134,21 @@ export class World {
       { ...target(driver, c), amount },
       { ...bearer(token), ...headers },
     );
+  }
+
+  /**
+   * A crash between two steps: the gateway restarts on what its database held at this instant,
+   * and nothing the dying process did afterwards (answering its pending Starts, refunding them)
+   * survives. The snapshot is taken from the live connection, so it holds every commit so far.
+   */
+  async crashAndRestart(): Promise<void> {
+    const snapshot = this.db.serialize();
+    const path = this.t.configInput.database?.path;
+    if (!path) throw new Error('the test gateway has no database path');
+    await this.t.gw.close();
+    for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    writeFileSync(path, snapshot);
+    await this.t.restart();
   }
 
   topUp(driver: DriverKey, amount: number, reference: string): boolean {
