@@ -51,7 +51,8 @@ export class World {
 
   static async create(): Promise<World> {
     const t = await startTestGateway({
-      // Long enough never to fire on its own: a charger that never answers is a dropped link here.
+      // ocpp-rpc times its calls on the real clock, which no step controls: long enough never to
+      // fire during a run. A charger that never answers is modelled as one whose link drops.
       ocpp: { meterSampleIntervalSeconds: 10, callTimeoutSeconds: 120 },
       sessions: {
         startTimeoutSeconds: START_TIMEOUT_SECONDS,
