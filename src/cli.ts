@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
-import { ApiKeys } from './auth/api-keys.js';
+import { ApiKeys, type ApiKeyInfo } from './auth/api-keys.js';
 import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
@@ -97,6 +97,105 @@ apiKey
     }
   });
 
+/** The fleet's key named by a key id (a hash prefix from `api-key list`); exactly one. */
+function keyById(keys: ApiKeys, fleetId: string, keyId: string): ApiKeyInfo {
+  const matches = keys.list(fleetId).filter((k) => k.keyHash.startsWith(keyId.toLowerCase()));
+  if (keyId.length < 8 || matches.length !== 1) {
+    throw new Error(`fleet ${fleetId} has no single key with id ${keyId} (see api-key list)`);
+  }
+  return matches[0] as ApiKeyInfo;
+}
+
+apiKey
+  .command('list')
+  .description("list a fleet's keys by id (the start of the key's hash), label and end time")
+  .addOption(configOption())
+  .requiredOption('--fleet <id>', 'fleet id')
+  .action((opts: { config: string; fleet: string }) => {
+    const db = openDatabase(loadConfig(opts.config).database.path);
+    try {
+      const now = Date.now();
+      for (const k of new ApiKeys(db).list(opts.fleet)) {
+        const state =
+          k.revokeAt === null
+            ? 'active'
+            : Date.parse(k.revokeAt) <= now
+              ? `revoked ${k.revokeAt}`
+              : `active until ${k.revokeAt}`;
+        console.log(`${k.keyId}  ${k.createdAt}  ${state}  ${k.label}`);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+apiKey
+  .command('rotate')
+  .description(
+    'create a new key (shown once) and end the old one after an overlap, so that a running ' +
+      'gateway accepts both while the fleet backend switches over',
+  )
+  .addOption(configOption())
+  .requiredOption('--fleet <id>', 'fleet id')
+  .requiredOption('--replace <keyId>', 'id of the key to retire (from api-key list)')
+  .option('--overlap-hours <hours>', 'how long both keys work (default tokens.apiKeyOverlapHours)')
+  .option('--label <text>', 'what the new key is for', 'rotated')
+  .action(
+    (opts: {
+      config: string;
+      fleet: string;
+      replace: string;
+      overlapHours?: string;
+      label: string;
+    }) => {
+      const config = loadConfig(opts.config);
+      const hours =
+        opts.overlapHours === undefined
+          ? config.tokens.apiKeyOverlapHours
+          : Number(opts.overlapHours);
+      if (!Number.isFinite(hours) || hours < 0 || hours > 8760) {
+        throw new Error('--overlap-hours must be a number of hours from 0 to 8760');
+      }
+      const db = openDatabase(config.database.path);
+      try {
+        const keys = new ApiKeys(db);
+        const old = keyById(keys, opts.fleet, opts.replace);
+        const now = Date.now();
+        const at = new Date(now).toISOString();
+        const revokeAtMs = now + Math.round(hours * 3_600_000);
+        // One transaction: never a new key without the old one's end, nor the reverse.
+        const key = db.transaction(() => {
+          const created = keys.create(opts.fleet, opts.label, at);
+          keys.revokeHash(old.keyHash, revokeAtMs, at);
+          return created;
+        })();
+        console.log(key);
+        console.error(`key ${old.keyId} is accepted until ${new Date(revokeAtMs).toISOString()}`);
+      } finally {
+        db.close();
+      }
+    },
+  );
+
+apiKey
+  .command('revoke')
+  .description('stop accepting a key now (a leaked key); the running gateway refuses it at once')
+  .addOption(configOption())
+  .requiredOption('--fleet <id>', 'fleet id')
+  .argument('<keyId>', 'id of the key (from api-key list)')
+  .action((keyId: string, opts: { config: string; fleet: string }) => {
+    const db = openDatabase(loadConfig(opts.config).database.path);
+    try {
+      const keys = new ApiKeys(db);
+      const key = keyById(keys, opts.fleet, keyId);
+      const now = Date.now();
+      keys.revokeHash(key.keyHash, now, new Date(now).toISOString());
+      console.log(`key ${key.keyId} revoked`);
+    } finally {
+      db.close();
+    }
+  });
+
 program
   .command('hash-password')
   .description(
@@ -105,9 +204,7 @@ program
   .argument('[password]', 'the password (16 to 40 characters)')
   .action((password: string | undefined) => {
     const value = (password ?? readFileSync(0, 'utf8')).replace(/\r?\n$/, '');
-    if (value.length < 16 || value.length > 40)
-      throw new Error('charger passwords must be 16 to 40 characters');
-    console.log(hashPassword(value));
+    console.log(hashPassword(value)); // refuses a length outside 16..40
   });
 
 program

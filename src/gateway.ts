@@ -1,9 +1,11 @@
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
+import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
@@ -13,7 +15,9 @@ import { Roster } from './fleet/roster.js';
 import { Telematics } from './fleet/telematics.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
+import { readTlsFiles } from './shared/tls-files.js';
 import { openDatabase, type Db } from './store/database.js';
 import { Outbox } from './store/outbox.js';
 import { startUplink } from './uplink/start.js';
@@ -25,10 +29,12 @@ export interface GatewayOptions {
 }
 
 export interface RunningGateway {
-  /** http://host:port */
+  /** http://host:port (https:// with http.tls) */
   url: string;
-  /** ws://host:port/<ocpp path>; chargers append /<chargePointId> */
+  /** ws://host:port/<ocpp path> (wss:// with http.tls); chargers append /<chargePointId> */
   ocppUrl: string;
+  /** wss://host:port/<ocpp path> of the chargers' TLS listener (ocpp.tls), if configured */
+  ocppTlsUrl: string | undefined;
   port: number;
   db: Db;
   api: FastifyInstance;
@@ -73,6 +79,13 @@ export async function startGateway(
     meterSampleIntervalSeconds: config.ocpp.meterSampleIntervalSeconds,
     connectionTimeoutSeconds: Math.ceil(config.sessions.startTimeoutSeconds),
     callTimeoutMs: config.ocpp.callTimeoutSeconds * 1000,
+    maxFrameBytes: config.ocpp.maxFrameBytes,
+    pingIntervalMs: config.ocpp.pingIntervalSeconds * 1000,
+    messageRate: config.ocpp.messageRate,
+    authFailureDelay: {
+      initialMs: config.ocpp.authFailureDelay.initialMilliseconds,
+      maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
+    },
     onConnectorChange: (view) => uplink.connectorChanged(view),
   });
   const lifecycle = new SessionLifecycle({
@@ -84,7 +97,9 @@ export async function startGateway(
     chargers: central,
     startTimeoutMs: config.sessions.startTimeoutSeconds * 1000,
     stopLeadMs: config.sessions.stopLeadMilliseconds,
-    stopRetryMs: 2000,
+    stopRetryMs: config.sessions.stopRetrySeconds * 1000,
+    stopGraceMs: config.sessions.stopGraceSeconds * 1000,
+    silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
   });
   central.setEvents(lifecycle);
   const charging = new Charging({
@@ -94,6 +109,7 @@ export async function startGateway(
     site,
     wallet,
     sessions,
+    idempotency: new IdempotencyKeys(db),
     outcomes,
     lifecycle,
     chargers: central,
@@ -109,10 +125,15 @@ export async function startGateway(
     telematics,
   });
 
+  const killAt = armedKillPoint();
+  if (killAt) log.warn({ killAt }, 'crash test: this process kills itself at a kill point');
   lifecycle.recover();
 
   const api = buildApi({
     log,
+    clock,
+    tls: config.http.tls ? readTlsFiles(config.http.tls, 'http.tls') : undefined,
+    rateLimits: config.http.rateLimits,
     bodyLimitBytes: config.http.bodyLimitBytes,
     maxAmount: config.sessions.maxAmount,
     apiKeys,
@@ -128,16 +149,31 @@ export async function startGateway(
   central.attach(api.server);
   await api.listen({ host: config.http.host, port: config.http.port });
   const address = api.server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host = hostOf(address);
+  const secure = config.http.tls !== undefined;
   log.info(
-    { siteId: config.siteId, host: address.address, port: address.port },
+    { siteId: config.siteId, host: address.address, port: address.port, tls: secure },
     'gateway listening',
   );
+  let ocppTls: HttpsServer | undefined;
+  let ocppTlsUrl: string | undefined;
+  if (config.ocpp.tls) {
+    const tlsConfig = config.ocpp.tls;
+    ocppTls = await listenOcppTls(tlsConfig, config.http.host);
+    central.attach(ocppTls);
+    const tlsAddress = ocppTls.address() as AddressInfo;
+    ocppTlsUrl = `wss://${hostOf(tlsAddress)}:${tlsAddress.port}${config.ocpp.path}`;
+    log.info(
+      { host: tlsAddress.address, port: tlsAddress.port, clientCertificates: !!tlsConfig.ca },
+      'ocpp tls listener',
+    );
+  }
 
   let closed = false;
   return {
-    url: `http://${host}:${address.port}`,
-    ocppUrl: `ws://${host}:${address.port}${config.ocpp.path}`,
+    url: `${secure ? 'https' : 'http'}://${host}:${address.port}`,
+    ocppUrl: `${secure ? 'wss' : 'ws'}://${host}:${address.port}${config.ocpp.path}`,
+    ocppTlsUrl,
     port: address.port,
     db,
     api,
@@ -146,10 +182,50 @@ export async function startGateway(
       closed = true;
       lifecycle.close();
       await central.close();
+      if (ocppTls) {
+        ocppTls.closeAllConnections();
+        await new Promise((resolve) => ocppTls?.close(resolve));
+      }
       await api.close();
       await uplink.close();
       db.close();
       log.info('gateway stopped');
     },
   };
+}
+
+function hostOf(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+/**
+ * The chargers' TLS listener (security profiles 2 and 3). With a CA it asks every charger for a
+ * client certificate but lets those without one finish the handshake: the admission check decides
+ * per charger (profile 2 needs none, profile 3 one for its own id). Plain HTTP requests get 404.
+ */
+async function listenOcppTls(
+  tls: NonNullable<GatewayConfig['ocpp']['tls']>,
+  defaultHost: string,
+): Promise<HttpsServer> {
+  const material = readTlsFiles(tls, 'ocpp.tls');
+  const server = createHttpsServer(
+    {
+      ...material,
+      minVersion: 'TLSv1.2',
+      requestCert: material.ca !== undefined,
+      rejectUnauthorized: false,
+    },
+    (_request, response) => {
+      response.writeHead(404, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      response.end(JSON.stringify({ error: { code: 'not_found', message: 'OCPP only' } }));
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(tls.port, tls.host ?? defaultHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }

@@ -70,16 +70,25 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     expect(minted.status).toBe(200);
     const token = (minted.body as { token: string }).token;
     const body = { chargerId: 'CP-DC-01', connectorId: '1', driverEmail: email };
-    const quote = await waitUntil(
-      async () => {
-        const q = await post(url, '/v1/sessions/quote', body, bearer(token));
-        return q.status === 200 && (q.body as { socSource: string }).socSource === 'charger'
-          ? q
-          : undefined;
-      },
-      15_000,
-      'a quote with the simulated vehicle SoC',
-    );
+    // Wait in the database, not by polling the quote: the driver token's rate limit would stop that.
+    const stateDb = openDatabase(databasePath);
+    try {
+      await waitUntil(
+        () =>
+          stateDb
+            .prepare(
+              "SELECT 1 FROM connector_state WHERE charger_id = 'CP-DC-01' AND connector_id = '1' AND soc_percent IS NOT NULL",
+            )
+            .get(),
+        15_000,
+        'the simulated vehicle SoC',
+      );
+    } finally {
+      stateDb.close();
+    }
+    const quote = await post(url, '/v1/sessions/quote', body, bearer(token));
+    expect(quote.status).toBe(200);
+    expect((quote.body as { socSource: string }).socSource).toBe('charger');
     expect(quote.body).toMatchObject({
       fleetDriver: true,
       socPercent: 35,

@@ -550,9 +550,10 @@ describe('ChargePoint16 against a bare OCPP 1.6J central system', () => {
     const beforeDrop = cs.received.length;
     await cs.drop('CP-1');
     await dropped;
-    // ocpp-rpc buffers calls while reconnecting (after ~1 s of backoff) and sends them on open.
+    // The stop made offline waits in the charge point's transaction queue, sent on reconnect.
     await cp.interrupt(1);
     await back;
+    await cs.waitForMessage('StopTransaction', () => true, 5_000, beforeDrop);
     expect(cs.messages('StopTransaction')).toMatchObject([{ transactionId, reason: 'Local' }]);
     expect(cs.messages('BootNotification')).toHaveLength(1);
     // Statuses are re-announced after the reconnect, since they may have changed offline.

@@ -3,11 +3,11 @@ import type { BootOutcome } from '../shared/charge-point-base.js';
 import type { ChargePointOptions } from '../shared/charge-point-options.js';
 import type { SimMeasurand } from '../shared/meter-reading.js';
 import { reportedSoc } from '../shared/meter-reading.js';
-import { isRpcErrorResponse } from '../shared/rpc-client.js';
 import { ConfigurationStore } from './configuration.js';
 import { Connector } from './connector.js';
 import type { MeterValuesEvent, Ocpp16Protocol } from './events.js';
 import { meterValue } from './meter-sampling.js';
+import { TransactionMessageQueue } from './transaction-message-queue.js';
 import type {
   AvailabilityType,
   ChargePointErrorCode,
@@ -33,8 +33,8 @@ export abstract class ChargePointCore extends ChargePointBase<
   protected mainStatus: ChargePointStatus = 'Available';
   protected mainErrorCode: ChargePointErrorCode = 'NoError';
   protected mainAvailability: AvailabilityType = 'Operative';
-  // StopTransaction must reach the central system eventually (billing depends on it).
-  private readonly undeliveredStops: StopTransactionRequest[] = [];
+  // Transaction messages must reach the central system eventually, in order (billing depends on it).
+  protected readonly transactionMessages: TransactionMessageQueue;
 
   constructor(options: ChargePointOptions) {
     super(options, {
@@ -44,7 +44,19 @@ export abstract class ChargePointCore extends ChargePointBase<
         new Connector(id, settings.meterStartWh, settings.maxPowerW, settings.timeFactor),
     });
     this.configuration = new ConfigurationStore(this.settings.connectors);
+    this.transactionMessages = new TransactionMessageQueue({
+      isOpen: () => this.booted && this.link.isOpen,
+      call: (action, params) => this.call(action, params),
+      assigned: (provisionalId, conf) => this.onTransactionIdAssigned(provisionalId, conf),
+      warn: (message, error) => this.warn(message, error),
+    });
   }
+
+  /** A StartTransaction made offline was answered: the transaction takes its real id. */
+  protected abstract onTransactionIdAssigned(
+    provisionalId: number,
+    conf: OutgoingCalls['StartTransaction']['conf'],
+  ): void;
 
   get sampleIntervalSeconds(): number {
     return this.configuration.getInteger('MeterValueSampleInterval');
@@ -84,8 +96,8 @@ export abstract class ChargePointCore extends ChargePointBase<
     }
     this.restartHeartbeat();
     this.restartClockAlignedSampling();
+    await this.transactionMessages.flush();
     await this.sendAllStatuses();
-    await this.flushUndeliveredStops();
     this.emit('connected', {
       identity: this.identity,
       heartbeatIntervalSeconds: this.heartbeatIntervalSeconds,
@@ -112,14 +124,15 @@ export abstract class ChargePointCore extends ChargePointBase<
 
   protected async onHeartbeatDue(): Promise<void> {
     await this.send('Heartbeat', {});
-    // A StopTransaction that timed out on an open socket gets another chance here.
-    await this.flushUndeliveredStops();
+    // A transaction message that timed out on an open socket gets another chance here.
+    await this.transactionMessages.flush();
   }
 
   protected async onReconnected(): Promise<void> {
     this.emit('reconnected', { identity: this.identity });
+    // What happened while offline first, in order; then how things stand now.
+    await this.transactionMessages.flush();
     await this.sendAllStatuses();
-    await this.flushUndeliveredStops();
   }
 
   protected onPowerOff(): void {
@@ -203,26 +216,14 @@ export abstract class ChargePointCore extends ChargePointBase<
       event.transactionId = transactionId;
     }
     if (reading.socPercent !== undefined) event.socPercent = reportedSoc(reading.socPercent);
-    await this.send('MeterValues', request);
+    // Transaction meter data is queued while offline; a sample outside one is only "now".
+    if (transactionId !== undefined)
+      await this.transactionMessages.deliver({ action: 'MeterValues', params: request });
+    else await this.send('MeterValues', request);
     this.emit('meterValues', event);
   }
 
-  private async flushUndeliveredStops(): Promise<void> {
-    const pending = this.undeliveredStops.splice(0);
-    for (const request of pending) await this.deliverStopTransaction(request);
-  }
-
   protected async deliverStopTransaction(request: StopTransactionRequest): Promise<void> {
-    try {
-      await this.call('StopTransaction', request);
-    } catch (error) {
-      // A CALLERROR means the central system refused it; resending would be refused again.
-      if (this.active && !isRpcErrorResponse(error)) {
-        this.undeliveredStops.push(request);
-        this.warn(`StopTransaction ${request.transactionId} queued for redelivery`, error);
-      } else {
-        this.warn(`StopTransaction ${request.transactionId} failed`, error);
-      }
-    }
+    await this.transactionMessages.deliver({ action: 'StopTransaction', params: request });
   }
 }

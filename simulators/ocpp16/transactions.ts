@@ -1,7 +1,7 @@
 import { ChargePointCore } from './charge-point-core.js';
 import type { Connector } from './connector.js';
 import { meterValue } from './meter-sampling.js';
-import type { StopReason } from './ocpp-types.js';
+import type { OutgoingCalls, StopReason } from './ocpp-types.js';
 
 /**
  * The 1.6 transaction lifecycle: StartTransaction (after an optional Authorize), periodic and
@@ -17,6 +17,22 @@ export abstract class ChargePointTransactions extends ChargePointCore {
     if (connector.transaction || connector.starting || !connector.vehicle) return;
     connector.starting = true;
     let accepted: boolean;
+    if (this.transactionMessages.mustQueue) {
+      // Offline: the remote start was accepted while online, so the transaction starts now under
+      // a provisional id and its StartTransaction waits for the link, as real chargers do.
+      const request = {
+        connectorId: connector.id,
+        idTag,
+        meterStart: connector.registerWh,
+        timestamp: new Date().toISOString(),
+      };
+      const id = this.transactionMessages.queueStart(request);
+      connector.beginTransaction({ id, idTag, meterStart: request.meterStart });
+      connector.starting = false;
+      this.warn(`StartTransaction on connector ${connector.id} queued while offline (id ${id})`);
+      await this.afterTransactionStarted(connector, true);
+      return;
+    }
     try {
       if (remote && this.configuration.getBoolean('AuthorizeRemoteTxRequests')) {
         const authorization = await this.call('Authorize', { idTag });
@@ -42,6 +58,21 @@ export abstract class ChargePointTransactions extends ChargePointCore {
       connector.starting = false;
     }
     await this.afterTransactionStarted(connector, accepted);
+  }
+
+  protected onTransactionIdAssigned(
+    provisionalId: number,
+    conf: OutgoingCalls['StartTransaction']['conf'],
+  ): void {
+    const connector = this.connectors.find((c) => c.transaction?.id === provisionalId);
+    if (!connector?.transaction) return;
+    connector.transaction.id = conf.transactionId;
+    if (
+      conf.idTagInfo.status !== 'Accepted' &&
+      this.configuration.getBoolean('StopTransactionOnInvalidId')
+    ) {
+      this.defer(() => this.stopTransaction(connector, 'DeAuthorized'));
+    }
   }
 
   private async afterTransactionStarted(connector: Connector, accepted: boolean): Promise<void> {

@@ -64,6 +64,7 @@ export abstract class ChargePointBase<
         endpoint: this.settings.url,
         identity: this.identity,
         password: this.settings.password,
+        tls: this.settings.tls,
         reconnect: this.settings.reconnect,
         callTimeoutMs: this.settings.callTimeoutMs,
       },

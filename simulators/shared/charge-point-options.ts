@@ -1,3 +1,5 @@
+import type { ClientTls } from './rpc-client.js';
+
 export type RemoteStartPolicy = 'accept' | 'reject' | 'ignore';
 
 export interface ChargePointOptions {
@@ -5,8 +7,10 @@ export interface ChargePointOptions {
   url: string;
   /** Charge point id; ocpp-rpc appends it to the URL. */
   identity: string;
-  /** OCPP basic auth password (security profile 1). */
+  /** OCPP basic auth password (security profiles 1 and 2; optional with 3). */
   password?: string;
+  /** wss:// settings: CA of the central system, client certificate and key for profile 3. */
+  tls?: ClientTls;
   /** Connectors (1.6) or EVSEs with one connector each (2.0.1), numbered 1..connectors. */
   connectors: number;
   /** Charger power cap per connector in W (default 50 000). */
@@ -33,9 +37,9 @@ export interface ChargePointOptions {
 }
 
 export type ResolvedChargePointOptions = Required<
-  Omit<ChargePointOptions, 'password' | 'serialNumber'>
+  Omit<ChargePointOptions, 'password' | 'serialNumber' | 'tls'>
 > &
-  Pick<ChargePointOptions, 'password' | 'serialNumber'>;
+  Pick<ChargePointOptions, 'password' | 'serialNumber' | 'tls'>;
 
 function requireRange(name: string, value: number, min: number, integer = false): void {
   if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
@@ -65,6 +69,7 @@ export function resolveOptions(
     url: options.url,
     identity: options.identity,
     password: options.password,
+    tls: options.tls,
     connectors: options.connectors,
     maxPowerW: options.maxPowerW ?? 50_000,
     timeFactor: options.timeFactor ?? 1,

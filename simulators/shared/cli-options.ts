@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -41,6 +42,10 @@ export const simulatorConfigSchema = z
     url: z.string().regex(/^wss?:\/\//, 'must start with ws:// or wss://'),
     id: z.string().min(1).max(48),
     password: z.string().min(1).optional(),
+    /** PEM file paths for wss://: the central system's CA; client certificate and key (profile 3). */
+    ca: z.string().min(1).optional(),
+    cert: z.string().min(1).optional(),
+    key: z.string().min(1).optional(),
     connectors: z.number().int().min(1).default(1),
     maxPowerW: z.number().positive().optional(),
     timeFactor: z.number().positive().optional(),
@@ -53,6 +58,9 @@ export const simulatorConfigSchema = z
     model: z.string().min(1).max(20).optional(),
   })
   .superRefine((config, ctx) => {
+    if ((config.cert === undefined) !== (config.key === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['cert'], message: 'cert and key go together' });
+    }
     config.plug.forEach((plug, index) => {
       if (plug.connector > config.connectors) {
         ctx.addIssue({
@@ -135,6 +143,7 @@ export function toChargePointOptions(config: SimulatorConfig): ChargePointOption
     url: config.url,
     identity: config.id,
     password: config.password,
+    tls: clientTls(config),
     connectors: config.connectors,
     maxPowerW: config.maxPowerW,
     timeFactor: config.timeFactor,
@@ -143,6 +152,24 @@ export function toChargePointOptions(config: SimulatorConfig): ChargePointOption
     unplugWhenFull: config.unplugWhenFull,
     vendor: config.vendor,
     model: config.model,
+  };
+}
+
+function readPem(path: string | undefined, flag: string): Buffer | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new ConfigError(`${flag} ${path}: ${(error as Error).message}`);
+  }
+}
+
+function clientTls(config: SimulatorConfig): ChargePointOptions['tls'] {
+  if (config.ca === undefined && config.cert === undefined) return undefined;
+  return {
+    ca: readPem(config.ca, '--ca'),
+    cert: readPem(config.cert, '--cert'),
+    key: readPem(config.key, '--key'),
   };
 }
 

@@ -19,6 +19,9 @@ interface CliFlags {
   url?: string;
   id?: string;
   password?: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
   connectors?: number;
   maxPowerW?: number;
   timeFactor?: number;
@@ -57,7 +60,10 @@ function buildProgram(cli: SimulatorCli): Command {
     )
     .option('--url <url>', 'central system endpoint without the identity (ws://host:port/ocpp)')
     .option('--id <identity>', 'charge point identity')
-    .option('--password <password>', 'OCPP basic auth password (security profile 1)')
+    .option('--password <password>', 'OCPP basic auth password (security profiles 1 and 2)')
+    .option('--ca <file>', "PEM file: CA of the central system's certificate (wss://)")
+    .option('--cert <file>', 'PEM file: client certificate, CN = charge point id (profile 3)')
+    .option('--key <file>', 'PEM file: private key of --cert')
     .option('--connectors <n>', 'number of connectors (1.6) or EVSEs (2.0.1) (default 1)', number)
     .option('--max-power-w <watts>', 'charger power cap per connector (default 50000)', number)
     .option('--time-factor <factor>', 'simulated seconds per wall second (default 1)', number)
@@ -100,6 +106,9 @@ function flagsToConfig(flags: CliFlags): Record<string, unknown> {
     url: flags.url,
     id: flags.id,
     password: flags.password,
+    ca: flags.ca,
+    cert: flags.cert,
+    key: flags.key,
     connectors: flags.connectors,
     maxPowerW: flags.maxPowerW,
     timeFactor: flags.timeFactor,

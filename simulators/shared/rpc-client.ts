@@ -19,11 +19,21 @@ export type CallMap<T> = { [M in keyof T]: { req: object; conf: object } };
 // The .d.ts declares NOREPLY as an object, but at runtime the package exports the bare symbol.
 export const NO_REPLY = ocppRpc.NOREPLY as unknown as symbol;
 
+/** TLS for wss:// (security profiles 2 and 3): PEM contents, not paths. */
+export interface ClientTls {
+  /** CA that signed the central system's certificate (else the system's trust store). */
+  ca?: string | Buffer;
+  /** Client certificate and key (profile 3). */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+}
+
 export interface RpcClientSettings {
   protocol: OcppProtocol;
   endpoint: string;
   identity: string;
   password?: string;
+  tls?: ClientTls;
   reconnect: boolean;
   callTimeoutMs: number;
 }
@@ -39,6 +49,8 @@ export function createRpcClient(settings: RpcClientSettings): RpcClient {
     password: settings.password ?? null,
     reconnect: settings.reconnect,
     callTimeoutMs: settings.callTimeoutMs,
+    // ws options: used by the TLS handshake of a wss:// endpoint.
+    wsOpts: settings.tls ? { ...settings.tls } : {},
   };
   // The constructor type lists every option as required although the library fills in defaults.
   return new RPCClient(options as RpcClientOptions);

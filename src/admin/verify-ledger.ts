@@ -9,11 +9,27 @@ export interface LedgerReport {
   checks: CheckResult[];
   wallets: number;
   entries: number;
+  /** Every session state, those with no session included (0). */
   sessionsByState: Record<string, number>;
   /** Money debited for sessions that have no outcome yet. */
   heldAmount: number;
+  /** Sum of all wallet balances. */
+  totalBalance: number;
+  /** Money that came into the wallets: opening balances, top-ups and adjustments. */
+  moneyIn: number;
+  /** What settled sessions cost their drivers. */
+  spent: number;
   ok: boolean;
 }
+
+const SESSION_STATES = [
+  'authorizing',
+  'authorized',
+  'charging',
+  'stopping',
+  'settled',
+  'refunded',
+] as const;
 
 function check(
   name: string,
@@ -99,6 +115,45 @@ export function verifyLedger(db: Db): LedgerReport {
         `session ${String(r.id)} credited ${String(r.credit)}, amount ${String(r.amount)} cost ${String(r.cost)}`,
     ),
     check(
+      'every session entry is on the wallet of the session’s driver',
+      db,
+      `SELECT l.id, l.kind, l.driver_id, s.id AS session_id, s.driver_id AS owner
+       FROM ledger_entries l JOIN sessions s ON s.id = l.session_id
+       WHERE l.driver_id <> s.driver_id`,
+      (r) =>
+        `${String(r.kind)} ${String(r.id)} of session ${String(r.session_id)} (driver ${String(r.owner)}) is on wallet ${String(r.driver_id)}`,
+    ),
+    check(
+      'every session entry names an existing session',
+      db,
+      `SELECT l.id, l.kind, l.session_id FROM ledger_entries l
+       WHERE l.kind LIKE 'session_%' AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = l.session_id)`,
+      (r) => `${String(r.kind)} ${String(r.id)} names no session (${String(r.session_id)})`,
+    ),
+    check(
+      'every idempotency key is bound to a debited session of its own driver',
+      db,
+      `SELECT k.driver_id, k.key, k.session_id FROM idempotency_keys k
+       LEFT JOIN sessions s ON s.id = k.session_id
+       WHERE s.id IS NULL OR s.driver_id <> k.driver_id`,
+      (r) =>
+        `key ${String(r.key)} of driver ${String(r.driver_id)} names session ${String(r.session_id)}`,
+    ),
+    check(
+      'money in = what the wallets hold + held by open sessions + spent on settled ones',
+      db,
+      `SELECT money_in, balances, held, spent FROM (SELECT
+         (SELECT COALESCE(SUM(amount), 0) FROM ledger_entries
+            WHERE kind IN ('opening', 'top_up', 'adjustment')) AS money_in,
+         (SELECT COALESCE(SUM(balance), 0) FROM wallets) AS balances,
+         (SELECT COALESCE(SUM(amount), 0) FROM sessions
+            WHERE state NOT IN ('settled', 'refunded')) AS held,
+         (SELECT COALESCE(SUM(cost), 0) FROM sessions WHERE state = 'settled') AS spent)
+       WHERE money_in <> balances + held + spent`,
+      (r) =>
+        `money in ${String(r.money_in)} NGN but balances ${String(r.balances)} + held ${String(r.held)} + spent ${String(r.spent)}`,
+    ),
+    check(
       'no settled cost exceeds what was paid for the energy delivered',
       db,
       `SELECT id, cost, delivered_wh, price_micro_ngn_per_wh FROM sessions
@@ -108,7 +163,9 @@ export function verifyLedger(db: Db): LedgerReport {
   ];
 
   const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-  const sessionsByState: Record<string, number> = {};
+  const sessionsByState: Record<string, number> = Object.fromEntries(
+    SESSION_STATES.map((state) => [state, 0]),
+  );
   for (const row of db
     .prepare('SELECT state, COUNT(*) AS n FROM sessions GROUP BY state')
     .all() as {
@@ -126,9 +183,17 @@ export function verifyLedger(db: Db): LedgerReport {
       `SELECT COALESCE(SUM(amount), 0) AS n FROM sessions
        WHERE state IN ('authorizing', 'authorized', 'charging', 'stopping')`,
     ),
+    totalBalance: count('SELECT COALESCE(SUM(balance), 0) AS n FROM wallets'),
+    moneyIn: count(
+      `SELECT COALESCE(SUM(amount), 0) AS n FROM ledger_entries
+       WHERE kind IN ('opening', 'top_up', 'adjustment')`,
+    ),
+    spent: count("SELECT COALESCE(SUM(cost), 0) AS n FROM sessions WHERE state = 'settled'"),
     ok: checks.every((c) => c.violations.length === 0),
   };
 }
+
+const ngn = (n: number) => `${n.toLocaleString('en-US')} NGN`;
 
 export function formatLedgerReport(report: LedgerReport): string {
   const lines: string[] = [];
@@ -139,9 +204,19 @@ export function formatLedgerReport(report: LedgerReport): string {
   const states = Object.entries(report.sessionsByState)
     .map(([state, n]) => `${state} ${n}`)
     .join(', ');
+  const sessions = Object.values(report.sessionsByState).reduce((a, b) => a + b, 0);
+  const open = SESSION_STATES.slice(0, 4).reduce(
+    (n, state) => n + (report.sessionsByState[state] ?? 0),
+    0,
+  );
   lines.push(
-    `wallets ${report.wallets}, ledger entries ${report.entries}, sessions: ${states || 'none'}, ` +
-      `held for open sessions ${report.heldAmount} NGN`,
+    '',
+    `wallets ${report.wallets}, ledger entries ${report.entries}, sessions ${sessions}`,
+    `  sessions by state: ${states}`,
+    `  money in (opening, top-ups, adjustments): ${ngn(report.moneyIn)}`,
+    `  in wallets now:                           ${ngn(report.totalBalance)}`,
+    `  held by open sessions:                    ${ngn(report.heldAmount)} (${open} open)`,
+    `  spent on settled sessions:                ${ngn(report.spent)}`,
   );
   lines.push(report.ok ? 'ledger verified: all invariants hold' : 'ledger verification FAILED');
   return lines.join('\n');

@@ -4,13 +4,19 @@ import type { DriverTokens } from '../auth/driver-tokens.js';
 import type { Charging } from '../charging/charging.js';
 import { ChargingError } from '../charging/errors.js';
 import type { Roster } from '../fleet/roster.js';
+import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import type { TlsMaterial } from '../shared/tls-files.js';
 import { ApiError, CHARGING_ERROR_STATUS, sendError } from './errors.js';
 import { registerRoutes } from './routes.js';
 import { validationMessage } from './validation-message.js';
 
 export interface ApiDeps {
   log: Logger;
+  clock: Clock;
+  /** Serve over HTTPS with this certificate. */
+  tls: TlsMaterial | undefined;
+  rateLimits: { mintPerMinute: number; driverPerMinute: number };
   bodyLimitBytes: number;
   maxAmount: number;
   apiKeys: ApiKeys;
@@ -29,8 +35,26 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_request' },
 };
 
+/**
+ * Headers for an API no browser should render, frame or cache: responses are JSON for apps and
+ * backends, so the strictest policies cost nothing.
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 export function buildApi(deps: ApiDeps): FastifyInstance {
+  const headers = deps.tls
+    ? { ...SECURITY_HEADERS, 'strict-transport-security': 'max-age=31536000' }
+    : SECURITY_HEADERS;
+  // With TLS the server is an https.Server; the routes do not care which.
   const app = Fastify({
+    ...(deps.tls ? { https: { ...deps.tls, minVersion: 'TLSv1.2' as const } } : {}),
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
     // Strict validation: fastify's defaults coerce types and strip unknown fields; we refuse both.
@@ -44,21 +68,27 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     },
     return503OnClosing: true,
     forceCloseConnections: true,
-  });
+  }) as unknown as FastifyInstance;
 
   // The API speaks JSON only; fastify would otherwise hand text/plain bodies to the routes.
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store');
-    reply.header('x-content-type-options', 'nosniff');
+    reply.headers(headers);
     return payload;
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) return sendError(reply, error.status, error.code, error.message);
+    if (error instanceof ApiError) {
+      if (error.retryAfterSeconds !== undefined) {
+        reply.header('retry-after', String(error.retryAfterSeconds));
+      }
+      return sendError(reply, error.status, error.code, error.message);
+    }
     if (error instanceof ChargingError) {
       const mapped = CHARGING_ERROR_STATUS[error.code];
+      // The first attempt is waiting for its charger (at most ocpp.callTimeoutSeconds).
+      if (error.code === 'idempotency_key_in_progress') reply.header('retry-after', '1');
       return sendError(reply, mapped.status, mapped.code, error.message);
     }
     if (error.validation) {

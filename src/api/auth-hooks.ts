@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { DriverTokens } from '../auth/driver-tokens.js';
+import { sha256Hex } from '../auth/secrets.js';
+import type { KeyedRateLimiter } from '../shared/token-bucket.js';
 import { ApiError } from './errors.js';
 
 /** Splits `Authorization: <Scheme> <credential>`; the scheme is case-insensitive (RFC 9110). */
@@ -12,8 +14,24 @@ function credential(request: FastifyRequest, scheme: string): string | null {
   return match[2] ?? null;
 }
 
+/**
+ * Counts one request against a credential's bucket (keyed by its hash: the limiter holds no
+ * secret). Only authenticated requests are counted, so nobody can use up someone else's budget.
+ */
+export function rateLimit(limiter: KeyedRateLimiter, secret: string, what: string): void {
+  const waitMs = limiter.take(sha256Hex(secret));
+  if (waitMs > 0) {
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new ApiError(429, 'rate_limited', `too many ${what}; retry in ${seconds} s`, seconds);
+  }
+}
+
 /** The fleet behind `Authorization: ApiKey <key>`; a driver token is never accepted here. */
-export function fleetFromApiKey(request: FastifyRequest, apiKeys: ApiKeys): string {
+export function fleetFromApiKey(
+  request: FastifyRequest,
+  apiKeys: ApiKeys,
+  limiter: KeyedRateLimiter,
+): string {
   const key = credential(request, 'ApiKey');
   const fleetId = key === null ? undefined : apiKeys.fleetFor(key);
   if (!fleetId) {
@@ -23,11 +41,16 @@ export function fleetFromApiKey(request: FastifyRequest, apiKeys: ApiKeys): stri
       key === null ? 'Authorization: ApiKey <key> is required' : 'the API key is not valid',
     );
   }
+  rateLimit(limiter, key as string, 'driver tokens minted with this API key');
   return fleetId;
 }
 
 /** The driver behind `Authorization: Bearer <token>`; an API key is never accepted here. */
-export function driverFromToken(request: FastifyRequest, tokens: DriverTokens): string {
+export function driverFromToken(
+  request: FastifyRequest,
+  tokens: DriverTokens,
+  limiter: KeyedRateLimiter,
+): string {
   const token = credential(request, 'Bearer');
   if (token === null) {
     throw new ApiError(401, 'invalid_token', 'Authorization: Bearer <driver token> is required');
@@ -37,5 +60,6 @@ export function driverFromToken(request: FastifyRequest, tokens: DriverTokens): 
     throw new ApiError(401, 'token_expired', 'the driver token has expired');
   if (check.kind === 'unknown')
     throw new ApiError(401, 'invalid_token', 'the driver token is not valid');
+  rateLimit(limiter, token, 'requests with this driver token');
   return check.driverId;
 }

@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Sent as Retry-After (429). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -22,6 +24,8 @@ export const CHARGING_ERROR_STATUS: Record<ChargingErrorCode, { status: number; 
   charger_timeout: { status: 504, code: 'charger_timeout' },
   insufficient_balance: { status: 402, code: 'insufficient_balance' },
   invalid_amount: { status: 400, code: 'invalid_request' },
+  idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
+  idempotency_key_in_progress: { status: 409, code: 'idempotency_key_in_progress' },
 };
 
 export function sendError(

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { normalizeEmail, type Driver } from '../fleet/roster.js';
 import type { ApiDeps } from './app.js';
 import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
+import { KeyedRateLimiter } from '../shared/token-bucket.js';
 import { ApiError } from './errors.js';
 import {
+  IDEMPOTENCY_KEY_HEADER,
   mintTokenSchema,
   quoteSchema,
   startSchema,
@@ -21,6 +23,10 @@ declare module 'fastify' {
 
 export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { roster, charging } = deps;
+  const minute = (n: number) => new KeyedRateLimiter(n, n / 60, deps.clock);
+  // Quote and start share one budget per token: both are what a driver's app sends.
+  const mintLimiter = minute(deps.rateLimits.mintPerMinute);
+  const driverLimiter = minute(deps.rateLimits.driverPerMinute);
 
   /** The token's driver, provided the body names that same driver (scope rule, contract §5). */
   function scopedDriver(driverId: string | undefined, driverEmail: string): Driver {
@@ -41,7 +47,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     {
       schema: mintTokenSchema,
       onRequest: async (request) => {
-        request.fleetId = fleetFromApiKey(request, deps.apiKeys);
+        request.fleetId = fleetFromApiKey(request, deps.apiKeys, mintLimiter);
       },
     },
     async (request) => {
@@ -61,7 +67,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   const driverAuth = {
     onRequest: async (request: Parameters<typeof driverFromToken>[0]) => {
-      request.driverId = driverFromToken(request, deps.driverTokens);
+      request.driverId = driverFromToken(request, deps.driverTokens, driverLimiter);
     },
   };
 
@@ -80,7 +86,14 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     async (request) => {
       const { chargerId, connectorId, driverEmail, amount } = request.body;
       const driver = scopedDriver(request.driverId, driverEmail);
-      return charging.start(driver, chargerId, connectorId, amount);
+      const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+      return charging.start(
+        driver,
+        chargerId,
+        connectorId,
+        amount,
+        typeof key === 'string' ? key : undefined,
+      );
     },
   );
 

@@ -72,8 +72,25 @@ export const quoteSchema = {
   },
 } as const;
 
+/**
+ * `Idempotency-Key` (optional): 1 to 255 visible ASCII characters, no spaces (a UUID fits).
+ * Node joins a repeated header with ", ", so sending it twice is refused here too.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
 export function startSchema(maxAmount: number) {
   return {
+    headers: {
+      type: 'object',
+      properties: {
+        [IDEMPOTENCY_KEY_HEADER]: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+          pattern: '^[\\x21-\\x7E]+$',
+        },
+      },
+    },
     body: {
       type: 'object',
       properties: {

@@ -11,5 +11,9 @@ export function validationMessage(error: FastifyError): string {
   if (first.keyword === 'additionalProperties') {
     return `unknown field ${String(params.additionalProperty)}`;
   }
+  // Only Idempotency-Key is checked among the headers; name it as the client spells it.
+  if (error.validationContext === 'headers') {
+    return `header Idempotency-Key must be 1 to 255 visible ASCII characters without spaces`;
+  }
   return `${path === '' ? 'body' : path} ${first.message ?? 'is invalid'}`;
 }

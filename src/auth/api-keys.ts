@@ -5,12 +5,29 @@ import { randomSecret, sameHash, sha256Hex } from './secrets.js';
 
 export const API_KEY_PREFIX = 'fgk_';
 
+/** How a key is named to people: the first characters of its hash (never the key). */
+export const KEY_ID_LENGTH = 12;
+
+export interface ApiKeyInfo {
+  /** First KEY_ID_LENGTH hex characters of the key's SHA-256. */
+  keyId: string;
+  keyHash: string;
+  label: string;
+  createdAt: string;
+  /** When it stops (or stopped) being accepted; null while it has no end. */
+  revokeAt: string | null;
+}
+
 /** Fleet API keys, stored only as hashes. */
 export class ApiKeys {
   private readonly findStmt: Statement<[string, number], { key_hash: string; fleet_id: string }>;
   private readonly insertStmt: Statement<[string, string, string, string]>;
   private readonly ownerStmt: Statement<[string], { fleet_id: string }>;
   private readonly revokeStmt: Statement<[string, number, string]>;
+  private readonly listStmt: Statement<
+    [string],
+    { key_hash: string; label: string; created_at: string; revoke_at_ms: number | null }
+  >;
 
   constructor(
     db: Db,
@@ -30,6 +47,22 @@ export class ApiKeys {
        ON CONFLICT (key_hash) DO UPDATE SET revoke_at_ms = excluded.revoke_at_ms
        WHERE excluded.revoke_at_ms < revoke_at_ms`,
     );
+    this.listStmt = db.prepare(
+      `SELECT k.key_hash, k.label, k.created_at, r.revoke_at_ms FROM api_keys k
+       LEFT JOIN api_key_revocations r ON r.key_hash = k.key_hash
+       WHERE k.fleet_id = ? ORDER BY k.created_at, k.key_hash`,
+    );
+  }
+
+  /** A fleet's keys, revoked ones included, by key id. */
+  list(fleetId: string): ApiKeyInfo[] {
+    return this.listStmt.all(fleetId).map((row) => ({
+      keyId: row.key_hash.slice(0, KEY_ID_LENGTH),
+      keyHash: row.key_hash,
+      label: row.label,
+      createdAt: row.created_at,
+      revokeAt: row.revoke_at_ms === null ? null : new Date(row.revoke_at_ms).toISOString(),
+    }));
   }
 
   /** The fleet the key belongs to, or undefined for an unknown or revoked key. */

@@ -44,6 +44,10 @@ export class DriverTokens {
     return { token, expiresAt: new Date(expiresAtMs).toISOString() };
   }
 
+  /**
+   * Looked up by the token's SHA-256, so the time the lookup takes depends on the hash, which an
+   * attacker cannot steer towards a stored one: no secret-dependent comparison happens here.
+   */
   check(token: string): TokenCheck {
     const row = this.findStmt.get(sha256Hex(token));
     if (!row) return { kind: 'unknown' };

@@ -5,10 +5,12 @@ import { ChargerOfflineError, ChargerTimeoutError, type ChargerCommands } from '
 import { paidEnergyWh } from '../pricing/money.js';
 import { quoteFullCharge } from '../pricing/quote.js';
 import type { Clock } from '../shared/clock.js';
+import { isArmed, killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
 import { ChargingError } from './errors.js';
+import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './idempotency.js';
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import type { SessionOutcomes } from './outcomes.js';
@@ -52,6 +54,7 @@ export interface ChargingDeps {
   site: SiteDirectory;
   wallet: Wallet;
   sessions: SessionStore;
+  idempotency: IdempotencyKeys;
   outcomes: SessionOutcomes;
   lifecycle: SessionLifecycle;
   chargers: ChargerCommands;
@@ -97,13 +100,27 @@ export class Charging {
     };
   }
 
+  /**
+   * Debits and remote-starts. With an idempotency key, a Start already made with that key (by this
+   * driver) is not made again: its outcome is answered instead, from the session it debited.
+   */
   async start(
     driver: Driver,
     chargerId: string,
     connectorId: string,
     amount: number,
+    idempotencyKey?: string,
   ): Promise<StartedSession> {
     const { deps } = this;
+    const key =
+      idempotencyKey === undefined
+        ? undefined
+        : { key: idempotencyKey, hash: requestHash({ chargerId, connectorId, amount }) };
+    // Before any other check: the first attempt's session occupies the connector, and a retry
+    // must hear what the first attempt got, not connector_unavailable.
+    const prior = key && deps.idempotency.find(driver.id, key.key);
+    if (key && prior) return this.replay(key.key, key.hash, prior);
+
     if (!driver.active) {
       throw new ChargingError('driver_not_found', `${driver.email} is not an active fleet driver`);
     }
@@ -125,27 +142,31 @@ export class Charging {
     const at = new Date(deps.clock.now()).toISOString();
     const sessionId = newSessionId();
     const idToken = newIdToken();
-    const debit = this.debit(driver, connector, amount, limitWh, sessionId, idToken, at);
+    killPoint('start.before_debit');
+    const debit = this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
     deps.log.info(
       { sessionId, chargerId, connectorId, amount, limitWh },
       'session debited, starting charger',
     );
+    killPoint('start.debit_committed');
 
     try {
-      const outcome = await deps.chargers.requestStart({
+      const answer = deps.chargers.requestStart({
         chargerId,
         connectorId: connector.id,
         idToken,
       });
+      if (isArmed('start.remote_start_sent')) {
+        // The call goes out within the microtasks above; one macrotask later it is on the wire.
+        await new Promise((r) => setImmediate(r));
+        killPoint('start.remote_start_sent');
+      }
+      const outcome = await answer;
+      killPoint('start.remote_start_answered');
       if (outcome === 'accepted') {
         deps.lifecycle.remoteStartAccepted(sessionId);
       } else {
-        this.refundUnlessStarted(
-          sessionId,
-          'charger_rejected',
-          'charger_rejected',
-          `charger ${chargerId} refused to start connector ${connectorId}; nothing was charged`,
-        );
+        this.refundUnlessStarted(sessionId, 'charger_rejected', chargerId, connectorId);
       }
     } catch (err) {
       if (err instanceof ChargingError) throw err;
@@ -154,13 +175,50 @@ export class Charging {
       this.refundUnlessStarted(
         sessionId,
         offline ? 'charger_offline' : 'charger_timeout',
-        offline ? 'charger_offline' : 'charger_timeout',
-        offline
-          ? `charger ${chargerId} went offline; nothing was charged`
-          : `charger ${chargerId} did not answer the start request; nothing was charged`,
+        chargerId,
+        connectorId,
       );
     }
+    killPoint('start.before_response');
     return { sessionId, debited: amount, remainingBalance: debit };
+  }
+
+  /**
+   * The answer to a Start repeated with a key already used: the first attempt's outcome, derived
+   * from its session, so it is the same before and after a restart and needs no second write.
+   */
+  private replay(key: string, hash: string, prior: IdempotencyRecord): StartedSession {
+    const { deps } = this;
+    if (prior.requestHash !== hash) {
+      throw new ChargingError(
+        'idempotency_key_reused',
+        `Idempotency-Key ${key} was already used for a different request`,
+      );
+    }
+    const session = deps.sessions.get(prior.sessionId);
+    const debit = deps.wallet.sessionDebit(prior.sessionId);
+    if (!session || !debit) throw new Error(`idempotency key ${key} names no debited session`);
+    // Accepted by the charger (or started by it even though its answer was lost): a success,
+    // whatever happened to the session since.
+    const accepted =
+      session.authorizedAt !== null ||
+      session.state === 'charging' ||
+      session.state === 'stopping' ||
+      session.state === 'settled';
+    if (accepted) {
+      return {
+        sessionId: session.id,
+        debited: debit.amount,
+        remainingBalance: debit.balanceAfter,
+      };
+    }
+    if (session.state === 'authorizing') {
+      throw new ChargingError(
+        'idempotency_key_in_progress',
+        `the first request with Idempotency-Key ${key} is still waiting for charger ${session.chargerId}; retry shortly`,
+      );
+    }
+    throw startFailure(failureCode(session.endReason), session.chargerId, session.connectorId);
   }
 
   /** The charger's reading first; else a fresh enough telematics reading; else none. */
@@ -219,6 +277,7 @@ export class Charging {
     sessionId: string,
     idToken: string,
     at: string,
+    key?: { key: string; hash: string },
   ): number {
     const { deps } = this;
     try {
@@ -235,6 +294,8 @@ export class Charging {
           createdAt: at,
         });
         const entry = deps.wallet.debitSession(driver.id, sessionId, amount, at);
+        if (key) deps.idempotency.record(driver.id, key.key, key.hash, sessionId, at);
+        killPoint('start.debit_uncommitted');
         deps.outcomes.event(
           {
             id: sessionId,
@@ -268,13 +329,13 @@ export class Charging {
 
   private refundUnlessStarted(
     sessionId: string,
-    reason: string,
-    code: 'charger_rejected' | 'charger_timeout' | 'charger_offline',
-    message: string,
+    code: StartFailureCode,
+    chargerId: string,
+    connectorId: string,
   ): void {
     const refunded = this.deps.outcomes.refund(
       sessionId,
-      reason,
+      code,
       new Date(this.deps.clock.now()).toISOString(),
     );
     const state = this.deps.sessions.get(sessionId)?.state;
@@ -282,10 +343,34 @@ export class Charging {
     // then the session is live and paid for, and the caller gets its success response.
     const started = state === 'charging' || state === 'stopping' || state === 'settled';
     if (refunded || !started) {
-      this.deps.log.warn({ sessionId, reason }, 'remote start failed, session refunded');
-      throw new ChargingError(code, message);
+      this.deps.log.warn({ sessionId, reason: code }, 'remote start failed, session refunded');
+      throw startFailure(code, chargerId, connectorId);
     }
   }
+}
+
+type StartFailureCode = 'charger_rejected' | 'charger_timeout' | 'charger_offline';
+
+/** The error of a remote start that failed and was refunded; the same words on a replay. */
+function startFailure(
+  code: StartFailureCode,
+  chargerId: string,
+  connectorId: string,
+): ChargingError {
+  const message = {
+    charger_rejected: `charger ${chargerId} refused to start connector ${connectorId}; nothing was charged`,
+    charger_offline: `charger ${chargerId} went offline; nothing was charged`,
+    charger_timeout: `charger ${chargerId} did not answer the start request; nothing was charged`,
+  }[code];
+  return new ChargingError(code, message);
+}
+
+/**
+ * A refund reason as the caller's error. `gateway_restarted` (the answer died with the previous
+ * process and the charger never reported the transaction) reads as an unanswered start.
+ */
+function failureCode(reason: string | null): StartFailureCode {
+  return reason === 'charger_rejected' || reason === 'charger_offline' ? reason : 'charger_timeout';
 }
 
 function isUniqueViolation(err: unknown): boolean {

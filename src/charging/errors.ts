@@ -7,7 +7,9 @@ export type ChargingErrorCode =
   | 'charger_rejected'
   | 'charger_timeout'
   | 'insufficient_balance'
-  | 'invalid_amount';
+  | 'invalid_amount'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_progress';
 
 /** A refusal the caller can act on; the API layer maps each code to its HTTP status. */
 export class ChargingError extends Error {

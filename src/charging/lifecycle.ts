@@ -1,15 +1,18 @@
 import type {
   ChargerCommands,
   ChargerEvents,
+  ConnectorStatus,
   MeterSample,
   TokenVerdict,
   TransactionEnded,
   TransactionStarted,
 } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
+import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { LimitWatch } from './limit-watch.js';
+import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
 import type { Session, SessionStore } from './session-store.js';
 
@@ -22,10 +25,15 @@ export interface LifecycleOptions {
   chargers: ChargerCommands;
   startTimeoutMs: number;
   stopLeadMs: number;
+  /** First pause before a stop is sent again; it doubles up to STOP_RETRY_MAX_MS. */
   stopRetryMs: number;
+  /** How long a connector reported Available may go without its transaction's stop. */
+  stopGraceMs: number;
+  /** How long a transaction may go unheard of before it is settled on its last register. */
+  silenceMs: number;
 }
 
-const STOP_ATTEMPTS = 3;
+const STOP_RETRY_MAX_MS = 60_000;
 
 /**
  * Everything that happens to a session after the Start response: the EV starting (or never
@@ -34,6 +42,14 @@ const STOP_ATTEMPTS = 3;
  */
 export class SessionLifecycle implements ChargerEvents {
   private readonly startTimers = new Map<string, NodeJS.Timeout>();
+  /** Per session: the silence timer and the connector-Available grace timer. */
+  private readonly endTimers = new Map<string, NodeJS.Timeout>();
+  /** Sessions whose charger rebooted since their last sample: their register may have reset. */
+  private readonly rebooted = new Set<string>();
+  /** Sessions whose connector was seen in use (not Available) since their transaction started. */
+  private readonly seenInUse = new Set<string>();
+  /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
+  private readonly stopLoops = new Map<string, () => void>();
   private readonly watch: LimitWatch;
   private closed = false;
 
@@ -98,6 +114,7 @@ export class SessionLifecycle implements ChargerEvents {
       });
     })();
     this.clearStartTimer(s.id);
+    this.heard(s.id);
     if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
     return { accepted: true };
@@ -107,6 +124,7 @@ export class SessionLifecycle implements ChargerEvents {
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
+    this.heard(s.id);
     if (s.meterStartWh === null) {
       // A queued sample may have been measured before one delivered ahead of it, on the far side
       // of a meter reset: taken as the start, it would bill energy never delivered. Only a live
@@ -127,38 +145,83 @@ export class SessionLifecycle implements ChargerEvents {
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
       return;
     }
-    if (m.energyWh < s.meterStartWh) {
+    const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id));
+    if (verdict.kind === 'ignored') {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: m.energyWh },
-        'meter below transaction start: ignored',
+        { sessionId: s.id, energyWh: m.energyWh, lastWh: s.lastMeterWh },
+        'meter below the last register: ignored',
       );
       return;
     }
-    this.o.sessions.recordMeter(s.id, m.energyWh);
+    this.rebooted.delete(s.id);
+    const t = verdict.track;
+    this.o.sessions.setSegment(s.id, t);
+    if (verdict.kind !== 'advanced') {
+      this.o.log.warn(
+        { sessionId: s.id, energyWh: m.energyWh, carriedWh: t.carriedWh },
+        verdict.kind === 'reset'
+          ? 'register reset after a reboot: counting a new segment'
+          : 'register dropped after a reboot: held until the next sample',
+      );
+    }
     // Samples a charger queued while offline are history: they move the register, not the rate.
-    if (m.live) this.watch.sample(s.id, m.energyWh - s.meterStartWh, m.receivedAtMs);
+    if (m.live) this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs);
+    else this.watch.history(s.id, deliveredWh(t));
   }
 
   transactionEnded(e: TransactionEnded): void {
     const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
     if (!s) return;
-    this.watch.end(s.id);
-    if (s.state !== 'charging' && s.state !== 'stopping') return; // already settled: a repeat
-    const delivered = this.deliveredWh(s, e.meterStopWh);
-    if (this.o.outcomes.settle(s.id, delivered, e.reason, this.now())) {
+    if (s.state !== 'charging' && s.state !== 'stopping') {
+      // A repeat, or a stop that came after the session was settled without one: it stays
+      // settled; the charger's figure is kept in its protocol's transaction table.
       this.o.log.info(
-        { sessionId: s.id, deliveredWh: delivered, reason: e.reason },
-        'session settled',
+        { sessionId: s.id, meterStopWh: e.meterStopWh, state: s.state },
+        'stop for a session that already has its outcome: nothing changes',
       );
+      return;
+    }
+    killPoint('settle.before_commit');
+    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh), e.reason)) {
+      // The adapter may hold this inside its own transaction for the stop message: a microtask
+      // runs once that has committed, before the reply to the charger goes out.
+      queueMicrotask(() => killPoint('settle.committed'));
     }
   }
 
   chargerOnline(chargerId: string): void {
     // A stop that could not be delivered while the charger was away is sent again.
     for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId === chargerId && s.state === 'stopping')
-        this.background(s.id, this.sendStop(s, 1));
+      if (s.chargerId === chargerId && s.state === 'stopping') this.stop(s.id);
     }
+  }
+
+  chargerBooted(chargerId: string): void {
+    for (const s of this.o.sessions.allOpen()) {
+      if (s.chargerId === chargerId && (s.state === 'charging' || s.state === 'stopping'))
+        this.rebooted.add(s.id);
+    }
+  }
+
+  /**
+   * A charger that shows the session's connector Available after it was in use (or after energy
+   * flowed) has ended the transaction, whatever it says: its stop message gets a grace period,
+   * then the session settles on the last register. A transaction a 2.0.1 station starts before
+   * the cable is plugged in (TxStartPoint Authorized) is Available until then: not an end.
+   */
+  connectorStatus(chargerId: string, connectorId: string, status: ConnectorStatus): void {
+    const s = this.o.sessions.openOn(chargerId, connectorId);
+    if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
+    if (status !== 'available') {
+      this.seenInUse.add(s.id);
+      this.clearEndTimer(`idle:${s.id}`);
+      return;
+    }
+    const energyFlowed = s.meterStartWh !== null && deliveredWh(trackOf(s)) > 0;
+    if (!this.seenInUse.has(s.id) && !energyFlowed) return;
+    this.armEndTimer(`idle:${s.id}`, this.o.stopGraceMs, () =>
+      this.settleWithoutStop(s.id, 'no_stop_connector_available'),
+    );
   }
 
   /** After a restart: resolve what was half-way, resume the rest. */
@@ -180,8 +243,19 @@ export class SessionLifecycle implements ChargerEvents {
           );
           break;
         case 'charging':
+          this.armSilence(
+            s.id,
+            Date.parse(s.lastActivityAt ?? s.createdAt) + this.o.silenceMs - nowMs,
+          );
           if (s.meterStartWh === null) break; // the first sample will begin the watch
-          this.watch.begin(s.id, s.limitWh, (s.lastMeterWh ?? 0) - s.meterStartWh, nowMs);
+          this.watch.begin(s.id, s.limitWh, deliveredWh(trackOf(s)), nowMs);
+          break;
+        case 'stopping':
+          // Its stop is sent again when the charger connects to this process (chargerOnline).
+          this.armSilence(
+            s.id,
+            Date.parse(s.lastActivityAt ?? s.createdAt) + this.o.silenceMs - nowMs,
+          );
           break;
         default:
           break;
@@ -193,12 +267,15 @@ export class SessionLifecycle implements ChargerEvents {
     this.closed = true;
     for (const t of this.startTimers.values()) clearTimeout(t);
     this.startTimers.clear();
+    for (const t of this.endTimers.values()) clearTimeout(t);
+    this.endTimers.clear();
+    for (const wake of this.stopLoops.values()) wake();
     this.watch.endAll();
   }
 
   /**
-   * Energy delivered by the charger's own register. A stop register below the start one (a meter
-   * that reset, a garbled value) is not trusted: the last register we saw counts instead.
+   * Energy delivered by the charger's own register (meter-track.ts): a stop register below the
+   * current segment (a meter that reset, a garbled value) is not trusted; the last register counts.
    */
   private deliveredWh(s: Session, meterStopWh: number | null): number {
     if (s.meterStartWh === null) {
@@ -206,13 +283,65 @@ export class SessionLifecycle implements ChargerEvents {
       this.o.log.warn({ sessionId: s.id, meterStopWh }, 'no start register known: settling 0 Wh');
       return 0;
     }
-    const start = s.meterStartWh;
-    if (meterStopWh !== null && meterStopWh >= start) return meterStopWh - start;
+    const track = trackOf(s);
+    if (meterStopWh === null || meterStopWh < track.segmentStartWh) {
+      this.o.log.warn(
+        { sessionId: s.id, meterStopWh },
+        'stop register unusable: settling on last sample',
+      );
+    }
+    return deliveredAtStop(track, meterStopWh);
+  }
+
+  /** Settles the session unless it already has its outcome; true when this call settled it. */
+  private settleOn(s: Session, delivered: number, reason: string): boolean {
+    this.watch.end(s.id);
+    this.clearEndTimer(`idle:${s.id}`);
+    this.clearEndTimer(`silence:${s.id}`);
+    this.rebooted.delete(s.id);
+    this.seenInUse.delete(s.id);
+    if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
+    this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');
+    return true;
+  }
+
+  /** The charger never reported the end: settle on the last register it proved. */
+  private settleWithoutStop(sessionId: string, reason: string): void {
+    const s = this.o.sessions.get(sessionId);
+    if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     this.o.log.warn(
-      { sessionId: s.id, meterStopWh },
-      'stop register unusable: settling on last sample',
+      { sessionId, reason },
+      'no stop from the charger: settling on the last register',
     );
-    return Math.max(0, (s.lastMeterWh ?? start) - start);
+    this.settleOn(s, s.meterStartWh === null ? 0 : deliveredWh(trackOf(s)), reason);
+  }
+
+  /** We heard of the session's transaction: its silence starts again. */
+  private heard(sessionId: string): void {
+    this.o.sessions.touch(sessionId, this.now());
+    this.armSilence(sessionId, this.o.silenceMs);
+  }
+
+  private armSilence(sessionId: string, delayMs: number): void {
+    this.armEndTimer(`silence:${sessionId}`, Math.max(0, delayMs), () =>
+      this.settleWithoutStop(sessionId, 'no_stop_silence'),
+    );
+  }
+
+  private armEndTimer(key: string, delayMs: number, then: () => void): void {
+    this.clearEndTimer(key);
+    const timer = setTimeout(() => {
+      this.endTimers.delete(key);
+      then();
+    }, delayMs);
+    timer.unref();
+    this.endTimers.set(key, timer);
+  }
+
+  private clearEndTimer(key: string): void {
+    const timer = this.endTimers.get(key);
+    if (timer) clearTimeout(timer);
+    this.endTimers.delete(key);
   }
 
   /** Work that runs after its trigger has returned: its failure is logged, never left unhandled. */
@@ -256,23 +385,67 @@ export class SessionLifecycle implements ChargerEvents {
       if (this.o.sessions.markStopping(s.id, at)) this.o.outcomes.event(s, 'stopping', at);
     })();
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
-    await this.sendStop(s, STOP_ATTEMPTS);
+    this.stop(sessionId);
   }
 
-  private async sendStop(s: Session, attempts: number): Promise<void> {
-    for (let attempt = 1; attempt <= attempts && !this.closed; attempt++) {
-      if (this.o.sessions.get(s.id)?.state !== 'stopping' || !s.transactionRef) return;
-      try {
-        const outcome = await this.o.chargers.requestStop(s.chargerId, s.transactionRef);
-        if (outcome === 'accepted') return;
-        this.o.log.warn({ sessionId: s.id, attempt }, 'charger refused the stop');
-      } catch (err) {
-        this.o.log.warn(
-          { sessionId: s.id, attempt, err: (err as Error).message },
-          'stop not delivered',
-        );
+  /** Starts the stop loop of a session, or cuts its pause short if it is already running. */
+  private stop(sessionId: string): void {
+    const wake = this.stopLoops.get(sessionId);
+    if (wake) wake();
+    else this.background(sessionId, this.stopLoop(sessionId));
+  }
+
+  /**
+   * Sends the stop until the charger accepts it or the transaction ends, for as long as the
+   * session is stopping: a refused, unanswered or undeliverable stop is sent again after a pause
+   * that doubles up to a minute; a charger coming back online cuts the pause short.
+   */
+  private async stopLoop(sessionId: string): Promise<void> {
+    let pauseMs = this.o.stopRetryMs;
+    this.stopLoops.set(sessionId, () => undefined);
+    try {
+      for (let attempt = 1; !this.closed; attempt++) {
+        const s = this.o.sessions.get(sessionId);
+        if (s?.state !== 'stopping' || !s.transactionRef) return;
+        if (this.o.chargers.isOnline(s.chargerId)) {
+          try {
+            const outcome = await this.o.chargers.requestStop(s.chargerId, s.transactionRef);
+            if (outcome === 'accepted') return;
+            this.o.log.warn({ sessionId, attempt }, 'charger refused the stop');
+          } catch (err) {
+            this.o.log.warn(
+              { sessionId, attempt, err: (err as Error).message },
+              'stop not delivered',
+            );
+          }
+        }
+        await this.pause(sessionId, pauseMs);
+        pauseMs = Math.min(pauseMs * 2, STOP_RETRY_MAX_MS);
       }
-      await new Promise((r) => setTimeout(r, this.o.stopRetryMs).unref());
+    } finally {
+      this.stopLoops.delete(sessionId);
     }
   }
+
+  private pause(sessionId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.stopLoops.set(sessionId, done);
+    });
+  }
+}
+
+function trackOf(s: Session): MeterTrack {
+  const startWh = s.meterStartWh ?? 0;
+  return {
+    segmentStartWh: s.meterSegmentStartWh ?? startWh,
+    carriedWh: s.meterCarriedWh,
+    lastWh: s.lastMeterWh ?? startWh,
+    pendingResetWh: s.meterPendingResetWh,
+  };
 }

@@ -66,6 +66,15 @@ export class LimitWatch {
     w.timer.unref();
   }
 
+  /**
+   * A sample that describes the past (queued offline): it cannot give a rate, but if it shows the
+   * paid energy already delivered, the stop cannot wait.
+   */
+  history(sessionId: string, deliveredWh: number): void {
+    const w = this.watched.get(sessionId);
+    if (w && deliveredWh >= w.limitWh) this.fire(sessionId);
+  }
+
   end(sessionId: string): void {
     const w = this.watched.get(sessionId);
     if (w?.timer) clearTimeout(w.timer);

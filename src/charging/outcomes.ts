@@ -1,6 +1,7 @@
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
 import { settle } from '../pricing/money.js';
+import { killPoint } from '../shared/kill-points.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { Session, SessionState, SessionStore } from './session-store.js';
 
@@ -25,15 +26,18 @@ export class SessionOutcomes {
 
   /** Full refund of a session that never started charging. Returns false if it had moved on. */
   refund(sessionId: string, reason: string, at: string): boolean {
-    return this.db.transaction(() => {
+    const refunded = this.db.transaction(() => {
       const session = this.sessions.get(sessionId);
       if (!session || (session.state !== 'authorizing' && session.state !== 'authorized'))
         return false;
       this.wallet.refundSession(session.driverId, session.id, at);
       this.sessions.markRefunded(session.id, reason, at);
       this.event(session, 'refunded', at, { reason, refunded: session.amount });
+      killPoint('refund.uncommitted');
       return true;
     })();
+    if (refunded) killPoint('refund.committed');
+    return refunded;
   }
 
   /** Settles a session from the energy the charger delivered; cost is capped at what was paid. */
@@ -56,6 +60,7 @@ export class SessionOutcomes {
         cost: figures.cost,
         credited: figures.credit,
       });
+      killPoint('settle.uncommitted');
       return true;
     })();
   }

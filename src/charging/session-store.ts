@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import type { MeterTrack } from './meter-track.js';
 
 /**
  * Session states, all in one place:
@@ -27,8 +28,18 @@ export interface Session {
   transactionRef: string | null;
   meterStartWh: number | null;
   lastMeterWh: number | null;
+  /** Energy of register segments before a reset (see meter-track.ts). */
+  meterCarriedWh: number;
+  /** Register where the current segment began; null = meterStartWh. */
+  meterSegmentStartWh: number | null;
+  /** Where the register stood before its last drop (see meter-track.ts). */
+  meterPendingResetWh: number | null;
+  /** When the gateway last heard of the session's transaction. */
+  lastActivityAt: string | null;
   createdAt: string;
   authorizedAt: string | null;
+  /** Why a session ended (refund reason or the charger's stop reason); null while open. */
+  endReason: string | null;
 }
 
 interface Row {
@@ -44,8 +55,13 @@ interface Row {
   transaction_ref: string | null;
   meter_start_wh: number | null;
   last_meter_wh: number | null;
+  meter_carried_wh: number;
+  meter_segment_start_wh: number | null;
+  meter_pending_reset_wh: number | null;
+  last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
+  end_reason: string | null;
 }
 
 function toSession(row: Row): Session {
@@ -62,8 +78,13 @@ function toSession(row: Row): Session {
     transactionRef: row.transaction_ref,
     meterStartWh: row.meter_start_wh,
     lastMeterWh: row.last_meter_wh,
+    meterCarriedWh: row.meter_carried_wh,
+    meterSegmentStartWh: row.meter_segment_start_wh,
+    meterPendingResetWh: row.meter_pending_reset_wh,
+    lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
+    endReason: row.end_reason,
   };
 }
 
@@ -98,7 +119,8 @@ export class SessionStore {
   private readonly authorizeStmt: Statement<[string, string]>;
   private readonly startStmt: Statement<[string, number | null, number | null, string, string]>;
   private readonly meterStartStmt: Statement<[number, number, string]>;
-  private readonly meterStmt: Statement<[number, string]>;
+  private readonly segmentStmt: Statement<[number, number, number, number | null, string]>;
+  private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
   private readonly refundStmt: Statement<[string, string, string]>;
@@ -131,10 +153,13 @@ export class SessionStore {
          last_meter_wh = ?, started_at = ?
        WHERE id = ? AND state IN ('authorizing', 'authorized')`,
     );
-    // A late sample (queued offline, delivered after newer ones) never lowers what was seen.
-    this.meterStmt = db.prepare(
-      `UPDATE sessions SET last_meter_wh = MAX(COALESCE(last_meter_wh, 0), ?)
+    this.segmentStmt = db.prepare(
+      `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
+         meter_pending_reset_wh = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.activityStmt = db.prepare(
+      `UPDATE sessions SET last_activity_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.meterStartStmt = db.prepare(
       `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?
@@ -199,8 +224,19 @@ export class SessionStore {
     return this.meterStartStmt.run(meterWh, meterWh, id).changes === 1;
   }
 
-  recordMeter(id: string, meterWh: number): void {
-    this.meterStmt.run(meterWh, id);
+  /** Where the register stands: its segment, highest value and any drop held (meter-track.ts). */
+  setSegment(id: string, track: MeterTrack): void {
+    this.segmentStmt.run(
+      track.carriedWh,
+      track.segmentStartWh,
+      track.lastWh,
+      track.pendingResetWh,
+      id,
+    );
+  }
+
+  touch(id: string, at: string): void {
+    this.activityStmt.run(at, id);
   }
 
   markStopping(id: string, at: string): boolean {

@@ -20,11 +20,12 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfi
   if (config.database.path !== ':memory:' && !isAbsolute(config.database.path)) {
     config.database.path = resolve(baseDir, config.database.path);
   }
-  const tls = config.uplink.tls;
-  if (tls) {
+  for (const tls of [config.uplink.tls, config.http.tls, config.ocpp.tls]) {
+    if (!tls) continue;
+    const files = tls as Partial<Record<'ca' | 'cert' | 'key', string>>;
     for (const k of ['ca', 'cert', 'key'] as const) {
-      const file = tls[k];
-      if (file !== undefined) tls[k] = resolve(baseDir, file);
+      const file = files[k];
+      if (file !== undefined) files[k] = resolve(baseDir, file);
     }
   }
   return config;
@@ -60,6 +61,17 @@ function checkReferences(config: GatewayConfig): void {
       throw new ConfigError(`config key chargers.${i}.id: duplicate charger id ${charger.id}`);
     }
     chargerIds.add(charger.id);
+    // A profile the listeners cannot offer would lock the charger out: say so at start-up.
+    if (charger.securityProfile === 2 && !config.ocpp.tls && !config.http.tls) {
+      throw new ConfigError(
+        `config key chargers.${i}.securityProfile: profile 2 needs ocpp.tls or http.tls`,
+      );
+    }
+    if (charger.securityProfile === 3 && !config.ocpp.tls?.ca) {
+      throw new ConfigError(
+        `config key chargers.${i}.securityProfile: profile 3 needs ocpp.tls with a ca`,
+      );
+    }
     const connectorIds = new Set<string>();
     const ocppIds = new Set<number>();
     charger.connectors.forEach((connector, j) => {

@@ -19,13 +19,26 @@ const connector = z
 const charger = z
   .object({
     id,
-    /** scrypt hash of the charger's OCPP basic-auth password (`fleet-gateway hash-password`). */
+    /**
+     * OCPP security profile: 1 basic auth, 2 TLS + basic auth, 3 TLS with a client certificate
+     * whose subject CN is the charger id.
+     */
+    securityProfile: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1),
+    /**
+     * scrypt hash of the charger's OCPP basic-auth password (`fleet-gateway hash-password`).
+     * Required for profiles 1 and 2; optional for profile 3 (then the password is checked too).
+     */
     passwordHash: z
       .string()
-      .regex(/^scrypt\$/, 'must be a hash from `fleet-gateway hash-password`'),
+      .regex(/^scrypt\$/, 'must be a hash from `fleet-gateway hash-password`')
+      .optional(),
     connectors: z.array(connector).min(1),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.securityProfile === 3 || c.passwordHash !== undefined, {
+    message: 'required for security profiles 1 and 2',
+    path: ['passwordHash'],
+  });
 
 const tariff = z
   .object({
@@ -36,6 +49,12 @@ const tariff = z
 
 /** A file path (PEM); relative paths are resolved against the config file's folder. */
 const pemFile = z.string().min(1).max(4096);
+
+/** A server certificate and its private key (PEM files). */
+const serverTls = { cert: pemFile, key: pemFile };
+
+/** Requests per minute for one credential, with a burst of the same size. */
+const perMinute = z.number().int().min(1).max(1_000_000);
 
 const uplink = z
   .object({
@@ -98,6 +117,17 @@ export const configSchema = z
         host: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8080),
         bodyLimitBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
+        /** Serve the API (and the OCPP WebSocket on the same port) over TLS. */
+        tls: z.object(serverTls).strict().optional(),
+        rateLimits: z
+          .object({
+            /** Token mints per API key per minute. */
+            mintPerMinute: perMinute.default(60),
+            /** Quotes and starts (together) per driver token per minute. */
+            driverPerMinute: perMinute.default(60),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),
@@ -110,6 +140,39 @@ export const configSchema = z
         heartbeatIntervalSeconds: z.number().int().min(10).max(86_400).default(300),
         meterSampleIntervalSeconds: z.number().int().min(1).max(3600).default(15),
         callTimeoutSeconds: z.number().positive().max(120).default(15),
+        /**
+         * A second, TLS-only listener for chargers (wss://): security profiles 2 and 3. With `ca`
+         * it asks every charger for a client certificate (profile 3 chargers must present one).
+         */
+        tls: z
+          .object({
+            host: z.string().min(1).optional(),
+            port: z.number().int().min(0).max(65535),
+            ...serverTls,
+            ca: pemFile.optional(),
+          })
+          .strict()
+          .optional(),
+        /** Largest WebSocket frame a charger may send; a larger one closes the connection (1009). */
+        maxFrameBytes: z.number().int().min(1024).max(16_777_216).default(65_536),
+        /** Ping every this often; a charger that has not answered the previous ping is dropped. */
+        pingIntervalSeconds: z.number().int().min(1).max(3600).default(30),
+        /** Messages a charger may send: a bucket of `burst`, refilled at `perSecond`. */
+        messageRate: z
+          .object({
+            perSecond: z.number().positive().max(10_000).default(20),
+            burst: z.number().int().min(1).max(100_000).default(500),
+          })
+          .strict()
+          .prefault({}),
+        /** Failed admissions from one address wait this long before their refusal, doubling. */
+        authFailureDelay: z
+          .object({
+            initialMilliseconds: z.number().int().min(0).max(60_000).default(500),
+            maxMilliseconds: z.number().int().min(0).max(600_000).default(10_000),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),
@@ -123,6 +186,8 @@ export const configSchema = z
     tokens: z
       .object({
         driverTokenTtlSeconds: z.number().int().min(60).max(86_400).default(900),
+        /** Default overlap of `api-key rotate`: how long the old and the new key both work. */
+        apiKeyOverlapHours: z.number().min(0).max(8760).default(24),
       })
       .strict()
       .prefault({}),
@@ -133,6 +198,23 @@ export const configSchema = z
         maxAmount: z.number().int().min(1).max(100_000_000).default(500_000),
         /** Send the paid-energy stop this long before the predicted moment, to cover latency. */
         stopLeadMilliseconds: z.number().int().min(0).max(60_000).default(250),
+        /**
+         * A charger that reports the session's connector Available without ending the transaction
+         * gets this long for its stop message before the session is settled on the last register.
+         */
+        stopGraceSeconds: z.number().positive().max(86_400).default(60),
+        /**
+         * A session whose transaction the gateway has heard nothing of for this long (no meter
+         * value, no stop, charger possibly offline) is settled on the last register it proved.
+         */
+        // At most a week: a longer wait would hold the driver's change for too long (and overflow a timer).
+        settleAfterSilenceSeconds: z
+          .number()
+          .positive()
+          .max(7 * 86_400)
+          .default(86_400),
+        /** First pause before a refused or undelivered stop is sent again; doubles up to a minute. */
+        stopRetrySeconds: z.number().positive().max(60).default(2),
       })
       .strict()
       .prefault({}),

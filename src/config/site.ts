@@ -11,7 +11,9 @@ export interface SiteConnector {
 
 export interface SiteCharger {
   id: string;
-  passwordHash: string;
+  securityProfile: 1 | 2 | 3;
+  /** Absent only for profile 3 (client certificate). */
+  passwordHash: string | undefined;
   connectors: ReadonlyMap<string, SiteConnector>;
 }
 
@@ -35,6 +37,7 @@ export class SiteDirectory {
       }
       this.chargers.set(charger.id, {
         id: charger.id,
+        securityProfile: charger.securityProfile,
         passwordHash: charger.passwordHash,
         connectors,
       });

@@ -1,12 +1,15 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import ocppRpc from 'ocpp-rpc';
-import { verifyPassword } from './charger-password.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
+import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
+import { admit } from './admission.js';
+import { AuthThrottle } from './auth-throttle.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { OcppEventLog } from './event-log.js';
 import {
@@ -20,7 +23,7 @@ import {
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { validatedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, validatedConnection, type RpcConnection } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -35,12 +38,22 @@ export interface CentralSystemOptions {
   /** How long a charger waits for the EV after a remote start (its ConnectionTimeOut). */
   connectionTimeoutSeconds: number;
   callTimeoutMs: number;
+  /** Largest frame a charger may send (ws maxPayload); a larger one closes with 1009. */
+  maxFrameBytes: number;
+  /** Ping interval; an unanswered ping by the next one drops the connection. */
+  pingIntervalMs: number;
+  /** Incoming messages per connection: burst, then perSecond; beyond it the link is closed. */
+  messageRate: { perSecond: number; burst: number };
+  /** Delay before refusing a failed admission, doubling per failure from the same address. */
+  authFailureDelay: { initialMs: number; maxMs: number };
   /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
   onConnectorChange?: (view: ConnectorView) => void;
 }
 
 interface Connection {
-  client: RpcConnection & { close(options?: { code?: number; reason?: string }): Promise<unknown> };
+  client: RpcConnection & {
+    close(options?: { code?: number; reason?: string }): Promise<unknown>;
+  };
   session: ProtocolSession;
 }
 
@@ -58,34 +71,47 @@ export class CentralSystem implements ChargerCommands {
   private readonly connectorState: ConnectorStateStore;
   private readonly eventLog: OcppEventLog;
   private events: ChargerEvents | null = null;
+  private readonly throttle: AuthThrottle;
+  private readonly pendingDelays = new Set<NodeJS.Timeout>();
 
   constructor(private readonly opts: CentralSystemOptions) {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
+    this.throttle = new AuthThrottle({
+      initialMs: opts.authFailureDelay.initialMs,
+      maxMs: opts.authFailureDelay.maxMs,
+      clock: opts.clock,
+    });
     this.server = new RPCServer({
       protocols: [...ADAPTERS.keys()],
       strictMode: true,
       callTimeoutMs: opts.callTimeoutMs,
-      pingIntervalMs: 30_000,
+      pingIntervalMs: opts.pingIntervalMs,
       respondWithDetailedErrors: false,
+      wssOptions: { maxPayload: opts.maxFrameBytes },
     });
     this.server.auth(async (accept, reject, handshake) => {
       const chargerId = handshake.identity;
-      const charger = this.opts.site.charger(chargerId);
-      const remote = handshake.remoteAddress;
-      if (handshake.endpoint !== this.opts.path || !charger) {
-        this.opts.log.warn({ chargerId, remote }, 'ocpp connection refused: unknown charge point');
-        reject(404, 'Not found');
+      const remote = handshake.remoteAddress ?? 'unknown';
+      const charger =
+        handshake.endpoint === this.opts.path ? this.opts.site.charger(chargerId) : undefined;
+      const verdict = await admit(charger, handshake.password, handshake.request.socket as Socket);
+      if (!verdict.admitted) {
+        const delayMs = this.throttle.failed(remote);
+        this.opts.log.warn(
+          {
+            chargerId,
+            remote,
+            delayMs,
+            ...(verdict.passwordInClear ? { passwordSentInClear: true } : {}),
+          },
+          `ocpp connection refused: ${verdict.reason}`,
+        );
+        await this.delay(delayMs);
+        reject(verdict.status, verdict.status === 404 ? 'Not found' : 'Unauthorized');
         return;
       }
-      if (
-        !handshake.password ||
-        !(await verifyPassword(handshake.password, charger.passwordHash))
-      ) {
-        this.opts.log.warn({ chargerId, remote }, 'ocpp connection refused: bad credentials');
-        reject(401, 'Unauthorized');
-        return;
-      }
+      this.throttle.succeeded(remote);
       const protocol = pickProtocol(handshake.protocols);
       if (handshake.protocols.size > 0 && !protocol) {
         this.opts.log.warn(
@@ -105,13 +131,33 @@ export class CentralSystem implements ChargerCommands {
     this.events = events;
   }
 
-  /** Takes WebSocket upgrades for `<path>/<chargePointId>` on the HTTP server; refuses others. */
+  /** Waits before a refusal; close() cuts every wait short so no timer outlives the gateway. */
+  private delay(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pendingDelays.delete(timer);
+        resolve();
+      }, ms);
+      this.pendingDelays.add(timer);
+    });
+  }
+
+  /**
+   * Takes WebSocket upgrades for `<path>/<chargePointId>` on an HTTP(S) server (the API's, and the
+   * TLS listener for chargers); refuses others.
+   */
   attach(http: Server): void {
     const prefix = `${this.opts.path}/`;
     http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith(prefix)) {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      if (!decodableIdentity(path)) {
+        // ocpp-rpc would answer a broken %-escape with a 500.
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
       void this.server.handleUpgrade(
@@ -162,6 +208,8 @@ export class CentralSystem implements ChargerCommands {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.pendingDelays) clearTimeout(timer);
+    this.pendingDelays.clear();
     await this.server.close({ force: true });
     this.connections.clear();
   }
@@ -193,7 +241,14 @@ export class CentralSystem implements ChargerCommands {
     if (!adapter) throw new Error(`no adapter for ${protocol}`);
     const session = adapter({
       chargerId,
-      rpc: raw.protocol ? client : validatedConnection(client, protocol),
+      rpc: guardedConnection(
+        raw.protocol ? client : validatedConnection(client, protocol),
+        (method, err) =>
+          this.opts.log.error(
+            { chargerId, method, err },
+            'ocpp handler failed: InternalError sent',
+          ),
+      ),
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
@@ -210,6 +265,7 @@ export class CentralSystem implements ChargerCommands {
       { chargerId, protocol: raw.protocol ?? `none offered, taken as ${protocol}` },
       'charger connected',
     );
+    this.limitMessageRate(raw, client);
     raw.on('close', () => {
       if (this.connections.get(chargerId) === connection) {
         this.connections.delete(chargerId);
@@ -217,6 +273,28 @@ export class CentralSystem implements ChargerCommands {
       }
     });
     this.requireEvents().chargerOnline(chargerId);
+  }
+
+  /**
+   * A charger flooding us is disconnected (1008) rather than answered with CALLERRORs: answering
+   * would cost as much as the flood itself, and a real charger reconnects and resumes calmly.
+   */
+  private limitMessageRate(raw: ClientLike, client: Connection['client']): void {
+    const bucket = new TokenBucket(
+      this.opts.messageRate.burst,
+      this.opts.messageRate.perSecond,
+      this.opts.clock,
+    );
+    let closing = false;
+    raw.on('message', ({ outbound }) => {
+      if (outbound || closing || bucket.take() === 0) return;
+      closing = true;
+      this.opts.log.warn(
+        { chargerId: raw.identity },
+        'charger exceeded the message rate: connection closed',
+      );
+      void client.close({ code: 1008, reason: 'message rate exceeded' });
+    });
   }
 
   private touch(chargerId: string, protocol: string): void {
@@ -232,6 +310,7 @@ export class CentralSystem implements ChargerCommands {
     return {
       booted: (info) => {
         this.recordBoot(chargerId, info);
+        this.requireEvents().chargerBooted(chargerId);
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
         setTimeout(() => {
           if (!this.connections.has(chargerId)) return;
@@ -243,8 +322,11 @@ export class CentralSystem implements ChargerCommands {
           );
         }, 0);
       },
-      status: (connectorId, status, errorCode) =>
-        this.connectorState.setStatus(chargerId, connectorId, status, errorCode),
+      status: (connectorId, status, errorCode) => {
+        this.connectorState.setStatus(chargerId, connectorId, status, errorCode);
+        if (connectorId !== WHOLE_CHARGER)
+          this.requireEvents().connectorStatus(chargerId, connectorId, status);
+      },
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
@@ -268,4 +350,14 @@ interface ClientLike {
   identity: string;
   protocol: string | undefined;
   on(event: 'close', listener: () => void): void;
+  on(event: 'message', listener: (event: { outbound: boolean }) => void): void;
+}
+
+function decodableIdentity(path: string): boolean {
+  try {
+    decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,20 @@ import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } 
  */
 const SCRYPT = { N: 16384, r: 8, p: 1, keyLen: 32 };
 
+/** OCPP's BasicAuthPassword / AuthorizationKey length, in characters (bytes on the wire). */
+export const PASSWORD_MIN_LENGTH = 16;
+export const PASSWORD_MAX_LENGTH = 40;
+
+export class PasswordLengthError extends Error {
+  constructor() {
+    super(`charger passwords must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+  }
+}
+
 export function hashPassword(password: string): string {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw new PasswordLengthError();
+  }
   const salt = randomBytes(16);
   const key = scryptSync(password, salt, SCRYPT.keyLen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
@@ -17,6 +30,11 @@ export function hashPassword(password: string): string {
  * site's chargers all reconnect at once after a restart, so it must not block the event loop.
  */
 export async function verifyPassword(password: Buffer | string, stored: string): Promise<boolean> {
+  // No stored password can have another length, so this costs a guesser an answer, not a scrypt.
+  // (A Buffer counts UTF-8 bytes: 40 characters are at most 160 of them.)
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH * 4) {
+    return false;
+  }
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltB64, keyB64] = parts as [string, string, string, string, string, string];

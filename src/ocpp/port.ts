@@ -104,4 +104,8 @@ export interface ChargerEvents {
   meterSample(sample: MeterSample): void;
   transactionEnded(event: TransactionEnded): void;
   chargerOnline(chargerId: string): void;
+  /** The charger (re)booted: a register may have reset, transactions may have been lost. */
+  chargerBooted(chargerId: string): void;
+  /** A live connector status (never one replayed from an offline queue). */
+  connectorStatus(chargerId: string, connectorId: string, status: ConnectorStatus): void;
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import ocppRpc from 'ocpp-rpc';
 import { ChargerTimeoutError } from './port.js';
 
-const { RPCError } = ocppRpc;
+const { RPCError, createRPCError } = ocppRpc;
 
 export interface HandlerArgs {
   params: unknown;
@@ -56,6 +56,45 @@ export function validatedConnection(rpc: RpcConnection, subprotocol: string): Rp
       rpc.handle(method, (args) => {
         validator.validate(`urn:${method}.req`, args.params);
         return handler(args);
+      }),
+  };
+}
+
+/**
+ * JSON schema's "integer" admits 1e308, and no OCPP field means a number beyond 2^53 (an energy
+ * register that large is garbage): such a call is refused at the edge, before any handler or
+ * SQLite (whose STRICT INTEGER columns would refuse the float) sees it.
+ */
+function outOfRange(value: unknown, depth = 0): boolean {
+  if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER;
+  if (typeof value !== 'object' || value === null || depth > 16) return false;
+  return Object.values(value).some((v) => outOfRange(v, depth + 1));
+}
+
+/**
+ * ocpp-rpc sends a handler's exception message to the charger in the CALLERROR. Our own
+ * CALLERRORs (RPCError) go out as they are; anything else is a bug of ours, whose message may
+ * name internals: it goes to the log, and the charger hears only InternalError. Numbers beyond
+ * 2^53 are refused first (PropertyConstraintViolation).
+ */
+export function guardedConnection(
+  rpc: RpcConnection,
+  onInternalError: (method: string, err: unknown) => void,
+): RpcConnection {
+  return {
+    call: (method, params, options) => rpc.call(method, params, options),
+    handle: (method, handler) =>
+      rpc.handle(method, async (args) => {
+        if (outOfRange(args.params)) {
+          throw createRPCError('PropertyConstraintViolation', 'a number is out of range');
+        }
+        try {
+          return await handler(args);
+        } catch (err) {
+          if (err instanceof RPCError) throw err;
+          onInternalError(method, err);
+          throw createRPCError('InternalError', 'internal error');
+        }
       }),
   };
 }

@@ -2,9 +2,17 @@ import type { Db } from './database.js';
 import { schemaV1 } from './schema-v1.js';
 import { schemaV2 } from './schema-v2.js';
 import { schemaV3Uplink } from './schema-v3-uplink.js';
+import { schemaV4Money } from './schema-v4-money.js';
+import { schemaV5Meter } from './schema-v5-meter.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
-const migrations: readonly string[] = [schemaV1, schemaV2, schemaV3Uplink];
+const migrations: readonly string[] = [
+  schemaV1,
+  schemaV2,
+  schemaV3Uplink,
+  schemaV4Money,
+  schemaV5Meter,
+];
 
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -38,7 +38,10 @@ export class Wallet {
   private readonly insertEntry: Statement<
     [string, string, LedgerKind, number, number, string | null, string | null, string]
   >;
-  private readonly sessionEntry: Statement<[string, LedgerKind], { amount: number }>;
+  private readonly sessionEntry: Statement<
+    [string, LedgerKind],
+    { amount: number; balance_after: number }
+  >;
   private readonly createStmt: Statement<[string, string]>;
   private readonly openingStmt: Statement<[string], { seq: number }>;
   private readonly referenceStmt: Statement<[string, string], { seq: number }>;
@@ -53,7 +56,7 @@ export class Wallet {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.sessionEntry = db.prepare(
-      'SELECT amount FROM ledger_entries WHERE session_id = ? AND kind = ?',
+      'SELECT amount, balance_after FROM ledger_entries WHERE session_id = ? AND kind = ?',
     );
     this.openingStmt = db.prepare(
       "SELECT seq FROM ledger_entries WHERE driver_id = ? AND kind = 'opening'",
@@ -74,6 +77,12 @@ export class Wallet {
     const row = this.balanceStmt.get(driverId);
     if (!row) throw new WalletNotFoundError(`no wallet for driver ${driverId}`);
     return row.balance;
+  }
+
+  /** A session's debit (amount as a positive figure) and the balance right after it. */
+  sessionDebit(sessionId: string): { amount: number; balanceAfter: number } | undefined {
+    const row = this.sessionEntry.get(sessionId, 'session_debit');
+    return row ? { amount: -row.amount, balanceAfter: row.balance_after } : undefined;
   }
 
   /** Debits a session's payment; throws InsufficientBalanceError without writing anything. */

@@ -17,9 +17,11 @@ export interface GatewayProcess {
 export async function spawnGateway(
   configPath: string,
   lines: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<GatewayProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {

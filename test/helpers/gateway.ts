@@ -74,7 +74,12 @@ export function testConfig(
   return {
     siteId: 'test-site',
     http: { host: '127.0.0.1', port: 0 },
-    ocpp: { meterSampleIntervalSeconds: 10, callTimeoutSeconds: 2 },
+    ocpp: {
+      meterSampleIntervalSeconds: 10,
+      callTimeoutSeconds: 2,
+      // Refusals still wait (and escalate), just not long enough to slow the suite down.
+      authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
+    },
     database: { path: join(dir, 'gateway.db') },
     sessions: { startTimeoutSeconds: 5, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
     tariffs: { dc: { pricePerKwh: 412.5 }, ac: { pricePerKwh: 250 } },
@@ -122,11 +127,10 @@ export async function startTestGateway(
       done();
     },
   });
-  const boot = (port = 0) =>
-    startGateway(parseConfig({ ...configInput, http: { ...configInput.http, port } }, dir), {
-      clock,
-      log: createLogger('info', sink),
-    });
+  const boot = (port = 0) => {
+    const config = parseConfig({ ...configInput, http: { ...configInput.http, port } }, dir);
+    return startGateway(config, { clock, log: createLogger(config.log.level, sink) });
+  };
   const t: TestGateway = {
     gw: await boot(),
     dir,

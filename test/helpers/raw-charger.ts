@@ -11,6 +11,8 @@ export async function rawCharger(
   identity: string,
   password: string | undefined,
   protocols: string[] = ['ocpp1.6'],
+  /** ws options, e.g. TLS: `{ ca, cert, key }` (PEM contents). */
+  wsOpts: Record<string, unknown> = {},
 ): Promise<RawClient> {
   const options = {
     endpoint: ocppUrl,
@@ -20,6 +22,7 @@ export async function rawCharger(
     strictMode: false,
     reconnect: false,
     callTimeoutMs: 5000,
+    wsOpts,
   } as unknown as ConstructorParameters<typeof RPCClient>[0];
   const client = new RPCClient(options);
   client.handle(async () => ({ status: 'Accepted' }));

@@ -17,6 +17,23 @@ import type {
 import { statusFrom16 } from './status.js';
 import { Transactions16 } from './transactions.js';
 
+/**
+ * 1.6 has no "offline" flag: a meter sample stamped this much before it arrived was queued while
+ * the charger was offline, and describes the past (it moves the register, not the stop
+ * prediction's rate). A timestamp before TRUSTED_CLOCK_FROM is a charger that never set its
+ * clock (1970 after a reboot): it says nothing about when the sample was taken, so it counts as live.
+ */
+const QUEUED_AFTER_MS = 120_000;
+const TRUSTED_CLOCK_FROM = Date.parse('2020-01-01T00:00:00Z');
+
+function queued(timestamp: string, receivedAtMs: number): boolean {
+  const at = Date.parse(timestamp);
+  return Number.isFinite(at) && at >= TRUSTED_CLOCK_FROM && receivedAtMs - at > QUEUED_AFTER_MS;
+}
+
+/** Transaction ids the gateway hands out start at 1: 0 and -1 mean the charger does not know it. */
+const isPlaceholderId = (id: number) => id <= 0;
+
 /** Measurands the gateway needs: the register for settlement, power for the stop prediction, SoC for quotes. */
 const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 
@@ -130,16 +147,14 @@ export class V16Session implements ProtocolSession {
       const connectorId = this.connectorIdOf(req.connectorId);
       const reading = latestReading(req.meterValue);
       if (!connectorId || !reading) return {};
-      const tx =
-        req.transactionId === undefined
-          ? undefined
-          : this.transactions.get(req.transactionId, chargerId);
+      const tx = req.transactionId === undefined ? undefined : this.meterTransaction(req);
       if (req.transactionId !== undefined && !tx) {
         ctx.reports.noted('MeterValues', 'unknown transactionId', {
           transactionId: req.transactionId,
         });
       }
-      reportReading(ctx, connectorId, reading, tx ? String(tx.id) : null, true);
+      const live = !queued(reading.timestamp, ctx.clock.now());
+      reportReading(ctx, connectorId, reading, tx ? String(tx.id) : null, live);
       return {};
     });
 
@@ -160,6 +175,19 @@ export class V16Session implements ProtocolSession {
         return {};
       });
     }
+  }
+
+  /** The transaction a MeterValues names, or (id 0 / -1) the only one open on its connector. */
+  private meterTransaction(req: MeterValuesReq) {
+    const id = req.transactionId as number;
+    if (!isPlaceholderId(id)) return this.transactions.get(id, this.ctx.chargerId);
+    const tx = this.transactions.resolveUnknown(this.ctx.chargerId, { connector: req.connectorId });
+    if (tx) {
+      this.ctx.reports.noted('MeterValues', `transactionId ${id} taken as ${tx.id}`, {
+        connectorId: req.connectorId,
+      });
+    }
+    return tx;
   }
 
   private startTransaction(req: StartTransactionReq) {
@@ -213,7 +241,17 @@ export class V16Session implements ProtocolSession {
   private stopTransaction(req: StopTransactionReq) {
     const { ctx } = this;
     const chargerId = ctx.chargerId;
-    const tx = this.transactions.get(req.transactionId, chargerId);
+    const tx = isPlaceholderId(req.transactionId)
+      ? this.transactions.resolveUnknown(
+          chargerId,
+          req.idTag === undefined ? {} : { idTag: req.idTag },
+        )
+      : this.transactions.get(req.transactionId, chargerId);
+    if (tx && tx.id !== req.transactionId) {
+      ctx.reports.noted('StopTransaction', `transactionId ${req.transactionId} taken as ${tx.id}`, {
+        idTag: req.idTag ?? null,
+      });
+    }
     if (!tx) {
       // Never block a charger's queue: answer, and keep the message for the operator.
       ctx.reports.noted('StopTransaction', 'unknown transactionId', req);

@@ -41,6 +41,9 @@ export class Transactions16 {
   private readonly acceptStmt: Statement<[number, number]>;
   private readonly byIdStmt: Statement<[number, string], Row>;
   private readonly stopStmt: Statement<[number, string, string, number]>;
+  private readonly openByTag: Statement<[string, string], Row>;
+  private readonly openOnCharger: Statement<[string], Row>;
+  private readonly openOnConnector: Statement<[string, number], Row>;
 
   constructor(db: Db) {
     this.findStart = db.prepare(
@@ -52,6 +55,16 @@ export class Transactions16 {
     );
     this.acceptStmt = db.prepare('UPDATE ocpp16_transactions SET accepted = ? WHERE id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM ocpp16_transactions WHERE id = ? AND charger_id = ?');
+    const open = 'accepted = 1 AND stopped_at IS NULL';
+    this.openByTag = db.prepare(
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND id_tag = ? AND ${open}`,
+    );
+    this.openOnCharger = db.prepare(
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND ${open} LIMIT 2`,
+    );
+    this.openOnConnector = db.prepare(
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND connector = ? AND ${open} LIMIT 2`,
+    );
     this.stopStmt = db.prepare(
       `UPDATE ocpp16_transactions SET meter_stop = ?, stopped_at = ?, stop_reason = ?
        WHERE id = ? AND stopped_at IS NULL`,
@@ -87,6 +100,27 @@ export class Transactions16 {
   get(id: number, chargerId: string): Transaction16 | undefined {
     const row = this.byIdStmt.get(id, chargerId);
     return row ? toTx(row) : undefined;
+  }
+
+  /**
+   * The open transaction a message with a transactionId the gateway never handed out (0, -1: a
+   * charger that lost the StartTransaction reply) must mean: the one with the message's idTag,
+   * else (no idTag given) the only open one on the connector (MeterValues) or on the whole charger (StopTransaction,
+   * which names no connector). Ambiguous means none: nothing is guessed.
+   */
+  resolveUnknown(
+    chargerId: string,
+    hint: { idTag?: string; connector?: number },
+  ): Transaction16 | undefined {
+    if (hint.idTag !== undefined) {
+      const row = this.openByTag.get(chargerId, hint.idTag);
+      return row ? toTx(row) : undefined;
+    }
+    const rows =
+      hint.connector === undefined
+        ? this.openOnCharger.all(chargerId)
+        : this.openOnConnector.all(chargerId, hint.connector);
+    return rows.length === 1 ? toTx(rows[0] as Row) : undefined;
   }
 
   /** Returns false when the transaction had already been stopped (a repeated StopTransaction). */
