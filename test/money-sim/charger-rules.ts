@@ -21,6 +21,14 @@ export class ChargerRules {
   private readonly facts = new WeakMap<ChargerTx, TxFacts>();
   /** 1.6 starts by (connector, idTag, timestamp): the same again is a retry, answered the same. */
   private readonly starts16 = new Map<string, boolean>();
+  /**
+   * 1.6 transactions the gateway's table holds as not stopped, with whether it accepted them: what
+   * a stop naming transactionId 0 or -1 (a charger that lost the StartTransaction reply) can mean.
+   */
+  private readonly open16 = new Map<
+    ChargerTx,
+    { accepted: boolean; session: ModelSession | null }
+  >();
 
   constructor(private readonly model: Model) {}
 
@@ -37,12 +45,15 @@ export class ChargerRules {
     const { model } = this;
     switch (msg.kind) {
       case 'boot':
+        model.booted(charger);
         return;
       case 'status': {
         const status = { Available: 'available', Occupied: 'occupied', Faulted: 'faulted' }[
           msg.status
         ];
-        model.setStatus({ charger, connectorId: msg.connectorId }, status);
+        const c = { charger, connectorId: msg.connectorId };
+        model.setStatus(c, status);
+        model.statusFor(c, status, Date.now());
         return;
       }
       case 'start':
@@ -58,6 +69,7 @@ export class ChargerRules {
         const f = this.of(msg.tx);
         if (f.ended) return;
         f.ended = true;
+        this.open16.delete(msg.tx);
         if (!f.judged) {
           model.note('2.0.1 Ended before its Started');
           f.endedFirst = { meterStop: msg.wh };
@@ -105,7 +117,10 @@ export class ChargerRules {
       this.model.note('1.6 start retried (same timestamp)');
       return;
     }
-    if (charger === 'CP-1') this.starts16.set(key, accepted);
+    if (charger === 'CP-1') {
+      this.starts16.set(key, accepted);
+      this.open16.set(tx, { accepted, session: accepted && s ? s : null });
+    }
     if (!accepted || !s) return;
     f.session = s;
     if (s.phase === 'orphaned')
@@ -116,8 +131,42 @@ export class ChargerRules {
     s.phase = 'charging';
     s.transactionRef = tx.ref;
     s.meterStart = meterStart;
-    s.lastMeter = meterStart;
+    s.track =
+      meterStart === null
+        ? null
+        : { segmentStart: meterStart, carried: 0, last: meterStart, pending: null };
     s.trueWh = () => tx.trueWh;
     if (f.endedFirst) this.model.settle(s, f.endedFirst.meterStop);
+  }
+
+  /**
+   * A 1.6 StopTransaction naming transactionId 0 or -1, sent for `tx` (the charger lost its
+   * StartTransaction reply, so it cannot know whether the gateway accepted it): the gateway
+   * takes the not-stopped transaction with the stop's idTag, else (no idTag) the only one on
+   * the charger, and settles its session on the stop's register. A transaction the gateway
+   * answered Invalid still counts: the charger may hold it as running, and guessing past it
+   * would settle another connector's session on this meter. Ambiguous: nothing moves.
+   * Returns whether the stop named a transaction (the gateway then answers its idTag).
+   */
+  lostIdStop(tx: ChargerTx | null, idTag: string | undefined, meterStop: number): boolean {
+    if (tx) this.of(tx).ended = true;
+    const candidates = [...this.open16].filter(([t]) => idTag === undefined || t.idToken === idTag);
+    if (candidates.length !== 1) {
+      this.model.note('1.6 stop with transactionId 0: ambiguous, nothing moves');
+      return false;
+    }
+    const [[match, entry]] = candidates as [
+      [ChargerTx, { accepted: boolean; session: ModelSession | null }],
+    ];
+    if (!entry.accepted) {
+      this.model.note('1.6 stop with transactionId 0: only a refused transaction matches');
+      return false;
+    }
+    this.open16.delete(match);
+    this.of(match).ended = true;
+    if (match !== tx) this.model.note('1.6 stop with transactionId 0 matched another transaction');
+    this.model.note('1.6 stop with transactionId 0 settles its session');
+    if (entry.session) this.model.settle(entry.session, meterStop);
+    return true;
   }
 }

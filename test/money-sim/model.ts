@@ -62,10 +62,33 @@ export interface ModelSession {
   response: Promise<JsonResponse> | null;
   transactionRef: string | null;
   meterStart: number | null;
-  lastMeter: number | null;
+  /** The register in segments (a reset after a reboot starts a new one, README "Misbehaving chargers"). */
+  track: Track | null;
+  /** Its charger booted since its last counted sample: a lower register may be a reset. */
+  rebooted: boolean;
+  /** Its connector was reported in use (not Available) since the transaction started. */
+  seenInUse: boolean;
+  /** When the connector-Available grace runs out and the session settles without a stop. */
+  graceAtMs: number | null;
+  /** The Start's Idempotency-Key. */
+  idemKey: string;
+  /** The failure a refund before the charger accepted answers a retried Start with. */
+  refundCode: string | null;
   /** The energy the charger really delivered in the bound transaction (read at settlement). */
   trueWh: (() => number) | null;
   settled: { deliveredWh: number; cost: number; credited: number; trueWh: number } | null;
+}
+
+export interface Track {
+  segmentStart: number;
+  carried: number;
+  last: number;
+  /** A lower register seen right after a reboot, held until the next sample says what it was. */
+  pending: number | null;
+}
+
+export function trackWh(t: Track): number {
+  return Math.max(0, t.carried + t.last - t.segmentStart);
 }
 
 export interface ModelToken {
@@ -94,7 +117,10 @@ export class Model {
   /** Top-ups applied, as `driver|reference`. */
   readonly topUps: string[] = [];
 
-  constructor(readonly startTimeoutMs: number) {}
+  constructor(
+    readonly startTimeoutMs: number,
+    readonly stopGraceMs: number,
+  ) {}
 
   note(what: string): void {
     this.cases.set(what, (this.cases.get(what) ?? 0) + 1);
@@ -140,60 +166,128 @@ export class Model {
     return this.balances[driver] < amount ? 'insufficient_balance' : 'ok';
   }
 
-  refund(s: ModelSession): void {
+  refund(s: ModelSession, code: string | null = null): void {
     s.phase = 'refunded';
+    s.refundCode = code;
     this.balances[s.driver] += s.amount;
   }
 
   /**
    * A meter sample bound to the session. Without a start register, the first live sample stands
    * in for it; a queued (offline) one cannot, as it may predate a sample delivered before it.
+   * Then the register counts in segments: a lower one right after a boot is held; the next
+   * sample at or above the last one shows it was a glitch, one below the last but not below the
+   * held one confirms a reset (a new segment from the held register); any other lower one is
+   * ignored.
    */
   sample(s: ModelSession, wh: number, live: boolean): void {
     if (s.phase !== 'charging') return;
-    if (s.meterStart === null) {
+    if (s.meterStart === null || s.track === null) {
       if (!live) return;
       s.meterStart = wh;
-      s.lastMeter = wh;
+      s.track = { segmentStart: wh, carried: 0, last: wh, pending: null };
       return;
     }
-    if (wh < s.meterStart) return;
-    s.lastMeter = Math.max(s.lastMeter ?? 0, wh);
+    const t = s.track;
+    if (s.rebooted && wh < t.last) {
+      this.note('lower register after a boot held');
+      t.pending = wh;
+    } else if (wh >= t.last) {
+      if (t.pending !== null) this.note('held register was a glitch');
+      t.last = wh;
+      t.pending = null;
+    } else if (t.pending === null || wh < t.pending) {
+      return; // below the last register without a reboot: ignored, the boot flag stays
+    } else {
+      this.note('register reset after a boot: new segment');
+      s.track = { carried: trackWh(t), segmentStart: t.pending, last: wh, pending: null };
+    }
+    s.rebooted = false;
   }
 
-  /**
-   * Settlement on the registers the gateway saw: the stop register if it is not below the start,
-   * else the highest sample; nothing without a start register. Cost rounds down, capped at the
-   * amount paid.
-   */
-  settle(s: ModelSession, meterStopWh: number | null): void {
-    if (s.phase !== 'charging') return;
-    let deliveredWh = 0;
-    if (s.meterStart === null) {
+  /** Energy to settle on for a stop register, by the same rules (a null stop: the track). */
+  deliveredAtStop(s: ModelSession, stopWh: number | null): number {
+    const t = s.track;
+    if (s.meterStart === null || t === null) {
       this.note('settled without any register');
-    } else if (meterStopWh !== null && meterStopWh >= s.meterStart) {
-      deliveredWh = meterStopWh - s.meterStart;
-    } else {
-      this.note('settled on the last sample (stop register unusable)');
-      deliveredWh = Math.max(0, (s.lastMeter ?? s.meterStart) - s.meterStart);
+      return 0;
     }
+    if (stopWh === null) return trackWh(t);
+    if (t.pending !== null && stopWh < t.last && stopWh >= t.pending) {
+      this.note('stop register confirms a held reset');
+      return trackWh(t) + stopWh - t.pending;
+    }
+    if (stopWh >= t.segmentStart) return t.carried + stopWh - t.segmentStart;
+    this.note('settled on the last sample (stop register unusable)');
+    return trackWh(t);
+  }
+
+  /** Settlement on `deliveredWh`: cost rounds down, capped at the amount paid. */
+  settleOn(s: ModelSession, deliveredWh: number): void {
+    if (s.phase !== 'charging') return;
     const cost = Math.min(s.amount, costOf(deliveredWh, s.micro));
     if (cost === s.amount && costOf(deliveredWh, s.micro) > s.amount) {
       this.note('overshoot not charged');
     }
     s.phase = 'settled';
+    s.graceAtMs = null;
     s.settled = { deliveredWh, cost, credited: s.amount - cost, trueWh: s.trueWh?.() ?? 0 };
     this.balances[s.driver] += s.amount - cost;
   }
 
-  /** Start timers due by `nowMs` (authorized: from the accept; orphaned: from the debit). */
-  expireStartTimers(nowMs: number): void {
+  settle(s: ModelSession, meterStopWh: number | null): void {
+    if (s.phase !== 'charging') return;
+    this.settleOn(s, this.deliveredAtStop(s, meterStopWh));
+  }
+
+  /** The charger booted: each of its charging sessions may see its register reset. */
+  booted(charger: ChargerKey): void {
     for (const s of this.sessions) {
+      if (s.phase === 'charging' && s.connector.charger === charger) s.rebooted = true;
+    }
+  }
+
+  /**
+   * A status for the connector of a charging session: in use arms nothing and cancels the grace;
+   * Available after use (or after energy flowed) gives the charger the grace for its stop.
+   */
+  statusFor(c: ConnectorKey, status: string, nowMs: number): void {
+    const s = this.openOn(c);
+    if (!s || s.phase !== 'charging') return;
+    if (status !== 'available') {
+      s.seenInUse = true;
+      s.graceAtMs = null;
+      return;
+    }
+    const flowed = s.track !== null && trackWh(s.track) > 0;
+    if (s.seenInUse || flowed) s.graceAtMs = nowMs + this.stopGraceMs;
+  }
+
+  /** A gateway restart forgets what it kept in memory: boots, connector use, grace timers. */
+  gatewayRestarted(): void {
+    for (const s of this.sessions) {
+      s.rebooted = false;
+      s.seenInUse = false;
+      s.graceAtMs = null;
+    }
+  }
+
+  /**
+   * Timers due by `nowMs`: start timers (authorized: from the accept; orphaned: from the debit)
+   * refund; a connector-Available grace that ran out settles on the last register.
+   */
+  expireTimers(nowMs: number): void {
+    for (const s of this.sessions) {
+      if (s.phase === 'charging' && s.graceAtMs !== null && s.graceAtMs <= nowMs) {
+        this.note('settled without a stop: connector Available');
+        this.settleOn(s, s.track === null ? 0 : trackWh(s.track));
+        continue;
+      }
       const since =
         s.phase === 'authorized' ? s.authorizedAtMs : s.phase === 'orphaned' ? s.createdAtMs : null;
       if (since !== null && since + this.startTimeoutMs <= nowMs) {
         this.note(`start timeout (${s.phase})`);
-        this.refund(s);
+        this.refund(s, 'charger_timeout');
       }
     }
   }

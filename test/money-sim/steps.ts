@@ -144,7 +144,8 @@ export class Start extends SimStep {
     );
     const known = new Set(model.sessions.map((s) => s.id));
     let res: JsonResponse | null = null;
-    const response = w.start(this.driver, this.c, token, amount);
+    const idemKey = `sim-${w.trace.length}`;
+    const response = w.start(this.driver, this.c, token, amount, { 'idempotency-key': idemKey });
     // Kept for a later step; a rejection is looked at there, never left unhandled.
     response.then((r) => (res = r)).catch(() => undefined);
     if (verdict !== 'ok') {
@@ -190,12 +191,65 @@ export class Start extends SimStep {
       response,
       transactionRef: null,
       meterStart: null,
-      lastMeter: null,
+      track: null,
+      rebooted: false,
+      seenInUse: false,
+      graceAtMs: null,
+      idemKey,
+      refundCode: null,
       trueWh: null,
       settled: null,
     };
     model.sessions.push(session);
     if (!queued) await remoteStartArrives(w, session);
+  }
+}
+
+/**
+ * A Start sent again with the Idempotency-Key of an earlier one (a lost response, a restart): no
+ * second debit; the first attempt's outcome as it stands (200 once the charger accepted or
+ * started it, 409 in progress while it waits for the charger, its failure after a refund); the
+ * same key with another amount is a different request (422).
+ */
+export class RetryStart extends SimStep {
+  constructor(
+    readonly pick: number,
+    readonly changed: boolean,
+  ) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return w.model.sessions.length > 0;
+  }
+  toString() {
+    return `retryStart(${this.pick}${this.changed ? ', other amount' : ''})`;
+  }
+  protected async act(w: World) {
+    const { model } = w;
+    const s = model.sessions[
+      model.sessions.length - 1 - (this.pick % model.sessions.length)
+    ] as ModelSession;
+    const token = model.tokens[s.driver]?.token as string;
+    const res = await within(
+      w.start(s.driver, s.connector, token, s.amount + (this.changed ? 1 : 0), {
+        'idempotency-key': s.idemKey,
+      }),
+      'retried start',
+    );
+    const code = (res.body as { error?: { code?: string } } | null)?.error?.code;
+    const expect = (status: number, want: string) => {
+      if (res.status !== status || code !== want)
+        fail(`${this.toString()} of #${s.n} (${s.phase}): expected ${status} ${want}`, res);
+    };
+    if (model.tokenExpired(s.driver, w.now())) return expect(401, 'token_expired');
+    if (this.changed) return expect(422, 'idempotency_key_reused');
+    model.note(`start retried (${s.phase})`);
+    if (s.authorizedAtMs !== null || s.phase === 'charging' || s.phase === 'settled')
+      return expectStarted(s, res);
+    if (s.phase === 'pending' || s.phase === 'orphaned')
+      return expect(409, 'idempotency_key_in_progress');
+    const failure = s.refundCode === 'charger_rejected' ? 'charger_rejected' : 'charger_timeout';
+    expect(failure === 'charger_rejected' ? 409 : 504, failure);
   }
 }
 
@@ -228,7 +282,7 @@ async function startFailed(s: ModelSession, w: World, code: string): Promise<voi
   if (s.phase === 'charging' || s.phase === 'settled') return expectStarted(s, res);
   if (res.status !== (code === 'charger_rejected' ? 409 : 504)) fail(`start #${s.n}: ${code}`, res);
   if ((res.body as { error?: { code?: string } }).error?.code !== code) fail(`start #${s.n}`, res);
-  w.model.refund(s);
+  w.model.refund(s, code);
 }
 
 function expectStarted(s: ModelSession, res: JsonResponse): void {
@@ -446,11 +500,18 @@ export class Repeat extends SimStep {
   }
 }
 
-/** A stop for a transaction id the gateway never gave out (0, -1): answered, and nothing moves. */
+/**
+ * A stop naming a transaction id the gateway never gave out (0, -1). On 1.6 it is a charger that
+ * lost its StartTransaction reply stopping a transaction it runs, with its real register, with or
+ * without the idTag (with no transaction running it stops nothing known). On 2.0.1 ids are the
+ * charger's own strings: "0" names no transaction, and nothing moves.
+ */
 export class StrayStop extends SimStep {
   constructor(
     readonly charger: ChargerKey,
     readonly id: 0 | -1,
+    readonly pick: number,
+    readonly withIdTag: boolean,
   ) {
     super();
   }
@@ -458,37 +519,73 @@ export class StrayStop extends SimStep {
     return w.chargers[this.charger].online;
   }
   toString() {
-    return `strayStop(${this.charger}, transactionId ${this.id})`;
+    return `strayStop(${this.charger}, transactionId ${this.id}, pick ${this.pick}${this.withIdTag ? ', idTag' : ''})`;
   }
   protected async act(w: World) {
     const charger = w.chargers[this.charger];
     const timestamp = new Date().toISOString();
-    const reply =
-      charger.protocol === 'ocpp1.6'
-        ? await within(
-            charger.callRaw('StopTransaction', {
-              transactionId: this.id,
-              meterStop: 99_999,
-              timestamp,
-              reason: 'Other',
-            }),
-            'stray stop',
-          )
-        : await within(
-            charger.callRaw('TransactionEvent', {
-              eventType: 'Ended',
-              timestamp,
-              triggerReason: 'AbnormalCondition',
-              seqNo: 0,
-              transactionInfo: { transactionId: String(this.id), stoppedReason: 'Other' },
-              meterValue: [
-                { timestamp, sampledValue: [{ value: 99_999, context: 'Transaction.End' }] },
-              ],
-            }),
-            'stray stop',
-          );
+    if (charger.protocol === 'ocpp1.6') {
+      const running = [...charger.connectors.values()].filter((c) => c.tx !== null);
+      const side = running[this.pick % Math.max(1, running.length)];
+      const tx = side?.tx ?? null;
+      const idTag = tx && this.withIdTag ? tx.idToken : undefined;
+      const meterStop = side ? side.register : 99_999;
+      if (side) side.tx = null;
+      const reply = await within(
+        charger.callRaw('StopTransaction', {
+          transactionId: this.id,
+          meterStop,
+          timestamp,
+          reason: 'Other',
+          ...(idTag !== undefined && { idTag }),
+        }),
+        'stray stop',
+      );
+      const known = w.rules.lostIdStop(tx, idTag, meterStop);
+      const want = idTag !== undefined && known ? { idTagInfo: { status: 'Accepted' } } : {};
+      if (JSON.stringify(reply) !== JSON.stringify(want))
+        throw new Error(
+          `stray stop answered ${JSON.stringify(reply)}, expected ${JSON.stringify(want)}`,
+        );
+      return;
+    }
+    const reply = await within(
+      charger.callRaw('TransactionEvent', {
+        eventType: 'Ended',
+        timestamp,
+        triggerReason: 'AbnormalCondition',
+        seqNo: 0,
+        transactionInfo: { transactionId: String(this.id), stoppedReason: 'Other' },
+        meterValue: [{ timestamp, sampledValue: [{ value: 99_999, context: 'Transaction.End' }] }],
+      }),
+      'stray stop',
+    );
     if (JSON.stringify(reply) !== '{}')
       throw new Error(`stray stop answered ${JSON.stringify(reply)}`);
+  }
+}
+
+/**
+ * The charger reboots on its live link: a BootNotification, and with `resetMeters` its registers
+ * restart at 0 (firmware that does not keep them). Sessions on it may now see a lower register.
+ */
+export class Reboot extends SimStep {
+  constructor(
+    readonly charger: ChargerKey,
+    readonly resetMeters: boolean,
+  ) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    return w.chargers[this.charger].online;
+  }
+  toString() {
+    return `reboot(${this.charger}${this.resetMeters ? ', meters reset' : ''})`;
+  }
+  protected async act(w: World) {
+    const charger = w.chargers[this.charger];
+    if (this.resetMeters) for (const c of charger.connectors.values()) c.register = 0;
+    await charger.send({ kind: 'boot' });
   }
 }
 
@@ -579,7 +676,7 @@ export class TimeJump extends SimStep {
   }
   protected async act(w: World) {
     await vi.advanceTimersByTimeAsync(this.ms);
-    w.model.expireStartTimers(w.now());
+    w.model.expireTimers(w.now());
   }
 }
 
@@ -603,6 +700,7 @@ export class Restart extends SimStep {
     }
     await within(Promise.all(closed), 'chargers to see the gateway go');
     for (const k of CHARGER_KEYS) w.model.online[k] = false;
+    w.model.gatewayRestarted();
     for (const s of waiting) {
       if (!this.crash) {
         // Closing the gateway dropped every link under a pending remote start: charger_timeout.
@@ -700,10 +798,17 @@ export const STEP: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 4, arbitrary: chargerKey.map((k) => new Repeat(k)) },
   {
-    weight: 1,
+    weight: 2,
     arbitrary: fc
-      .tuple(chargerKey, fc.constantFrom<0 | -1>(0, -1))
-      .map(([k, id]) => new StrayStop(k, id)),
+      .tuple(chargerKey, fc.constantFrom<0 | -1>(0, -1), pick, fc.boolean())
+      .map(([k, id, p, t]) => new StrayStop(k, id, p, t)),
+  },
+  { weight: 2, arbitrary: fc.tuple(chargerKey, fc.boolean()).map(([k, r]) => new Reboot(k, r)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(pick, fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, fc.constant(true)))
+      .map(([p, c]) => new RetryStart(p, c)),
   },
   { weight: 2, arbitrary: fc.tuple(driver, connector).map(([d, c]) => new Quote(d, c)) },
   { weight: 1, arbitrary: driver.map((d) => new Mint(d)) },

@@ -18,6 +18,9 @@ import { SimCharger } from './sim-charger.js';
 /** Seconds the gateway waits for the EV after a remote start (the time jumps are sized on it). */
 export const START_TIMEOUT_SECONDS = 5;
 
+/** The grace a connector reported Available gives its transaction's stop (the gateway's default). */
+export const STOP_GRACE_SECONDS = 60;
+
 /** Real-time bound for anything the simulation waits on: a hang is a failure, not a stall. */
 const WAIT_MS = 15_000;
 
@@ -27,7 +30,7 @@ const WAIT_MS = 15_000;
  * moves only when a step moves it, and the two simulated chargers.
  */
 export class World {
-  readonly model = new Model(START_TIMEOUT_SECONDS * 1000);
+  readonly model = new Model(START_TIMEOUT_SECONDS * 1000, STOP_GRACE_SECONDS * 1000);
   readonly rules = new ChargerRules(this.model);
   readonly chargers: Record<ChargerKey, SimCharger>;
   /** Everything the simulation did, for the failure report. */
@@ -53,11 +56,26 @@ export class World {
     const t = await startTestGateway({
       // ocpp-rpc times its calls on the real clock, which no step controls: long enough never to
       // fire during a run. A charger that never answers is modelled as one whose link drops.
-      ocpp: { meterSampleIntervalSeconds: 10, callTimeoutSeconds: 120 },
+      // The message-rate limit is on the gateway clock, which only time jumps move: out of the way.
+      ocpp: {
+        meterSampleIntervalSeconds: 10,
+        callTimeoutSeconds: 120,
+        messageRate: { perSecond: 10_000, burst: 100_000 },
+        authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
+      },
+      // Rate limits are not what this tests, and a run's drivers send many requests per minute.
+      http: {
+        host: '127.0.0.1',
+        port: 0,
+        rateLimits: { mintPerMinute: 1_000_000, driverPerMinute: 1_000_000 },
+      },
       sessions: {
         startTimeoutSeconds: START_TIMEOUT_SECONDS,
         maxAmount: 1_000_000,
         stopLeadMilliseconds: 0,
+        stopGraceSeconds: STOP_GRACE_SECONDS,
+        // A week: longer than any run's time jumps (150 × 16 min), so silence never settles here.
+        settleAfterSilenceSeconds: 7 * 86_400,
       },
       log: { level: 'warn' },
     });
