@@ -9,6 +9,7 @@ import {
   Reconnect,
   Start,
   STEP,
+  StrayStop,
 } from './money-sim/steps.js';
 import { World } from './money-sim/world.js';
 
@@ -88,6 +89,8 @@ it(
 );
 
 const AC = { charger: 'CP-AC', connectorId: '1' } as const;
+const DC1 = { charger: 'CP-1', connectorId: '1' } as const;
+const DC2 = { charger: 'CP-1', connectorId: '2' } as const;
 
 /** Runs a fixed list of simulation steps (every invariant checked after each) and returns the world. */
 async function scenario(steps: fc.AsyncCommand<World, World>[], check: (w: World) => void) {
@@ -119,6 +122,29 @@ it('found by the simulation: a queued reading from after a meter reset is not ta
     (w) => {
       const row = w.db.prepare('SELECT state, delivered_wh, cost FROM sessions').get();
       expect(row).toEqual({ state: 'settled', delivered_wh: 0, cost: 0 });
+    },
+  );
+});
+
+it('found by the simulation: a 1.6 stop with transactionId 0 is not pinned on another connector', async () => {
+  // CP-1 runs ada's session on connector 1 and, on connector 2, a transaction the gateway answered
+  // Invalid (an idTag nobody issued). Connector 2 delivers 9,000 Wh, and the charger, having lost
+  // that StartTransaction reply, stops it with transactionId 0 and no idTag. Counting only accepted
+  // transactions, the gateway took ada's as "the only open one" and settled it on connector 2's
+  // register: 9,000 Wh, 3,712 NGN, for nothing delivered. Two transactions are not stopped: the
+  // stop is ambiguous, and nothing is guessed.
+  await scenario(
+    [
+      new Start('ada', DC1, 45_000),
+      new AnswerStart(0, 'accept'),
+      new ChargerStart(DC1, 0, 'register', 'now'),
+      new ChargerStart(DC2, 0, 'stranger', 'now'),
+      new Meter(DC2, 'flow', 9_000, 1, 'now'),
+      new StrayStop('CP-1', 0, 1, false), // pick 1: connector 2's transaction
+    ],
+    (w) => {
+      const row = w.db.prepare('SELECT state, delivered_wh FROM sessions').get();
+      expect(row).toEqual({ state: 'charging', delivered_wh: null });
     },
   );
 });
