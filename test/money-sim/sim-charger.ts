@@ -39,6 +39,8 @@ export class SimCharger {
   readonly pending: PendingStart[] = [];
   readonly queue: ChargerMsg[] = [];
   last: { frame: Frame; msg: ChargerMsg; reply: unknown } | null = null;
+  /** 1.6: the last stop it sent with transactionId 0 / -1 (it lost that transaction's id). */
+  lastLostIdStop: { tx: ChargerTx; idTag: string | undefined; meterStop: number } | null = null;
   private txCount = 0;
   private startWaiter: ((p: PendingStart) => void) | null = null;
   private closeWaiter: (() => void) | null = null;

@@ -262,14 +262,12 @@ async function remoteStartArrives(w: World, s: ModelSession): Promise<void> {
   );
 }
 
-/** After a remote start is answered, the next one queued for the charger goes out. */
+/**
+ * After a remote start is answered, the next one queued for the charger goes out: waits for the
+ * oldest still waiting (it may have reached the charger already).
+ */
 async function nextQueuedStart(w: World, charger: ChargerKey): Promise<void> {
-  const next = w.model.sessions.find(
-    (s) =>
-      s.response !== null &&
-      s.connector.charger === charger &&
-      !w.chargers[charger].pending.some((p) => p.idToken === s.idToken),
-  );
+  const next = w.model.sessions.find((s) => s.response !== null && s.connector.charger === charger);
   if (next) await remoteStartArrives(w, next);
 }
 
@@ -503,7 +501,7 @@ export class Repeat extends SimStep {
 /**
  * A stop naming a transaction id the gateway never gave out (0, -1). On 1.6 it is a charger that
  * lost its StartTransaction reply stopping a transaction it runs, with its real register, with or
- * without the idTag (with no transaction running it stops nothing known). On 2.0.1 ids are the
+ * without the idTag (with none running, its last such stop again). On 2.0.1 ids are the
  * charger's own strings: "0" names no transaction, and nothing moves.
  */
 export class StrayStop extends SimStep {
@@ -527,10 +525,14 @@ export class StrayStop extends SimStep {
     if (charger.protocol === 'ocpp1.6') {
       const running = [...charger.connectors.values()].filter((c) => c.tx !== null);
       const side = running[this.pick % Math.max(1, running.length)];
-      const tx = side?.tx ?? null;
-      const idTag = tx && this.withIdTag ? tx.idToken : undefined;
-      const meterStop = side ? side.register : 99_999;
+      // With nothing running, the charger sends its last such stop again (a lost reply), or a
+      // stop at register 0 if it never sent one: a charger does not invent a register.
+      const again = side ? null : charger.lastLostIdStop;
+      const tx = side?.tx ?? again?.tx ?? null;
+      const idTag = side ? (tx && this.withIdTag ? tx.idToken : undefined) : again?.idTag;
+      const meterStop = side ? side.register : (again?.meterStop ?? 0);
       if (side) side.tx = null;
+      if (tx) charger.lastLostIdStop = { tx, idTag, meterStop };
       const reply = await within(
         charger.callRaw('StopTransaction', {
           transactionId: this.id,
@@ -541,6 +543,7 @@ export class StrayStop extends SimStep {
         }),
         'stray stop',
       );
+      if (again) w.model.note('1.6 stop with transactionId 0 sent again');
       const known = w.rules.lostIdStop(tx, idTag, meterStop);
       const want = idTag !== undefined && known ? { idTagInfo: { status: 'Accepted' } } : {};
       if (JSON.stringify(reply) !== JSON.stringify(want))
