@@ -6,7 +6,9 @@ import {
   ChargerStop,
   Disconnect,
   Meter,
+  Reboot,
   Reconnect,
+  Repeat,
   Start,
   STEP,
   StrayStop,
@@ -145,6 +147,30 @@ it('found by the simulation: a 1.6 stop with transactionId 0 is not pinned on an
     (w) => {
       const row = w.db.prepare('SELECT state, delivered_wh FROM sessions').get();
       expect(row).toEqual({ state: 'charging', delivered_wh: null });
+    },
+  );
+});
+
+it('found by the simulation: a held register repeated after a lost reply does not confirm a reset', async () => {
+  // CP-1 starts at 10,000 Wh and delivers 1,200 Wh, reboots keeping its register, reads 10,900 once
+  // (a glitch: held, as it may be a reset) and sends that MeterValues again after a lost reply. The
+  // same frame twice confirmed a reset: counting went on from 10,900 with 1,200 Wh carried, and the
+  // next 150 Wh were billed as 450 (1,650 Wh for 1,350 delivered).
+  await scenario(
+    [
+      new Start('ada', DC1, 45_000),
+      new AnswerStart(0, 'accept'),
+      new ChargerStart(DC1, 0, 'register', 'now'),
+      new Meter(DC1, 'flow', 1_200, 1, 'now'),
+      new Reboot('CP-1', false),
+      new Meter(DC1, 'backwards', 0, 1, 'now'), // 11,200 − 300: held
+      new Repeat('CP-1'),
+      new Meter(DC1, 'flow', 150, 1, 'now'),
+      new ChargerStop(DC1, 'register', 'now'),
+    ],
+    (w) => {
+      const row = w.db.prepare('SELECT state, delivered_wh FROM sessions').get();
+      expect(row).toEqual({ state: 'settled', delivered_wh: 1_350 });
     },
   );
 });
