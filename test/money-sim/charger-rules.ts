@@ -62,7 +62,8 @@ export class ChargerRules {
         const f = this.of(msg.tx);
         // 2.0.1: an Updated that overtook its Started names no EVSE: the gateway cannot place it.
         // Only 2.0.1 flags queued events; a 1.6 sample always counts as live.
-        if (f.session) model.sample(f.session, msg.wh, !(msg.offline && charger === 'CP-AC'));
+        if (f.session)
+          model.sample(f.session, msg.wh, !(msg.offline && charger === 'CP-AC'), msg.timestamp);
         return;
       }
       case 'stop': {
@@ -77,11 +78,24 @@ export class ChargerRules {
         }
         if (!f.session) return;
         // A 2.0.1 Ended's register is also a sample, taken before the settlement.
-        if (msg.wh !== null && charger === 'CP-AC') model.sample(f.session, msg.wh, !msg.offline);
+        if (msg.wh !== null && charger === 'CP-AC')
+          model.sample(f.session, msg.wh, !msg.offline, msg.timestamp);
         model.settle(f.session, msg.wh);
         return;
       }
     }
+  }
+
+  /**
+   * The last frame sent again (a lost reply). Starts, stops and 2.0.1 events are recognised as
+   * repeats and change nothing; a boot is a boot, a status a status, and a 1.6 MeterValues (which
+   * carries no id to recognise it by) is a sample again.
+   */
+  repeated(charger: ChargerKey, msg: ChargerMsg): void {
+    if (msg.kind === 'boot' || msg.kind === 'status') return this.delivered(charger, msg, null);
+    if (msg.kind !== 'meter' || charger !== 'CP-1') return;
+    const f = this.of(msg.tx);
+    if (f.session) this.model.sample(f.session, msg.wh, true, msg.timestamp);
   }
 
   private started(

@@ -64,6 +64,8 @@ export interface ModelSession {
   meterStart: number | null;
   /** The register in segments (a reset after a reboot starts a new one, README "Misbehaving chargers"). */
   track: Track | null;
+  /** The reading held as a possible reset (the same frame again confirms nothing). */
+  held: { wh: number; timestamp: string } | null;
   /** Its charger booted since its last counted sample: a lower register may be a reset. */
   rebooted: boolean;
   /** Its connector was reported in use (not Available) since the transaction started. */
@@ -178,9 +180,10 @@ export class Model {
    * Then the register counts in segments: a lower one right after a boot is held; the next
    * sample at or above the last one shows it was a glitch, one below the last but not below the
    * held one confirms a reset (a new segment from the held register); any other lower one is
-   * ignored.
+   * ignored. The held reading again (same register and timestamp: a frame repeated after a lost
+   * reply) is not a second reading.
    */
-  sample(s: ModelSession, wh: number, live: boolean): void {
+  sample(s: ModelSession, wh: number, live: boolean, timestamp: string): void {
     if (s.phase !== 'charging') return;
     if (s.meterStart === null || s.track === null) {
       if (!live) return;
@@ -189,9 +192,17 @@ export class Model {
       return;
     }
     const t = s.track;
+    const held = s.held;
+    if (held && t.pending === held.wh && wh === held.wh && timestamp === held.timestamp) {
+      this.note('held register repeated: ignored');
+      return;
+    }
     if (s.rebooted && wh < t.last) {
       this.note('lower register after a boot held');
       t.pending = wh;
+      s.held = { wh, timestamp };
+      s.rebooted = false;
+      return;
     } else if (wh >= t.last) {
       if (t.pending !== null) this.note('held register was a glitch');
       t.last = wh;
@@ -203,6 +214,7 @@ export class Model {
       s.track = { carried: trackWh(t), segmentStart: t.pending, last: wh, pending: null };
     }
     s.rebooted = false;
+    s.held = null;
   }
 
   /** Energy to settle on for a stop register, by the same rules (a null stop: the track). */
@@ -267,6 +279,7 @@ export class Model {
   gatewayRestarted(): void {
     for (const s of this.sessions) {
       s.rebooted = false;
+      s.held = null;
       s.seenInUse = false;
       s.graceAtMs = null;
     }

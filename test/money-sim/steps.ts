@@ -197,6 +197,7 @@ export class Start extends SimStep {
       graceAtMs: null,
       idemKey,
       refundCode: null,
+      held: null,
       trueWh: null,
       settled: null,
     };
@@ -487,8 +488,10 @@ export class Repeat extends SimStep {
   }
   protected async act(w: World) {
     const charger = w.chargers[this.charger];
-    const kind = charger.last?.msg.kind;
+    const msg = charger.last?.msg;
+    const kind = msg?.kind;
     const { first, again } = await within(charger.repeatLast(), 'repeated frame');
+    if (msg) w.rules.repeated(this.charger, msg);
     // A repeat after a lost reply gets the same answer and changes nothing (checked after the step).
     if (kind !== 'boot' && JSON.stringify(first) !== JSON.stringify(again)) {
       throw new Error(
@@ -816,12 +819,12 @@ export const STEP: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(driver, connector).map(([d, c]) => new Quote(d, c)) },
   { weight: 1, arbitrary: driver.map((d) => new Mint(d)) },
   {
-    weight: 2,
+    weight: 4,
     arbitrary: fc.tuple(connector, fc.constantFrom(...STATUSES)).map(([c, s]) => new Status(c, s)),
   },
   { weight: 1, arbitrary: chargerKey.map((k) => new Disconnect(k)) },
   { weight: 4, arbitrary: fc.tuple(chargerKey, order).map(([k, o]) => new Reconnect(k, o)) },
-  { weight: 3, arbitrary: fc.constantFrom(...JUMPS).map((ms) => new TimeJump(ms)) },
+  { weight: 4, arbitrary: fc.constantFrom(...JUMPS).map((ms) => new TimeJump(ms)) },
   { weight: 1, arbitrary: fc.boolean().map((crash) => new Restart(crash)) },
   {
     weight: 2,
