@@ -16,7 +16,15 @@ import {
   type StartVerdict,
 } from './model.js';
 import type { PendingStart } from './sim-charger.js';
-import { quiesce, START_TIMEOUT_SECONDS, until, within, type World } from './world.js';
+import {
+  quiesce,
+  CALL_TIMEOUT_SECONDS,
+  START_TIMEOUT_SECONDS,
+  STOP_GRACE_SECONDS,
+  until,
+  within,
+  type World,
+} from './world.js';
 
 /**
  * The steps a simulation run is made of. Each one does one thing to the real system, waits until
@@ -617,6 +625,29 @@ export class Status extends SimStep {
   }
 }
 
+/**
+ * The connector is reported Available while its transaction runs, and no stop follows (a charger
+ * that never sends it): after the stop grace the session settles on the last register; the stop,
+ * if it comes later, changes nothing.
+ */
+export class Unplug extends SimStep {
+  constructor(readonly c: ConnectorKey) {
+    super();
+  }
+  check(w: Readonly<World>) {
+    const charger = w.chargers[this.c.charger];
+    return charger.online && charger.connector(this.c.connectorId).tx !== null;
+  }
+  toString() {
+    return `unplug(${connectorName(this.c)})`;
+  }
+  protected async act(w: World) {
+    const charger = w.chargers[this.c.charger];
+    charger.connector(this.c.connectorId).status = 'Available';
+    await charger.send({ kind: 'status', connectorId: this.c.connectorId, status: 'Available' });
+  }
+}
+
 export class Disconnect extends SimStep {
   constructor(readonly charger: ChargerKey) {
     super();
@@ -667,6 +698,7 @@ const JUMPS = [
   2_500,
   START_TIMEOUT_SECONDS * 1000 + 1,
   30_000,
+  STOP_GRACE_SECONDS * 1000,
   16 * 60_000,
 ] as const;
 
@@ -674,8 +706,15 @@ export class TimeJump extends SimStep {
   constructor(readonly ms: (typeof JUMPS)[number]) {
     super();
   }
-  check() {
-    return true;
+  /**
+   * Not past the gateway's call timeout while a Start waits on its remote start: on a real clock
+   * the call would have timed out (the simulation models that as a dropped link), and the HTTP
+   * client's own header timeout, on the same fake clock, would fail the request.
+   */
+  check(w: Readonly<World>) {
+    return (
+      this.ms <= CALL_TIMEOUT_SECONDS * 1000 || w.model.sessions.every((s) => s.response === null)
+    );
   }
   toString() {
     return `timeJump(${this.ms} ms)`;
@@ -822,6 +861,7 @@ export const STEP: fc.Arbitrary<Step> = fc.oneof(
     weight: 4,
     arbitrary: fc.tuple(connector, fc.constantFrom(...STATUSES)).map(([c, s]) => new Status(c, s)),
   },
+  { weight: 2, arbitrary: connector.map((c) => new Unplug(c)) },
   { weight: 1, arbitrary: chargerKey.map((k) => new Disconnect(k)) },
   { weight: 4, arbitrary: fc.tuple(chargerKey, order).map(([k, o]) => new Reconnect(k, o)) },
   { weight: 4, arbitrary: fc.constantFrom(...JUMPS).map((ms) => new TimeJump(ms)) },

@@ -18,6 +18,9 @@ import { SimCharger } from './sim-charger.js';
 /** Seconds the gateway waits for the EV after a remote start (the time jumps are sized on it). */
 export const START_TIMEOUT_SECONDS = 5;
 
+/** The gateway's OCPP call timeout (ocpp-rpc; long enough never to fire during a step). */
+export const CALL_TIMEOUT_SECONDS = 120;
+
 /** The grace a connector reported Available gives its transaction's stop (the gateway's default). */
 export const STOP_GRACE_SECONDS = 60;
 
@@ -59,7 +62,7 @@ export class World {
       // The message-rate limit is on the gateway clock, which only time jumps move: out of the way.
       ocpp: {
         meterSampleIntervalSeconds: 10,
-        callTimeoutSeconds: 120,
+        callTimeoutSeconds: CALL_TIMEOUT_SECONDS,
         messageRate: { perSecond: 10_000, burst: 100_000 },
         authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
       },
