@@ -12,6 +12,8 @@ import {
   Start,
   STEP,
   StrayStop,
+  TimeJump,
+  Unplug,
 } from './money-sim/steps.js';
 import { World } from './money-sim/world.js';
 
@@ -171,6 +173,30 @@ it('found by the simulation: a held register repeated after a lost reply does no
     (w) => {
       const row = w.db.prepare('SELECT state, delivered_wh FROM sessions').get();
       expect(row).toEqual({ state: 'settled', delivered_wh: 1_350 });
+    },
+  );
+});
+
+it('the simulation models a connector reported Available after use: settled when the grace runs out', async () => {
+  await scenario(
+    [
+      new Start('ada', DC1, 45_000),
+      new AnswerStart(0, 'accept'),
+      new ChargerStart(DC1, 0, 'register', 'now'),
+      new Meter(DC1, 'flow', 150, 1, 'now'),
+      new Unplug(0),
+      new TimeJump(30_000),
+      new Meter(DC1, 'flow', 150, 1, 'now'), // energy reported during the grace still counts
+      new TimeJump(30_000),
+      new ChargerStop(DC1, 'register', 'now'), // late: the session already has its outcome
+    ],
+    (w) => {
+      const row = w.db.prepare('SELECT state, delivered_wh, end_reason FROM sessions').get();
+      expect(row).toEqual({
+        state: 'settled',
+        delivered_wh: 300,
+        end_reason: 'no_stop_connector_available',
+      });
     },
   );
 });

@@ -631,20 +631,28 @@ export class Status extends SimStep {
  * if it comes later, changes nothing.
  */
 export class Unplug extends SimStep {
-  constructor(readonly c: ConnectorKey) {
+  constructor(readonly pick: number) {
     super();
   }
+  private running(w: Readonly<World>): ConnectorKey[] {
+    return CONNECTORS.filter((c) => {
+      const charger = w.chargers[c.charger];
+      return charger.online && charger.connector(c.connectorId).tx !== null;
+    });
+  }
   check(w: Readonly<World>) {
-    const charger = w.chargers[this.c.charger];
-    return charger.online && charger.connector(this.c.connectorId).tx !== null;
+    return this.running(w).length > 0;
   }
   toString() {
-    return `unplug(${connectorName(this.c)})`;
+    return `unplug(${this.pick})`;
   }
   protected async act(w: World) {
-    const charger = w.chargers[this.c.charger];
-    charger.connector(this.c.connectorId).status = 'Available';
-    await charger.send({ kind: 'status', connectorId: this.c.connectorId, status: 'Available' });
+    const running = this.running(w);
+    const c = running[this.pick % running.length] as ConnectorKey;
+    w.trace.push(`  (unplugged ${connectorName(c)})`);
+    const charger = w.chargers[c.charger];
+    charger.connector(c.connectorId).status = 'Available';
+    await charger.send({ kind: 'status', connectorId: c.connectorId, status: 'Available' });
   }
 }
 
@@ -861,7 +869,7 @@ export const STEP: fc.Arbitrary<Step> = fc.oneof(
     weight: 4,
     arbitrary: fc.tuple(connector, fc.constantFrom(...STATUSES)).map(([c, s]) => new Status(c, s)),
   },
-  { weight: 2, arbitrary: connector.map((c) => new Unplug(c)) },
+  { weight: 3, arbitrary: pick.map((p) => new Unplug(p)) },
   { weight: 1, arbitrary: chargerKey.map((k) => new Disconnect(k)) },
   { weight: 4, arbitrary: fc.tuple(chargerKey, order).map(([k, o]) => new Reconnect(k, o)) },
   { weight: 4, arbitrary: fc.constantFrom(...JUMPS).map((ms) => new TimeJump(ms)) },
