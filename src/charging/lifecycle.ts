@@ -46,6 +46,11 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly endTimers = new Map<string, NodeJS.Timeout>();
   /** Sessions whose charger rebooted since their last sample: their register may have reset. */
   private readonly rebooted = new Set<string>();
+  /**
+   * The reading held as a possible reset, by session: the same reading again (same register and
+   * timestamp, a frame repeated after a lost reply) is not a second reading and confirms nothing.
+   */
+  private readonly held = new Map<string, { wh: number; timestamp: string }>();
   /** Sessions whose connector was seen in use (not Available) since their transaction started. */
   private readonly seenInUse = new Set<string>();
   /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
@@ -126,6 +131,16 @@ export class SessionLifecycle implements ChargerEvents {
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     this.heard(s.id);
     if (s.meterStartWh === null) {
+      // A queued sample may have been measured before one delivered ahead of it, on the far side
+      // of a meter reset: taken as the start, it would bill energy never delivered. Only a live
+      // one, measured as it arrives, can stand in for the start register.
+      if (!m.live) {
+        this.o.log.warn(
+          { sessionId: s.id, energyWh: m.energyWh },
+          'no start register: queued sample not taken as the start',
+        );
+        return;
+      }
       // The charger never said where its register stood at the start: from here on we can prove it.
       this.o.sessions.setMeterStart(s.id, m.energyWh);
       this.o.log.warn(
@@ -133,6 +148,19 @@ export class SessionLifecycle implements ChargerEvents {
         'no start register: first sample taken',
       );
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
+      return;
+    }
+    const held = this.held.get(s.id);
+    if (
+      held !== undefined &&
+      s.meterPendingResetWh === held.wh &&
+      m.energyWh === held.wh &&
+      m.timestamp === held.timestamp
+    ) {
+      this.o.log.warn(
+        { sessionId: s.id, energyWh: m.energyWh },
+        'held register repeated (same reading again): ignored',
+      );
       return;
     }
     const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id));
@@ -144,6 +172,9 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.rebooted.delete(s.id);
+    if (verdict.kind === 'reset_pending')
+      this.held.set(s.id, { wh: m.energyWh, timestamp: m.timestamp });
+    else this.held.delete(s.id);
     const t = verdict.track;
     this.o.sessions.setSegment(s.id, t);
     if (verdict.kind !== 'advanced') {
@@ -289,6 +320,7 @@ export class SessionLifecycle implements ChargerEvents {
     this.clearEndTimer(`idle:${s.id}`);
     this.clearEndTimer(`silence:${s.id}`);
     this.rebooted.delete(s.id);
+    this.held.delete(s.id);
     this.seenInUse.delete(s.id);
     if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
     this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');

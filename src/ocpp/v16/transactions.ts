@@ -55,9 +55,11 @@ export class Transactions16 {
     );
     this.acceptStmt = db.prepare('UPDATE ocpp16_transactions SET accepted = ? WHERE id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM ocpp16_transactions WHERE id = ? AND charger_id = ?');
-    const open = 'accepted = 1 AND stopped_at IS NULL';
+    // Not stopped, accepted or not: a charger that lost the StartTransaction reply does not know
+    // which of its transactions the gateway refused, so a refused one may be the one it means.
+    const open = 'stopped_at IS NULL';
     this.openByTag = db.prepare(
-      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND id_tag = ? AND ${open}`,
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND id_tag = ? AND ${open} LIMIT 2`,
     );
     this.openOnCharger = db.prepare(
       `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND ${open} LIMIT 2`,
@@ -106,21 +108,22 @@ export class Transactions16 {
    * The open transaction a message with a transactionId the gateway never handed out (0, -1: a
    * charger that lost the StartTransaction reply) must mean: the one with the message's idTag,
    * else (no idTag given) the only open one on the connector (MeterValues) or on the whole charger (StopTransaction,
-   * which names no connector). Ambiguous means none: nothing is guessed.
+   * which names no connector). Ambiguous means none: nothing is guessed. Transactions the gateway
+   * refused (Invalid) and the charger has not stopped count too: the charger may mean one of them,
+   * and taking the accepted one instead would settle its session on another connector's meter.
    */
   resolveUnknown(
     chargerId: string,
     hint: { idTag?: string; connector?: number },
   ): Transaction16 | undefined {
-    if (hint.idTag !== undefined) {
-      const row = this.openByTag.get(chargerId, hint.idTag);
-      return row ? toTx(row) : undefined;
-    }
     const rows =
-      hint.connector === undefined
-        ? this.openOnCharger.all(chargerId)
-        : this.openOnConnector.all(chargerId, hint.connector);
-    return rows.length === 1 ? toTx(rows[0] as Row) : undefined;
+      hint.idTag !== undefined
+        ? this.openByTag.all(chargerId, hint.idTag)
+        : hint.connector === undefined
+          ? this.openOnCharger.all(chargerId)
+          : this.openOnConnector.all(chargerId, hint.connector);
+    const only = rows.length === 1 ? toTx(rows[0] as Row) : undefined;
+    return only?.accepted ? only : undefined;
   }
 
   /** Returns false when the transaction had already been stopped (a repeated StopTransaction). */
