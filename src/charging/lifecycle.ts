@@ -46,11 +46,6 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly endTimers = new Map<string, NodeJS.Timeout>();
   /** Sessions whose charger rebooted since their last sample: their register may have reset. */
   private readonly rebooted = new Set<string>();
-  /**
-   * The reading held as a possible reset, by session: the same reading again (same register and
-   * timestamp, a frame repeated after a lost reply) is not a second reading and confirms nothing.
-   */
-  private readonly held = new Map<string, { wh: number; timestamp: string }>();
   /** Sessions whose connector was seen in use (not Available) since their transaction started. */
   private readonly seenInUse = new Set<string>();
   /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
@@ -142,7 +137,7 @@ export class SessionLifecycle implements ChargerEvents {
         return;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh);
+      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now());
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
         'no start register: first sample taken',
@@ -150,12 +145,13 @@ export class SessionLifecycle implements ChargerEvents {
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
       return;
     }
-    const held = this.held.get(s.id);
+    // The reading held as a possible reset, again (same register and timestamp: a frame repeated
+    // after a lost reply), is not a second reading and confirms nothing. Both are in the session
+    // row, so a restarted gateway knows it too.
     if (
-      held !== undefined &&
-      s.meterPendingResetWh === held.wh &&
-      m.energyWh === held.wh &&
-      m.timestamp === held.timestamp
+      s.meterPendingResetWh !== null &&
+      m.energyWh === s.meterPendingResetWh &&
+      m.timestamp === s.meterPendingResetTimestamp
     ) {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
@@ -172,11 +168,8 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.rebooted.delete(s.id);
-    if (verdict.kind === 'reset_pending')
-      this.held.set(s.id, { wh: m.energyWh, timestamp: m.timestamp });
-    else this.held.delete(s.id);
     const t = verdict.track;
-    this.o.sessions.setSegment(s.id, t);
+    this.o.sessions.setSegment(s.id, t, m.timestamp);
     if (verdict.kind !== 'advanced') {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh, carriedWh: t.carriedWh },
@@ -320,7 +313,6 @@ export class SessionLifecycle implements ChargerEvents {
     this.clearEndTimer(`idle:${s.id}`);
     this.clearEndTimer(`silence:${s.id}`);
     this.rebooted.delete(s.id);
-    this.held.delete(s.id);
     this.seenInUse.delete(s.id);
     if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
     this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');

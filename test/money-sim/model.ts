@@ -275,11 +275,13 @@ export class Model {
     if (s.seenInUse || flowed) s.graceAtMs = nowMs + this.stopGraceMs;
   }
 
-  /** A gateway restart forgets what it kept in memory: boots, connector use, grace timers. */
+  /**
+   * A gateway restart forgets what it kept in memory: boots, connector use, grace timers. The
+   * held reading is in the session row and survives.
+   */
   gatewayRestarted(): void {
     for (const s of this.sessions) {
       s.rebooted = false;
-      s.held = null;
       s.seenInUse = false;
       s.graceAtMs = null;
     }
