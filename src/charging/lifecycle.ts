@@ -145,6 +145,17 @@ export class SessionLifecycle implements ChargerEvents {
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
       return;
     }
+    if (s.meterStartSampledAt !== null && !m.live) {
+      // The start register is a live sample. A queued one was measured before it was sent, and
+      // nothing the charger says places it after that start (2.0.1 sends its queue before live
+      // messages; its clock may have reset with its meter): across a meter reset it would bill
+      // energy never delivered. It does not move the register; live readings and a live stop do.
+      this.o.log.warn(
+        { sessionId: s.id, energyWh: m.energyWh },
+        'start register from a live sample: queued sample not counted',
+      );
+      return;
+    }
     // The reading held as a possible reset, again (same register and timestamp: a frame repeated
     // after a lost reply), is not a second reading and confirms nothing. Both are in the session
     // row, so a restarted gateway knows it too.
@@ -196,7 +207,7 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     killPoint('settle.before_commit');
-    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh), e.reason)) {
+    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh, e.live), e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
       queueMicrotask(() => killPoint('settle.committed'));
@@ -290,14 +301,24 @@ export class SessionLifecycle implements ChargerEvents {
   /**
    * Energy delivered by the charger's own register (meter-track.ts): a stop register below the
    * current segment (a meter that reset, a garbled value) is not trusted; the last register counts.
+   * Neither is a queued one when the start register came from a live sample.
    */
-  private deliveredWh(s: Session, meterStopWh: number | null): number {
+  private deliveredWh(s: Session, meterStopWh: number | null, live: boolean): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
       this.o.log.warn({ sessionId: s.id, meterStopWh }, 'no start register known: settling 0 Wh');
       return 0;
     }
     const track = trackOf(s);
+    if (s.meterStartSampledAt !== null && !live && meterStopWh !== null) {
+      // A queued stop after a start taken from a live sample: like a queued sample, it cannot be
+      // placed after that start.
+      this.o.log.warn(
+        { sessionId: s.id, meterStopWh },
+        'start register from a live sample: queued stop register not counted, settling on the last live one',
+      );
+      return deliveredWh(track);
+    }
     if (meterStopWh === null || meterStopWh < track.segmentStartWh) {
       this.o.log.warn(
         { sessionId: s.id, meterStopWh },

@@ -80,7 +80,7 @@ export class ChargerRules {
         // A 2.0.1 Ended's register is also a sample, taken before the settlement.
         if (msg.wh !== null && charger === 'CP-AC')
           model.sample(f.session, msg.wh, !msg.offline, msg.timestamp);
-        model.settle(f.session, msg.wh);
+        model.settle(f.session, msg.wh, !(msg.offline && charger === 'CP-AC'));
         return;
       }
     }

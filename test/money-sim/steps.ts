@@ -199,6 +199,7 @@ export class Start extends SimStep {
       response,
       transactionRef: null,
       meterStart: null,
+      startSampled: false,
       track: null,
       rebooted: false,
       seenInUse: false,
