@@ -2,7 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
-import { RAW_PROTOCOLS, type RawProtocol, type RawStation } from './helpers/raw-stations.js';
+import {
+  raw201,
+  RAW_PROTOCOLS,
+  type RawProtocol,
+  type RawStation,
+} from './helpers/raw-stations.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -257,6 +262,21 @@ describe.each(RAW_PROTOCOLS)('misbehaving chargers: $name', (protocol) => {
     },
   );
 
+  it('a held register sent again to a restarted gateway, without a reboot, does not confirm a reset', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 11_200));
+    await station.reboot();
+    const held = station.sample(tx, 10_900); // a glitch after the reboot, held as a possible reset
+    await station.send(held);
+    await h.t.restart();
+    await station.reconnect(); // no BootNotification: the charger itself did not reboot again
+    await station.send(held); // its reply was lost: the same reading again is not a second one
+    await station.send(station.sample(tx, 11_350));
+    await station.send(station.end(tx, 11_350));
+    h.settledOnce(sessionId, 1_350);
+  });
+
   it('a charger that loses its connection mid-session and comes back: the session goes on and settles once', async () => {
     const { station, sessionId } = await h.paidSession(protocol);
     const { tx } = await station.start(10_000);
@@ -334,6 +354,32 @@ describe.each(RAW_PROTOCOLS)('misbehaving chargers: $name', (protocol) => {
     h.settledOnce(sessionId, LIMIT_WH);
     expect(h.session(sessionId).cost).toBe(cost(LIMIT_WH));
   });
+});
+
+describe('a 2.0.1 charger that gives no start register', () => {
+  const h = harness({});
+
+  it.each([
+    { end: 'without a register', noRegister: true, offline: false },
+    { end: 'queued, with a register from before the reset', noRegister: false, offline: true },
+  ])(
+    'replays its queue after a live reading that followed a meter reset: queued readings do not count ($end)',
+    async ({ noRegister, offline }) => {
+      const { station, sessionId } = await h.paidSession(raw201);
+      const { tx } = await station.start(0, { noRegister: true });
+      await station.reconnect(); // offline for a while; the meter resets when it reboots
+      await station.reboot();
+      await station.send(station.sample(tx, 50)); // live, after the reset: taken as the start
+      await station.send(station.sample(tx, 10_000, { offline: true, timestamp: hoursAgo(2) }));
+      await station.send(station.sample(tx, 10_150, { offline: true, timestamp: hoursAgo(1.5) }));
+      await station.send(station.sample(tx, 250));
+      const timing = offline ? { offline, timestamp: hoursAgo(1) } : {};
+      await station.send(station.end(tx, 10_200, { noRegister, ...timing }));
+      // Proven since the start register: 50 → 250 Wh on live readings.
+      h.settledOnce(sessionId, 200);
+      expect(h.session(sessionId)).toMatchObject({ meter_start_sampled_at: expect.any(String) });
+    },
+  );
 });
 
 describe.each(RAW_PROTOCOLS)('a charger that goes silent: $name', (protocol) => {

@@ -9,6 +9,7 @@ import {
   Reboot,
   Reconnect,
   Repeat,
+  Restart,
   Start,
   STEP,
   StrayStop,
@@ -166,6 +167,53 @@ it('found by the simulation: a held register repeated after a lost reply does no
       new Meter(DC1, 'flow', 1_200, 1, 'now'),
       new Reboot('CP-1', false),
       new Meter(DC1, 'backwards', 0, 1, 'now'), // 11,200 − 300: held
+      new Repeat('CP-1'),
+      new Meter(DC1, 'flow', 150, 1, 'now'),
+      new ChargerStop(DC1, 'register', 'now'),
+    ],
+    (w) => {
+      const row = w.db.prepare('SELECT state, delivered_wh FROM sessions').get();
+      expect(row).toEqual({ state: 'settled', delivered_wh: 1_350 });
+    },
+  );
+});
+
+it('a 2.0.1 charger without a start register sends a live reading after a meter reset, then its queue: the queue does not count', async () => {
+  // Open until this branch (README "Property-based money simulation"): the live post-reset 0 Wh
+  // was taken as the start, the queued 19,000 Wh read before the reset raised the register, and
+  // the Ended without a register billed 19,000 Wh for 150 delivered.
+  await scenario(
+    [
+      new Start('ada', AC, 45_000),
+      new AnswerStart(0, 'accept'),
+      new ChargerStart(AC, 0, 'noRegister', 'now'),
+      new Disconnect('CP-AC'),
+      new Meter(AC, 'flow', 9_000, 0, 'now'),
+      new Meter(AC, 'reset', 0, 0, 'now'),
+      new Reconnect('CP-AC', 0, 'live first'),
+      new Meter(AC, 'flow', 150, 0, 'now'),
+      new ChargerStop(AC, 'noRegister', 'now'),
+    ],
+    (w) => {
+      const row = w.db.prepare('SELECT state, delivered_wh FROM sessions').get();
+      expect(row).toEqual({ state: 'settled', delivered_wh: 150 });
+    },
+  );
+});
+
+it('a held register repeated to a restarted gateway by a charger that did not boot again confirms no reset', async () => {
+  // Open until this branch: the held reading's timestamp lived in memory only, so after a restart
+  // the same MeterValues again confirmed a reset and the next 150 Wh were billed as 450.
+  await scenario(
+    [
+      new Start('ada', DC1, 45_000),
+      new AnswerStart(0, 'accept'),
+      new ChargerStart(DC1, 0, 'register', 'now'),
+      new Meter(DC1, 'flow', 1_200, 1, 'now'),
+      new Reboot('CP-1', false),
+      new Meter(DC1, 'backwards', 0, 1, 'now'), // 11,200 − 300: held
+      new Restart(false),
+      new Reconnect('CP-1', 0, 'no boot'),
       new Repeat('CP-1'),
       new Meter(DC1, 'flow', 150, 1, 'now'),
       new ChargerStop(DC1, 'register', 'now'),

@@ -46,11 +46,6 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly endTimers = new Map<string, NodeJS.Timeout>();
   /** Sessions whose charger rebooted since their last sample: their register may have reset. */
   private readonly rebooted = new Set<string>();
-  /**
-   * The reading held as a possible reset, by session: the same reading again (same register and
-   * timestamp, a frame repeated after a lost reply) is not a second reading and confirms nothing.
-   */
-  private readonly held = new Map<string, { wh: number; timestamp: string }>();
   /** Sessions whose connector was seen in use (not Available) since their transaction started. */
   private readonly seenInUse = new Set<string>();
   /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
@@ -142,7 +137,7 @@ export class SessionLifecycle implements ChargerEvents {
         return;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh);
+      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now());
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
         'no start register: first sample taken',
@@ -150,12 +145,24 @@ export class SessionLifecycle implements ChargerEvents {
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
       return;
     }
-    const held = this.held.get(s.id);
+    if (s.meterStartSampledAt !== null && !m.live) {
+      // The start register is a live sample. A queued one was measured before it was sent, and
+      // nothing the charger says places it after that start (2.0.1 sends its queue before live
+      // messages; its clock may have reset with its meter): across a meter reset it would bill
+      // energy never delivered. It does not move the register; live readings and a live stop do.
+      this.o.log.warn(
+        { sessionId: s.id, energyWh: m.energyWh },
+        'start register from a live sample: queued sample not counted',
+      );
+      return;
+    }
+    // The reading held as a possible reset, again (same register and timestamp: a frame repeated
+    // after a lost reply), is not a second reading and confirms nothing. Both are in the session
+    // row, so a restarted gateway knows it too.
     if (
-      held !== undefined &&
-      s.meterPendingResetWh === held.wh &&
-      m.energyWh === held.wh &&
-      m.timestamp === held.timestamp
+      s.meterPendingResetWh !== null &&
+      m.energyWh === s.meterPendingResetWh &&
+      m.timestamp === s.meterPendingResetTimestamp
     ) {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
@@ -172,11 +179,8 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.rebooted.delete(s.id);
-    if (verdict.kind === 'reset_pending')
-      this.held.set(s.id, { wh: m.energyWh, timestamp: m.timestamp });
-    else this.held.delete(s.id);
     const t = verdict.track;
-    this.o.sessions.setSegment(s.id, t);
+    this.o.sessions.setSegment(s.id, t, m.timestamp);
     if (verdict.kind !== 'advanced') {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh, carriedWh: t.carriedWh },
@@ -203,7 +207,7 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     killPoint('settle.before_commit');
-    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh), e.reason)) {
+    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh, e.live), e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
       queueMicrotask(() => killPoint('settle.committed'));
@@ -297,14 +301,24 @@ export class SessionLifecycle implements ChargerEvents {
   /**
    * Energy delivered by the charger's own register (meter-track.ts): a stop register below the
    * current segment (a meter that reset, a garbled value) is not trusted; the last register counts.
+   * Neither is a queued one when the start register came from a live sample.
    */
-  private deliveredWh(s: Session, meterStopWh: number | null): number {
+  private deliveredWh(s: Session, meterStopWh: number | null, live: boolean): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
       this.o.log.warn({ sessionId: s.id, meterStopWh }, 'no start register known: settling 0 Wh');
       return 0;
     }
     const track = trackOf(s);
+    if (s.meterStartSampledAt !== null && !live && meterStopWh !== null) {
+      // A queued stop after a start taken from a live sample: like a queued sample, it cannot be
+      // placed after that start.
+      this.o.log.warn(
+        { sessionId: s.id, meterStopWh },
+        'start register from a live sample: queued stop register not counted, settling on the last live one',
+      );
+      return deliveredWh(track);
+    }
     if (meterStopWh === null || meterStopWh < track.segmentStartWh) {
       this.o.log.warn(
         { sessionId: s.id, meterStopWh },
@@ -320,7 +334,6 @@ export class SessionLifecycle implements ChargerEvents {
     this.clearEndTimer(`idle:${s.id}`);
     this.clearEndTimer(`silence:${s.id}`);
     this.rebooted.delete(s.id);
-    this.held.delete(s.id);
     this.seenInUse.delete(s.id);
     if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
     this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');

@@ -34,6 +34,10 @@ export interface Session {
   meterSegmentStartWh: number | null;
   /** Where the register stood before its last drop (see meter-track.ts). */
   meterPendingResetWh: number | null;
+  /** The charger's timestamp of that held reading: the same reading again confirms nothing. */
+  meterPendingResetTimestamp: string | null;
+  /** When the live sample taken as the start register arrived; null: the charger reported it. */
+  meterStartSampledAt: string | null;
   /** When the gateway last heard of the session's transaction. */
   lastActivityAt: string | null;
   createdAt: string;
@@ -58,6 +62,8 @@ interface Row {
   meter_carried_wh: number;
   meter_segment_start_wh: number | null;
   meter_pending_reset_wh: number | null;
+  meter_pending_reset_timestamp: string | null;
+  meter_start_sampled_at: string | null;
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
@@ -81,6 +87,8 @@ function toSession(row: Row): Session {
     meterCarriedWh: row.meter_carried_wh,
     meterSegmentStartWh: row.meter_segment_start_wh,
     meterPendingResetWh: row.meter_pending_reset_wh,
+    meterPendingResetTimestamp: row.meter_pending_reset_timestamp,
+    meterStartSampledAt: row.meter_start_sampled_at,
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
@@ -118,8 +126,10 @@ export class SessionStore {
   private readonly openStmt: Statement<[], Row>;
   private readonly authorizeStmt: Statement<[string, string]>;
   private readonly startStmt: Statement<[string, number | null, number | null, string, string]>;
-  private readonly meterStartStmt: Statement<[number, number, string]>;
-  private readonly segmentStmt: Statement<[number, number, number, number | null, string]>;
+  private readonly meterStartStmt: Statement<[number, number, string, string]>;
+  private readonly segmentStmt: Statement<
+    [number, number, number, number | null, string | null, string]
+  >;
   private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
@@ -155,14 +165,14 @@ export class SessionStore {
     );
     this.segmentStmt = db.prepare(
       `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
-         meter_pending_reset_wh = ?
+         meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.activityStmt = db.prepare(
       `UPDATE sessions SET last_activity_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.meterStartStmt = db.prepare(
-      `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?
+      `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?, meter_start_sampled_at = ?
        WHERE id = ? AND meter_start_wh IS NULL AND state IN ('charging', 'stopping')`,
     );
     this.stoppingStmt = db.prepare(
@@ -219,18 +229,25 @@ export class SessionStore {
     return this.startStmt.run(transactionRef, meterStartWh, meterStartWh, at, id).changes === 1;
   }
 
-  /** For a charger that did not report its start register: the first one it reports is the start. */
-  setMeterStart(id: string, meterWh: number): boolean {
-    return this.meterStartStmt.run(meterWh, meterWh, id).changes === 1;
+  /**
+   * For a charger that did not report its start register: the first live sample is the start.
+   * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts).
+   */
+  setMeterStart(id: string, meterWh: number, at: string): boolean {
+    return this.meterStartStmt.run(meterWh, meterWh, at, id).changes === 1;
   }
 
-  /** Where the register stands: its segment, highest value and any drop held (meter-track.ts). */
-  setSegment(id: string, track: MeterTrack): void {
+  /**
+   * Where the register stands: its segment, highest value and any drop held (meter-track.ts),
+   * with the charger's timestamp of the held reading (null exactly when none is held).
+   */
+  setSegment(id: string, track: MeterTrack, heldTimestamp: string | null): void {
     this.segmentStmt.run(
       track.carriedWh,
       track.segmentStartWh,
       track.lastWh,
       track.pendingResetWh,
+      track.pendingResetWh === null ? null : heldTimestamp,
       id,
     );
   }

@@ -91,6 +91,8 @@ export interface TransactionEnded {
   reason: string;
   timestamp: string;
   receivedAtMs: number;
+  /** False for an end the charger queued while offline and sends late (as for samples). */
+  live: boolean;
 }
 
 export interface TokenVerdict {

@@ -37,6 +37,8 @@ interface Timing {
   timestamp?: string;
   /** 2.0.1 `offline: true`; 1.6 has no such flag (the old timestamp is all the gateway sees). */
   offline?: boolean;
+  /** 2.0.1 only: a Started or Ended event without a meter value (1.6 requires its registers). */
+  noRegister?: boolean;
 }
 
 export interface RawStation {
@@ -339,7 +341,9 @@ export const raw201: RawProtocol = {
             {
               idToken: { idToken: remote.idToken, type: 'Central' },
               evse: { id: remote.connector, connectorId: 1 },
-              meterValue: meter(registerWh, o.format ?? 'Wh', 'Transaction.Begin', o.timestamp),
+              ...(!o.noRegister && {
+                meterValue: meter(registerWh, o.format ?? 'Wh', 'Transaction.Begin', o.timestamp),
+              }),
             },
             { chargingState: o.chargingState ?? 'Charging', remoteStartId: remote.remoteStartId },
           );
@@ -357,7 +361,9 @@ export const raw201: RawProtocol = {
             tx,
             'StopAuthorized',
             o,
-            { meterValue: meter(registerWh, o.format ?? 'Wh', 'Transaction.End', o.timestamp) },
+            o.noRegister
+              ? {}
+              : { meterValue: meter(registerWh, o.format ?? 'Wh', 'Transaction.End', o.timestamp) },
             { stoppedReason: o.reason ?? 'Local' },
           );
         },

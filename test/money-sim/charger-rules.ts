@@ -20,7 +20,7 @@ interface TxFacts {
 export class ChargerRules {
   private readonly facts = new WeakMap<ChargerTx, TxFacts>();
   /** 1.6 starts by (connector, idTag, timestamp): the same again is a retry, answered the same. */
-  private readonly starts16 = new Map<string, boolean>();
+  private readonly starts16 = new Map<string, { accepted: boolean; tx: ChargerTx }>();
   /**
    * 1.6 transactions the gateway's table holds as not stopped, with whether it accepted them: what
    * a stop naming transactionId 0 or -1 (a charger that lost the StartTransaction reply) can mean.
@@ -80,7 +80,7 @@ export class ChargerRules {
         // A 2.0.1 Ended's register is also a sample, taken before the settlement.
         if (msg.wh !== null && charger === 'CP-AC')
           model.sample(f.session, msg.wh, !msg.offline, msg.timestamp);
-        model.settle(f.session, msg.wh);
+        model.settle(f.session, msg.wh, !(msg.offline && charger === 'CP-AC'));
         return;
       }
     }
@@ -108,7 +108,8 @@ export class ChargerRules {
     const f = this.of(tx);
     const s = this.model.byToken(tx.idToken);
     const key = `${charger}|${tx.connectorId}|${tx.idToken}|${timestamp}`;
-    const retryOf = charger === 'CP-1' ? this.starts16.get(key) : undefined;
+    const prior = charger === 'CP-1' ? this.starts16.get(key) : undefined;
+    const retryOf = prior?.accepted;
     const accepted =
       retryOf ??
       (s !== undefined &&
@@ -127,12 +128,22 @@ export class ChargerRules {
     f.judged = true;
     // A charger reusing a token on the same connector with the same timestamp is, for the
     // gateway, the earlier start retried: it gets that transaction back, whose session has ended.
-    if (retryOf !== undefined) {
+    if (prior !== undefined) {
       this.model.note('1.6 start retried (same timestamp)');
+      // Its transaction is the earlier one: still open (no stop recorded for it), a stop naming
+      // it settles that session, whichever of the charger's two transactions sends it.
+      const entry = this.open16.get(prior.tx);
+      if (entry) {
+        this.open16.delete(prior.tx);
+        this.open16.set(tx, entry);
+        f.session = entry.session;
+        prior.tx = tx;
+        this.model.note('1.6 start retried while its transaction is open');
+      }
       return;
     }
     if (charger === 'CP-1') {
-      this.starts16.set(key, accepted);
+      this.starts16.set(key, { accepted, tx });
       this.open16.set(tx, { accepted, session: accepted && s ? s : null });
     }
     if (!accepted || !s) return;

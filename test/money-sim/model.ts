@@ -62,6 +62,8 @@ export interface ModelSession {
   response: Promise<JsonResponse> | null;
   transactionRef: string | null;
   meterStart: number | null;
+  /** The start register is a live sample (the charger gave none): queued readings do not count. */
+  startSampled: boolean;
   /** The register in segments (a reset after a reboot starts a new one, README "Misbehaving chargers"). */
   track: Track | null;
   /** The reading held as a possible reset (the same frame again confirms nothing). */
@@ -181,14 +183,20 @@ export class Model {
    * sample at or above the last one shows it was a glitch, one below the last but not below the
    * held one confirms a reset (a new segment from the held register); any other lower one is
    * ignored. The held reading again (same register and timestamp: a frame repeated after a lost
-   * reply) is not a second reading.
+   * reply) is not a second reading. Once a live sample stood in for the start, queued readings
+   * cannot be placed after it and do not count.
    */
   sample(s: ModelSession, wh: number, live: boolean, timestamp: string): void {
     if (s.phase !== 'charging') return;
     if (s.meterStart === null || s.track === null) {
       if (!live) return;
       s.meterStart = wh;
+      s.startSampled = true;
       s.track = { segmentStart: wh, carried: 0, last: wh, pending: null };
+      return;
+    }
+    if (s.startSampled && !live) {
+      this.note('queued reading after a start from a live sample: not counted');
       return;
     }
     const t = s.track;
@@ -217,12 +225,16 @@ export class Model {
     s.held = null;
   }
 
-  /** Energy to settle on for a stop register, by the same rules (a null stop: the track). */
-  deliveredAtStop(s: ModelSession, stopWh: number | null): number {
+  /** Energy to settle on for a stop register, by the same rules (a null stop: the track; a queued one after a sampled start: the track). */
+  deliveredAtStop(s: ModelSession, stopWh: number | null, live = true): number {
     const t = s.track;
     if (s.meterStart === null || t === null) {
       this.note('settled without any register');
       return 0;
+    }
+    if (s.startSampled && !live && stopWh !== null) {
+      this.note('queued stop register after a start from a live sample: not counted');
+      return trackWh(t);
     }
     if (stopWh === null) return trackWh(t);
     if (t.pending !== null && stopWh < t.last && stopWh >= t.pending) {
@@ -247,9 +259,9 @@ export class Model {
     this.balances[s.driver] += s.amount - cost;
   }
 
-  settle(s: ModelSession, meterStopWh: number | null): void {
+  settle(s: ModelSession, meterStopWh: number | null, live = true): void {
     if (s.phase !== 'charging') return;
-    this.settleOn(s, this.deliveredAtStop(s, meterStopWh));
+    this.settleOn(s, this.deliveredAtStop(s, meterStopWh, live));
   }
 
   /** The charger booted: each of its charging sessions may see its register reset. */
@@ -275,11 +287,13 @@ export class Model {
     if (s.seenInUse || flowed) s.graceAtMs = nowMs + this.stopGraceMs;
   }
 
-  /** A gateway restart forgets what it kept in memory: boots, connector use, grace timers. */
+  /**
+   * A gateway restart forgets what it kept in memory: boots, connector use, grace timers. The
+   * held reading is in the session row and survives.
+   */
   gatewayRestarted(): void {
     for (const s of this.sessions) {
       s.rebooted = false;
-      s.held = null;
       s.seenInUse = false;
       s.graceAtMs = null;
     }

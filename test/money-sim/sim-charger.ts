@@ -66,7 +66,11 @@ export class SimCharger {
     return c;
   }
 
-  async connect(ocppUrl: string): Promise<void> {
+  /**
+   * `boot`: false for a charger that only lost its link: no BootNotification and no statuses on
+   * reconnecting.
+   */
+  async connect(ocppUrl: string, boot = true): Promise<void> {
     const client = await rawCharger(ocppUrl, this.key, CHARGER_PASSWORD, [this.protocol]);
     const remoteStart = ({ params }: { params?: unknown }) => {
       const p = params as {
@@ -115,6 +119,8 @@ export class SimCharger {
       this.closeWaiter = null;
     });
     this.client = client;
+    // One that only lost its link sends neither: nothing changed that it would report.
+    if (!boot) return;
     await this.send({ kind: 'boot' });
     for (const [connectorId, c] of this.connectors) {
       await this.send({ kind: 'status', connectorId, status: c.status });

@@ -110,8 +110,8 @@ export class World {
     await this.t.close();
   }
 
-  async connect(key: ChargerKey): Promise<void> {
-    await this.chargers[key].connect(this.t.gw.ocppUrl);
+  async connect(key: ChargerKey, boot = true): Promise<void> {
+    await this.chargers[key].connect(this.t.gw.ocppUrl, boot);
     this.model.online[key] = true;
     await this.chargersOnline();
   }

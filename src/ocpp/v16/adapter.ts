@@ -271,6 +271,7 @@ export class V16Session implements ProtocolSession {
       reason,
       timestamp: req.timestamp,
       receivedAtMs: ctx.clock.now(),
+      live: !queued(req.timestamp, ctx.clock.now()),
     });
     return req.idTag ? { idTagInfo: { status: 'Accepted' } } : {};
   }

@@ -32,7 +32,7 @@ export class TransactionEvents201 {
     this.ctx.db.transaction(() => {
       this.txs.open(chargerId, transactionId, this.now());
       const tx = this.txs.fill(chargerId, transactionId, { evseId, idToken, meterStartWh: null });
-      this.bind(tx, this.connectorOf(tx), this.ctx.clock.now(), this.now(), null);
+      this.bind(tx, this.connectorOf(tx), this.ctx.clock.now(), this.now(), null, true);
     })();
   }
 
@@ -74,7 +74,14 @@ export class TransactionEvents201 {
       if (status) ctx.reports.status(connectorId, status, null);
     }
 
-    tx = this.bind(tx, connectorId, receivedAtMs, req.timestamp, reading?.energyWh ?? null);
+    tx = this.bind(
+      tx,
+      connectorId,
+      receivedAtMs,
+      req.timestamp,
+      reading?.energyWh ?? null,
+      req.offline !== true,
+    );
 
     if (reading && connectorId) {
       const ref = tx.verdict === 'accepted' ? transactionId : null;
@@ -108,6 +115,7 @@ export class TransactionEvents201 {
     receivedAtMs: number,
     timestamp: string,
     registerNowWh: number | null,
+    live: boolean,
   ): Transaction201 {
     if (tx.verdict !== null || tx.idToken === null || !connectorId) return tx;
     const { ctx } = this;
@@ -136,6 +144,7 @@ export class TransactionEvents201 {
         reason: tx.stoppedReason ?? 'Local',
         timestamp,
         receivedAtMs,
+        live,
       });
     }
     return bound;
@@ -163,6 +172,7 @@ export class TransactionEvents201 {
       reason,
       timestamp: req.timestamp,
       receivedAtMs,
+      live: req.offline !== true,
     });
   }
 
