@@ -138,6 +138,13 @@ export class ChargerRules {
         this.open16.set(tx, entry);
         f.session = entry.session;
         prior.tx = tx;
+        // The gateway reads one transaction across the charger's two: the session's register runs
+        // from the first start to the second's stop, so its true energy is what both delivered.
+        const session = entry.session;
+        if (session?.trueWh) {
+          const before = session.trueWh;
+          session.trueWh = () => before() + tx.trueWh;
+        }
         this.model.note('1.6 start retried while its transaction is open');
       }
       return;
