@@ -120,7 +120,15 @@ export class SessionLifecycle implements ChargerEvents {
     return { accepted: true };
   }
 
+  /**
+   * One SQLite transaction per sample: the activity stamp and the register move commit together,
+   * one synchronous=FULL commit rather than one per write (a 1.6 MeterValues has no outer one).
+   */
   meterSample(m: MeterSample): void {
+    this.o.db.transaction(() => this.applySample(m))();
+  }
+
+  private applySample(m: MeterSample): void {
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
