@@ -179,7 +179,7 @@ it('found by the simulation: a held register repeated after a lost reply does no
 });
 
 it('a 2.0.1 charger without a start register sends a live reading after a meter reset, then its queue: the queue does not count', async () => {
-  // Open until this branch (README "Property-based money simulation"): the live post-reset 0 Wh
+  // Before its fix (README "Property-based money simulation"): the live post-reset 0 Wh
   // was taken as the start, the queued 19,000 Wh read before the reset raised the register, and
   // the Ended without a register billed 19,000 Wh for 150 delivered.
   await scenario(
@@ -202,7 +202,7 @@ it('a 2.0.1 charger without a start register sends a live reading after a meter 
 });
 
 it('a held register repeated to a restarted gateway by a charger that did not boot again confirms no reset', async () => {
-  // Open until this branch: the held reading's timestamp lived in memory only, so after a restart
+  // Before its fix: the held reading's timestamp lived in memory only, so after a restart
   // the same MeterValues again confirmed a reset and the next 150 Wh were billed as 450.
   await scenario(
     [
