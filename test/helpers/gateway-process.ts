@@ -1,8 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
+/** The project root: the nearest folder with a package.json (this file also runs compiled, from dist-bench/). */
+function projectRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  throw new Error(`no package.json above ${from}`);
+}
+
+const CLI = join(projectRoot(import.meta.dirname), 'dist', 'cli.js');
 
 /** `fleet-gateway serve` as a child process (built dist), so a test can SIGKILL it for real. */
 export interface GatewayProcess {

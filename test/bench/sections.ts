@@ -1,0 +1,4 @@
+import type { BenchSection } from './lib/results.js';
+
+/** Every section of `npm run bench`, in the order they run (the slow OCPP capacity one last). */
+export const SECTIONS: BenchSection[] = [];
