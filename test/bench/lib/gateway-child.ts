@@ -58,7 +58,8 @@ export async function startGatewayChild(
       port: 0,
       rateLimits: { mintPerMinute: 1_000_000, driverPerMinute: 1_000_000 },
     },
-    log: { level: 'warn' },
+    // The default level, as operators run it (and spawnGateway waits for the info-level 'gateway listening').
+    log: { level: 'info' },
     ...overrides,
   };
   const configPath = join(dir, 'gateway.yaml');
