@@ -19,8 +19,9 @@ export interface LedgerSize {
 /**
  * A database grown to `targetEntries` ledger entries the way a site grows it: sessions debited and
  * settled by the gateway's own store classes (the same statements and outbox events as
- * Charging.debit, the lifecycle's state changes and SessionOutcomes.settle), a top-up now and then. Sessions are batched
- * 500 to a transaction only to keep the bench short; the rows and pages are the same.
+ * Charging.debit, the lifecycle's state changes and SessionOutcomes.settle), a top-up now and
+ * then. Sessions are batched 500 to a transaction only to keep the bench short; the rows and pages
+ * are the same.
  */
 export function growLedger(dir: string, targetEntries: number): LedgerSize {
   const path = join(dir, 'ledger.db');
