@@ -1,4 +1,6 @@
+import { quoteSection } from './http/quote.section.js';
+import { startSection } from './http/start.section.js';
 import type { BenchSection } from './lib/results.js';
 
 /** Every section of `npm run bench`, in the order they run (the slow OCPP capacity one last). */
-export const SECTIONS: BenchSection[] = [];
+export const SECTIONS: BenchSection[] = [startSection, quoteSection];

@@ -27,6 +27,11 @@ export async function spawnGateway(
   configPath: string,
   lines: string[] = [],
   env: Record<string, string> = {},
+  /**
+   * The configured port, when not 0: readiness is then a GET /healthz that answers, for a gateway
+   * whose log level hides the "gateway listening" line (a bench logs at warn).
+   */
+  knownPort?: number,
 ): Promise<GatewayProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,6 +48,21 @@ export async function spawnGateway(
           resolve((JSON.parse(line) as { port: number }).port);
         }
       });
+    }
+    if (knownPort !== undefined) {
+      const probe = (): void => {
+        fetch(`http://127.0.0.1:${knownPort}/healthz`).then(
+          (res) => {
+            clearTimeout(timer);
+            if (res.ok) resolve(knownPort);
+            else reject(new Error(`gateway /healthz answered ${res.status}`));
+          },
+          () => {
+            if (child.exitCode === null) setTimeout(probe, 50);
+          },
+        );
+      };
+      probe();
     }
     child.once('exit', (code) => {
       clearTimeout(timer);

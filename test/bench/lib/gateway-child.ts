@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { applySeed, seedSchema } from '../../../src/admin/seed.js';
@@ -55,7 +56,8 @@ export async function startGatewayChild(
     // A bench must measure the work, not the abuse limits: both are far above any load here.
     http: {
       host: '127.0.0.1',
-      port: 0,
+      // A port known in advance: at log level warn the gateway does not log the one it got.
+      port: await freePort(),
       rateLimits: { mintPerMinute: 1_000_000, driverPerMinute: 1_000_000 },
     },
     log: { level: 'warn' },
@@ -84,8 +86,20 @@ export async function startGatewayChild(
     new Date().toISOString(),
   );
   db.close();
-  const proc = await spawnGateway(configPath, [], env);
+  const proc = await spawnGateway(configPath, [], env, input.http?.port || undefined);
   const pid = proc.child.pid;
   if (pid === undefined) throw new Error('gateway child has no pid');
   return { ...proc, pid, dbPath, rss: () => rssBytes(pid) };
+}
+
+/** A port free on 127.0.0.1 right now (the OS's choice for port 0, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
