@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { verifyLedger, formatLedgerReport } from '../../../src/admin/verify-ledger.js';
 import { bearer, mintToken } from '../../helpers/http.js';
@@ -57,7 +58,17 @@ export async function startSite(
       ? { NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS }
       : {},
   );
-  started.push({ stop: () => gw.kill() });
+  // SIGTERM first: a gateway under --cpu-prof (BENCH_GATEWAY_NODE_OPTIONS) writes its profile
+  // only on a clean exit. SIGKILL if it has not exited after 5 s.
+  started.push({
+    async stop() {
+      if (gw.child.exitCode !== null || gw.child.signalCode !== null) return;
+      const exited = new Promise((r) => gw.child.once('exit', r));
+      gw.child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5_000)]);
+      await gw.kill();
+    },
+  });
   const fleet = forkChild<ChargerFleetStats | ChargerFleetReady | { error: string }>('chargers.js');
   started.push(fleet);
   fleet.send({
