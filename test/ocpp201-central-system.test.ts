@@ -280,6 +280,20 @@ describe('OCPP 2.0.1 central system', () => {
       evseId: 2,
       connectorId: 1,
     });
+    // The vehicle left: its SoC is forgotten, in memory and in the row a restart reads.
+    const q3 = await quote(t.gw.url, token, {
+      chargerId: 'CP-1',
+      connectorId: '2',
+      driverEmail: DRIVERS.bola.email,
+    });
+    expect(q3.body).toMatchObject({ socSource: 'unknown' });
+    expect(
+      t.gw.db
+        .prepare(
+          "SELECT status, soc_percent, soc_at, battery_wh FROM connector_state WHERE charger_id = 'CP-1' AND connector_id = '2'",
+        )
+        .get(),
+    ).toEqual({ status: 'available', soc_percent: null, soc_at: null, battery_wh: null });
   });
 
   it('answers and records NotifyEvent, SecurityEventNotification and NotifyReport', async () => {

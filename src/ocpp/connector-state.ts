@@ -40,7 +40,6 @@ export class ConnectorStateStore {
   private readonly upsertVehicle: Statement<
     [string, string, number | null, string | null, number | null, string]
   >;
-  private readonly clearSoc: Statement<[string, string, string]>;
 
   constructor(
     db: Db,
@@ -59,21 +58,22 @@ export class ConnectorStateStore {
         batteryWh: row.battery_wh,
       });
     }
+    // One statement, so one commit: a connector reported Available also forgets the vehicle's SoC
+    // (it belongs to the vehicle that left), atomically with the status.
     this.upsertStatus = db.prepare(
       `INSERT INTO connector_state (charger_id, connector_id, status, error_code, status_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (charger_id, connector_id) DO UPDATE SET status = excluded.status,
-         error_code = excluded.error_code, status_at = excluded.status_at, updated_at = excluded.updated_at`,
+         error_code = excluded.error_code, status_at = excluded.status_at, updated_at = excluded.updated_at,
+         soc_percent = iif(excluded.status = 'available', NULL, soc_percent),
+         soc_at = iif(excluded.status = 'available', NULL, soc_at),
+         battery_wh = iif(excluded.status = 'available', NULL, battery_wh)`,
     );
     this.upsertVehicle = db.prepare(
       `INSERT INTO connector_state (charger_id, connector_id, status, soc_percent, soc_at, battery_wh, updated_at)
        VALUES (?, ?, 'unknown', ?, ?, ?, ?)
        ON CONFLICT (charger_id, connector_id) DO UPDATE SET soc_percent = excluded.soc_percent,
          soc_at = excluded.soc_at, battery_wh = excluded.battery_wh, updated_at = excluded.updated_at`,
-    );
-    this.clearSoc = db.prepare(
-      `UPDATE connector_state SET soc_percent = NULL, soc_at = NULL, battery_wh = NULL, updated_at = ?
-       WHERE charger_id = ? AND connector_id = ?`,
     );
   }
 
@@ -108,7 +108,6 @@ export class ConnectorStateStore {
     }
     this.views.set(key(chargerId, connectorId), next);
     this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at);
-    if (status === 'available') this.clearSoc.run(at, chargerId, connectorId);
     this.onChange?.(next);
   }
 

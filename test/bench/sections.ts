@@ -1,5 +1,7 @@
+import { quoteSection } from './http/quote.section.js';
+import { startSection } from './http/start.section.js';
 import type { BenchSection } from './lib/results.js';
 import { startupSection } from './startup/section.js';
 
 /** Every section of `npm run bench`, in the order they run (the slow OCPP capacity one last). */
-export const SECTIONS: BenchSection[] = [startupSection];
+export const SECTIONS: BenchSection[] = [startupSection, startSection, quoteSection];
