@@ -29,6 +29,17 @@ const PREFIX = 'bench/';
 const AMOUNT = 2_000; // 4,848 Wh paid at 412.5 NGN/kWh; each session delivers 500 Wh, so a credit
 const DELIVERED_WH = 500;
 const WARM_UP = 5;
+const ROUNDS = 3;
+/** BENCH_CPU_PROF=dir: the gateway child writes a --cpu-prof profile there (stopped with SIGTERM). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
+async function stopGracefully(gw: GatewayChild): Promise<void> {
+  if (gw.child.exitCode !== null) return;
+  const exited = new Promise((r) => gw.child.once('exit', r));
+  gw.child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  await gw.kill();
+}
 
 type Mode = { protocol: RawProtocol; kind: 'sequential' | 'concurrent' };
 interface Timings {
@@ -43,7 +54,7 @@ export const settlementSection: BenchSection = {
   key: 'settlement',
   title: 'Settlement: charger stop → credit committed → published on MQTT',
   async run(ctx) {
-    const sequential = Math.max(10, Math.round(100 * ctx.scale));
+    const sequential = Math.max(10, Math.round(200 * ctx.scale));
     const batch = Math.max(10, Math.round(50 * ctx.scale));
     const broker = await startBroker();
     const resources: { close(): Promise<void> | void }[] = [{ close: () => broker.close() }];
@@ -76,12 +87,17 @@ async function measure(
     {
       uplink: { url: broker.url, topicPrefix: PREFIX, reconnectSeconds: 0.1 },
       sessions: { maxAmount: 1_000_000 },
+      // A bench charger sends far more than a real one; the default 20/s would close it.
+      ocpp: { messageRate: { perSecond: 10_000, burst: 100_000 } },
       // spawnGateway waits for the info-level "gateway listening" line, which level warn (the
       // framework's default) hides; info is also what an operator runs.
       log: { level: 'info' },
     },
+    PROFILE_DIR
+      ? { NODE_OPTIONS: `--import=${new URL('./cpu-profile-hook.js', import.meta.url).href}` }
+      : {},
   );
-  resources.push({ close: () => gw.kill() });
+  resources.push({ close: () => (PROFILE_DIR ? stopGracefully(gw) : gw.kill()) });
   const watcher = await Watcher.start(gw.dbPath);
   resources.push({ close: () => watcher.close() });
   const sub = await Subscriber.start(broker.url);
@@ -113,18 +129,26 @@ async function measure(
     );
     resources.push(...stations);
     await Promise.all(stations.map((s) => s.boot()));
-    const open = await Promise.all(
-      stations.map(async (st, i) => ({
-        station: st,
-        ...(await begin(gw, st, batchIds(protocol)[i] as string, tokens[i] as string, i, {
-          wh: 1000,
-        })),
-      })),
-    );
+    const registers = stations.map(() => ({ wh: 1000 }));
     const concurrent: Timings = { commit: [], reply: [], published: [], uplink: [] };
-    push(concurrent, await stopAll(watcher, sub, open));
+    for (let round = 0; round < ROUNDS; round++) {
+      const open = await Promise.all(
+        stations.map(async (st, i) => ({
+          station: st,
+          ...(await begin(
+            gw,
+            st,
+            batchIds(protocol)[i] as string,
+            tokens[i] as string,
+            i,
+            registers[i] as { wh: number },
+          )),
+        })),
+      );
+      push(concurrent, await stopAll(watcher, sub, open));
+    }
     results.set(label(modeBatch), concurrent);
-    ctx.log(`${label(modeBatch)}: ${batch} sessions`);
+    ctx.log(`${label(modeBatch)}: ${ROUNDS} × ${batch} sessions`);
   }
 
   // References, in the same run: the bare credit transaction and a bare MQTT round trip.
@@ -185,7 +209,7 @@ async function measure(
         `but the longest gap between two polls was ${percentile(watcher.gapsMs(), 50).toFixed(2)} ms in the median stop and ${Math.max(...watcher.gapsMs()).toFixed(2)} ms at worst, ` +
         `when the watcher was off its core: "committed" is late by up to that, which is why committed → published can come out below the bare round trip or even negative).`,
       `Times are CLOCK_MONOTONIC (process.hrtime), the same clock in every process; a stop is timed from just before its frame is written to the socket.`,
-      `Per protocol: ${WARM_UP} warm-up then ${sequential} sessions one after another, then ${batch} sessions on ${batch} chargers stopped at once (t0 of each just before its frame is sent). ` +
+      `Per protocol: ${WARM_UP} warm-up then ${sequential} sessions one after another, then ${ROUNDS} rounds of ${batch} sessions on ${batch} chargers stopped at once (t0 of each just before its frame is sent). ` +
         `Each session: HTTP start (${AMOUNT} NGN), remote start accepted, StartTransaction / TransactionEvent Started, one meter value, then the stop (StopTransaction / TransactionEvent Ended) with ${DELIVERED_WH} Wh delivered.`,
       `References: the same settlement statements (session read, credit entry + outbox row in a savepoint, session update + outbox row) on bare better-sqlite3 with the gateway's pragmas, ${bare.length} times in the bench process; ` +
         `${mqttRtt.length} QoS 1 publish→receive round trips of a ledger-sized payload between two MQTT.js clients through the same broker.`,
