@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { VehicleSpec } from '../../../simulators/shared/simulated-charge-point.js';
 import { hashPassword } from '../../../src/ocpp/charger-password.js';
 import { mintToken, startSession } from '../../helpers/http.js';
@@ -24,6 +26,11 @@ import { percentile } from '../lib/stats.js';
  * and any event-loop delay is magnified by the time factor, so these figures overstate what a
  * real-time site sees.
  */
+/**
+ * Time factors: each level gets 65-110 ms of wall-clock slack before the 0.5 % target (0.5 % of
+ * the paid energy over the power, divided by the time factor). measure:overshoot ran AC at 300
+ * and DC at 60 (40-65 ms): on a loaded 2-core machine scheduling delays alone went past that.
+ */
 interface Profile {
   name: string;
   tariff: 'ac' | 'dc';
@@ -42,7 +49,7 @@ const PROFILES: Profile[] = [
     maxPowerW: 7_400,
     amount: 2_000, // 8,000 Wh at 250 NGN/kWh: about 65 simulated minutes
     microNgnPerWh: 250_000,
-    timeFactor: 300,
+    timeFactor: 150,
     vehicle: { model: 'BYD Atto 3', batteryKwh: 60.5, socPercent: 20, maxPowerW: 11_000 },
   },
   {
@@ -51,7 +58,7 @@ const PROFILES: Profile[] = [
     maxPowerW: 22_000,
     amount: 5_000, // 20,000 Wh at 250 NGN/kWh: about 55 simulated minutes
     microNgnPerWh: 250_000,
-    timeFactor: 300,
+    timeFactor: 150,
     vehicle: { model: 'Renault Zoe R135', batteryKwh: 52, socPercent: 20, maxPowerW: 22_000 },
   },
   {
@@ -60,7 +67,7 @@ const PROFILES: Profile[] = [
     maxPowerW: 150_000,
     amount: 10_000, // 24,242 Wh at 412.5 NGN/kWh: about 10 simulated minutes
     microNgnPerWh: 412_500,
-    timeFactor: 60,
+    timeFactor: 30,
     vehicle: { model: 'Hyundai Ioniq 5', batteryKwh: 77.4, socPercent: 10, maxPowerW: 220_000 },
   },
 ];
@@ -68,7 +75,7 @@ const INTERVALS_S = [10, 30, 60];
 const REAL_STOP_LEAD_MS = 250;
 const TARGET_PERCENT = 0.5;
 /** Seconds (before BENCH_SCALE) during which each charger starts sessions, one after another. */
-const WINDOW_S = 60;
+const WINDOW_S = 70;
 
 interface Result {
   protocol: string;
@@ -98,9 +105,18 @@ export const accuracySection: BenchSection = {
     );
     const deadline = Date.now() + ctx.window(WINDOW_S) * 1000;
     const results: Result[] = [];
+    // The simulators' event-loop delay is energy too (times the time factor): it is reported.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     // Every group at once: each charger runs sessions back to back until the window closes.
     await Promise.all(groups.map((g) => runGroup(ctx, g, deadline, results)));
-    return report(results, ctx);
+    loopDelay.disable();
+    const measured = report(results, ctx);
+    measured.notes.push(
+      `Event-loop delay of the bench process (the simulators) during the run: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, ` +
+        `max ${(loopDelay.max / 1e6).toFixed(1)} ms; load average ${loadavg()[0]?.toFixed(1)} at the end on ${cpus().length} cores.`,
+    );
+    return measured;
   },
 };
 
@@ -241,7 +257,32 @@ async function runCharger(
         limitWh: row.limit_wh,
         deliveredWh: row.delivered_wh,
       });
+      // A 1.6 charger reports Finishing only once its StopTransaction is answered: unplugging
+      // before that puts the Available ahead of it, and the gateway would keep the connector
+      // Finishing. (A 2.0.1 station stays Occupied until the cable goes.)
+      if (protocol.name.endsWith('1.6J'))
+        await poll(
+          () =>
+            db
+              .prepare(
+                "SELECT 1 FROM connector_state WHERE charger_id = ? AND connector_id = '1' AND status = 'finishing'",
+              )
+              .get(id),
+          10_000,
+          `${id} finishing`,
+        );
       await cp.unplug(1);
+      // The next Start must find the connector free: wait until the gateway has the unplug.
+      await poll(
+        () =>
+          db
+            .prepare(
+              "SELECT 1 FROM connector_state WHERE charger_id = ? AND connector_id = '1' AND status = 'available'",
+            )
+            .get(id),
+        10_000,
+        `${id} available again`,
+      );
     } while (Date.now() < deadline);
   } finally {
     await cp.disconnect();
@@ -269,7 +310,9 @@ function report(results: Result[], ctx: BenchContext): Omit<Section, 'key' | 'ti
       gateway: pct(worstOver, limit),
       target,
       met: pct(worstOver, limit) <= TARGET_PERCENT,
-      note: `${worstOver} Wh of ${limit} Wh, ${rs.length} sessions`,
+      note:
+        `${worstOver} Wh of ${limit} Wh, ${rs.length} sessions; ` +
+        `= ${((worstOver * 3_600_000) / profile.maxPowerW / profile.timeFactor).toFixed(0)} ms of wall time late at time factor ${profile.timeFactor}`,
     });
     figures.push({
       name: `${profile.name}: p99 overshoot`,
@@ -317,7 +360,7 @@ function report(results: Result[], ctx: BenchContext): Omit<Section, 'key' | 'ti
     )
       .filter((v, i, a) => a.indexOf(v) === i)
       .join(', ')}). ` +
-      'At time factor 300 every millisecond of event-loop delay (gateway, bench process, machine load) is 0.3 simulated seconds of charging (0.6 Wh at 7.4 kW, 1.8 Wh at 22 kW); at 60 it is 2.5 Wh at 150 kW: these figures overstate what a real-time site sees.',
+      "At time factor 300 every millisecond of event-loop delay (gateway, bench process, machine load) is 0.3 simulated seconds of charging (0.6 Wh at 7.4 kW, 1.8 Wh at 22 kW); at 30 it is 1.25 Wh at 150 kW. The stop is planned from the rate measured on the gateway's receive clock over the last two samples, so a sample that arrives late (scheduling on a loaded machine) skews the plan by the same factor: these figures overstate what a real-time site sees.",
   );
   return { figures, notes };
 }
