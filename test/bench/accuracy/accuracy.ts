@@ -360,7 +360,7 @@ function report(results: Result[], ctx: BenchContext): Omit<Section, 'key' | 'ti
     )
       .filter((v, i, a) => a.indexOf(v) === i)
       .join(', ')}). ` +
-      "At time factor 300 every millisecond of event-loop delay (gateway, bench process, machine load) is 0.3 simulated seconds of charging (0.6 Wh at 7.4 kW, 1.8 Wh at 22 kW); at 30 it is 1.25 Wh at 150 kW. The stop is planned from the rate measured on the gateway's receive clock over the last two samples, so a sample that arrives late (scheduling on a loaded machine) skews the plan by the same factor: these figures overstate what a real-time site sees.",
+      "At time factor 150 every millisecond of event-loop delay (gateway, bench process, machine load) is 0.15 simulated seconds of charging (0.31 Wh at 7.4 kW, 0.92 Wh at 22 kW); at 30 it is 1.25 Wh at 150 kW. The stop is planned from the rate measured on the gateway's receive clock over the last two samples, so a sample that arrives late (scheduling on a loaded machine) skews the plan by the same factor: these figures overstate what a real-time site sees.",
   );
   return { figures, notes };
 }
