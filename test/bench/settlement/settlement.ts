@@ -1,6 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import mqtt, { type MqttClient } from 'mqtt';
 import { startBroker, type TestBroker } from '../../helpers/mqtt-broker.js';
 import { mintToken, startSession } from '../../helpers/http.js';
 import {
@@ -19,7 +16,8 @@ import {
 import { compared, type BenchContext, type BenchSection, type Figure } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
 import { bareCreditMs } from './bare-credit.js';
-import type { FromWatcher, ToWatcher } from './messages.js';
+import { Subscriber } from './ledger-subscriber.js';
+import { Watcher } from './watcher-client.js';
 
 /**
  * Issue 7 part 4: from the charger's stop message to the shortfall credit committed in SQLite and
@@ -100,7 +98,7 @@ async function measure(
   resources.push({ close: () => (PROFILE_DIR ? stopGracefully(gw) : gw.kill()) });
   const watcher = await Watcher.start(gw.dbPath);
   resources.push({ close: () => watcher.close() });
-  const sub = await Subscriber.start(broker.url);
+  const sub = await Subscriber.start(broker.url, PREFIX);
   resources.push({ close: () => sub.close() });
   await sub.gatewayOnline;
   const tokens = await Promise.all(
@@ -153,7 +151,7 @@ async function measure(
 
   // References, in the same run: the bare credit transaction and a bare MQTT round trip.
   const bare = bareCreditMs(ctx.tempDir(), Math.max(200, sequential * 2));
-  const mqttRtt = await sub.roundTrips(broker.url, Math.max(100, sequential));
+  const mqttRtt = await sub.roundTrips(broker.url, Math.max(100, sequential), WARM_UP);
   const bareCredit = (p: number) => ({
     label: `bare credit txn p${p}`,
     value: percentile(bare, p),
@@ -285,167 +283,4 @@ async function stopAll(
     t.uplink.push(ms(publishedAt[i] as bigint, committed));
   });
   return t;
-}
-
-/** The credit watcher child (credit-watcher.ts, compiled sibling), over typed IPC. */
-class Watcher {
-  private polls = 0;
-  private spanNs = 0n;
-  private gaps: number[] = [];
-  private constructor(private readonly child: ChildProcess) {}
-
-  static async start(dbPath: string): Promise<Watcher> {
-    const child = fork(fileURLToPath(new URL('./credit-watcher.js', import.meta.url)), {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const w = new Watcher(child);
-    await w.request({ type: 'open', dbPath }, 'ready');
-    return w;
-  }
-
-  private request<T extends FromWatcher['type']>(
-    message: ToWatcher,
-    reply: T,
-  ): Promise<Extract<FromWatcher, { type: T }>> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (m: FromWatcher) => {
-        if (m.type !== reply) return;
-        this.child.off('message', onMessage);
-        this.child.off('exit', onExit);
-        resolve(m as Extract<FromWatcher, { type: T }>);
-      };
-      const onExit = (code: number | null) =>
-        reject(new Error(`credit watcher exited with ${code}`));
-      this.child.on('message', onMessage);
-      this.child.once('exit', onExit);
-      this.child.send(message);
-    });
-  }
-
-  /** Resolves once the watcher is polling, with what it will have seen (by session id). */
-  watch(sessionIds: string[]): Promise<{ seen: Promise<Map<string, bigint>> }> {
-    return new Promise((polling, reject) => {
-      let seen: (m: Extract<FromWatcher, { type: 'seen' }>) => void = () => undefined;
-      const done = new Promise<Extract<FromWatcher, { type: 'seen' }>>((r) => (seen = r));
-      const onExit = (code: number | null) =>
-        reject(new Error(`credit watcher exited with ${code}`));
-      const onMessage = (m: FromWatcher) => {
-        if (m.type === 'watching') {
-          polling({
-            seen: done.then((s) => {
-              this.polls += s.polls;
-              this.spanNs += BigInt(s.spanNs);
-              this.gaps.push(Number(s.maxGapNs) / 1e6);
-              return new Map(Object.entries(s.at).map(([k, v]) => [k, BigInt(v)]));
-            }),
-          });
-        } else if (m.type === 'seen') {
-          this.child.off('message', onMessage);
-          this.child.off('exit', onExit);
-          seen(m);
-        }
-      };
-      this.child.on('message', onMessage);
-      this.child.once('exit', onExit);
-      this.child.send({ type: 'watch', sessionIds, timeoutMs: 30_000 } satisfies ToWatcher);
-    });
-  }
-
-  /** The longest poll gap of each watch: how late "committed" can be when descheduled. */
-  gapsMs(): number[] {
-    return this.gaps;
-  }
-
-  resolutionUs(): number {
-    return this.polls === 0 ? Number.NaN : Number(this.spanNs) / 1e3 / this.polls;
-  }
-
-  async close(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-/** The fleet cloud's view: a subscriber to the uplink's ledger topic, timing each credit's arrival. */
-class Subscriber {
-  private readonly waiting = new Map<string, (at: bigint) => void>();
-  private readonly early = new Map<string, bigint>();
-  private readonly refs = new Map<number, (at: bigint) => void>();
-  private constructor(
-    private readonly client: MqttClient,
-    readonly gatewayOnline: Promise<void>,
-  ) {}
-
-  static async start(url: string): Promise<Subscriber> {
-    const client = await mqtt.connectAsync(url, { clean: true, reconnectPeriod: 0 });
-    let online: () => void = () => undefined;
-    const s = new Subscriber(client, new Promise<void>((r) => (online = r)));
-    client.on('message', (topic, payload) => {
-      const at = process.hrtime.bigint();
-      if (topic === `${PREFIX}ref`) {
-        s.refs.get(payload.readUInt32BE(0))?.(at);
-        return;
-      }
-      const body = JSON.parse(payload.toString()) as {
-        online?: boolean;
-        entry?: { kind: string; sessionId: string | null };
-      };
-      if (topic === `${PREFIX}gateway` && body.online) online();
-      if (topic !== `${PREFIX}ledger` || body.entry?.kind !== 'session_credit') return;
-      const id = body.entry.sessionId as string;
-      const waiter = s.waiting.get(id);
-      if (waiter) waiter(at);
-      else s.early.set(id, at);
-    });
-    await client.subscribeAsync(
-      [`${PREFIX}ledger`, `${PREFIX}gateway`, `${PREFIX}ref`].map((topic) => topic),
-      { qos: 1 },
-    );
-    return s;
-  }
-
-  /** When the credit of this session arrives (or arrived). */
-  credit(sessionId: string): Promise<bigint> {
-    const early = this.early.get(sessionId);
-    if (early !== undefined) return Promise.resolve(early);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`credit of ${sessionId} never published`)),
-        30_000,
-      );
-      this.waiting.set(sessionId, (at) => {
-        clearTimeout(timer);
-        this.waiting.delete(sessionId);
-        resolve(at);
-      });
-    });
-  }
-
-  /** Bare QoS 1 publish→receive through the same broker, from a second client, one at a time. */
-  async roundTrips(url: string, count: number): Promise<number[]> {
-    const pub = await mqtt.connectAsync(url, { clean: true, reconnectPeriod: 0 });
-    try {
-      const samples: number[] = [];
-      // About the size of a ledger entry payload as the uplink publishes it.
-      const payload = Buffer.alloc(360, 0x61);
-      for (let i = 0; i < count + WARM_UP; i++) {
-        payload.writeUInt32BE(i, 0);
-        const received = new Promise<bigint>((r) => this.refs.set(i, r));
-        const t0 = process.hrtime.bigint();
-        pub.publish(`${PREFIX}ref`, payload, { qos: 1 });
-        const at = await received;
-        this.refs.delete(i);
-        if (i >= WARM_UP) samples.push(Number(at - t0) / 1e6);
-      }
-      return samples;
-    } finally {
-      await pub.endAsync();
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.client.endAsync(true);
-  }
 }
