@@ -1,7 +1,15 @@
+import { accuracySection } from './accuracy/accuracy.js';
 import { quoteSection } from './http/quote.section.js';
 import { startSection } from './http/start.section.js';
 import type { BenchSection } from './lib/results.js';
+import { settlementSection } from './settlement/settlement.js';
 import { startupSection } from './startup/section.js';
 
 /** Every section of `npm run bench`, in the order they run (the slow OCPP capacity one last). */
-export const SECTIONS: BenchSection[] = [startupSection, startSection, quoteSection];
+export const SECTIONS: BenchSection[] = [
+  startSection,
+  quoteSection,
+  settlementSection,
+  accuracySection,
+  startupSection,
+];

@@ -1,0 +1,286 @@
+import { startBroker, type TestBroker } from '../../helpers/mqtt-broker.js';
+import { mintToken, startSession } from '../../helpers/http.js';
+import {
+  raw16,
+  raw201,
+  type RawProtocol,
+  type RawStation,
+  type StationTx,
+} from '../../helpers/raw-stations.js';
+import {
+  API_KEY,
+  driverEmail,
+  startGatewayChild,
+  type GatewayChild,
+} from '../lib/gateway-child.js';
+import { compared, type BenchContext, type BenchSection, type Figure } from '../lib/results.js';
+import { percentile } from '../lib/stats.js';
+import { bareCreditMs } from './bare-credit.js';
+import { Subscriber } from './ledger-subscriber.js';
+import { Watcher } from './watcher-client.js';
+
+/**
+ * Issue 7 part 4: from the charger's stop message to the shortfall credit committed in SQLite and
+ * published on MQTT by the uplink, against the bare credit transaction and a bare MQTT round trip.
+ */
+const PREFIX = 'bench/';
+const AMOUNT = 2_000; // 4,848 Wh paid at 412.5 NGN/kWh; each session delivers 500 Wh, so a credit
+const DELIVERED_WH = 500;
+const WARM_UP = 5;
+const ROUNDS = 3;
+/** BENCH_CPU_PROF=dir: the gateway child writes a --cpu-prof profile there (stopped with SIGTERM). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
+async function stopGracefully(gw: GatewayChild): Promise<void> {
+  if (gw.child.exitCode !== null) return;
+  const exited = new Promise((r) => gw.child.once('exit', r));
+  gw.child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  await gw.kill();
+}
+
+type Mode = { protocol: RawProtocol; kind: 'sequential' | 'concurrent' };
+interface Timings {
+  commit: number[];
+  reply: number[];
+  published: number[];
+  /** Published minus committed: what the uplink adds once the credit is durable. */
+  uplink: number[];
+}
+
+export const settlementSection: BenchSection = {
+  key: 'settlement',
+  title: 'Settlement: charger stop → credit committed → published on MQTT',
+  async run(ctx) {
+    const sequential = Math.max(10, Math.round(200 * ctx.scale));
+    const batch = Math.max(10, Math.round(50 * ctx.scale));
+    const broker = await startBroker();
+    const resources: { close(): Promise<void> | void }[] = [{ close: () => broker.close() }];
+    try {
+      return await measure(ctx, broker, sequential, batch, resources);
+    } finally {
+      for (const r of resources.reverse()) await Promise.resolve(r.close()).catch(() => undefined);
+    }
+  },
+};
+
+async function measure(
+  ctx: BenchContext,
+  broker: TestBroker,
+  sequential: number,
+  batch: number,
+  resources: { close(): Promise<void> | void }[],
+) {
+  const protocols = [raw16, raw201];
+  const batchIds = (p: RawProtocol) =>
+    Array.from({ length: batch }, (_, i) => `B${tag(p)}-${String(i).padStart(3, '0')}`);
+  const gw: GatewayChild = await startGatewayChild(
+    ctx.tempDir(),
+    {
+      chargers: protocols.flatMap((p) => [`SEQ-${tag(p)}`, ...batchIds(p)]),
+      connectors: 2,
+      drivers: batch,
+      balance: 100_000_000,
+    },
+    {
+      uplink: { url: broker.url, topicPrefix: PREFIX, reconnectSeconds: 0.1 },
+      sessions: { maxAmount: 1_000_000 },
+      // A bench charger sends far more than a real one; the default 20/s would close it.
+      ocpp: { messageRate: { perSecond: 10_000, burst: 100_000 } },
+      // spawnGateway waits for the info-level "gateway listening" line, which level warn (the
+      // framework's default) hides; info is also what an operator runs.
+      log: { level: 'info' },
+    },
+    PROFILE_DIR
+      ? { NODE_OPTIONS: `--import=${new URL('./cpu-profile-hook.js', import.meta.url).href}` }
+      : {},
+  );
+  resources.push({ close: () => (PROFILE_DIR ? stopGracefully(gw) : gw.kill()) });
+  const watcher = await Watcher.start(gw.dbPath);
+  resources.push({ close: () => watcher.close() });
+  const sub = await Subscriber.start(broker.url, PREFIX);
+  resources.push({ close: () => sub.close() });
+  await sub.gatewayOnline;
+  const tokens = await Promise.all(
+    Array.from({ length: batch }, (_, i) => mintToken(gw.url, API_KEY, driverEmail(i))),
+  );
+
+  const results = new Map<string, Timings>();
+  for (const protocol of protocols) {
+    const modeSeq: Mode = { protocol, kind: 'sequential' };
+    const station = await protocol.connect(gw.ocppUrl, `SEQ-${tag(protocol)}`);
+    resources.push(station);
+    await station.boot();
+    const seq: Timings = { commit: [], reply: [], published: [], uplink: [] };
+    const register = { wh: 1000 };
+    for (let i = 0; i < WARM_UP + sequential; i++) {
+      const s = await begin(gw, station, `SEQ-${tag(protocol)}`, tokens[0] as string, 0, register);
+      const t = await stopAll(watcher, sub, [{ station, ...s }]);
+      if (i >= WARM_UP) push(seq, t);
+    }
+    results.set(label(modeSeq), seq);
+    ctx.log(`${label(modeSeq)}: ${sequential} sessions`);
+
+    const modeBatch: Mode = { protocol, kind: 'concurrent' };
+    const stations = await Promise.all(
+      batchIds(protocol).map((id) => protocol.connect(gw.ocppUrl, id)),
+    );
+    resources.push(...stations);
+    await Promise.all(stations.map((s) => s.boot()));
+    const registers = stations.map(() => ({ wh: 1000 }));
+    const concurrent: Timings = { commit: [], reply: [], published: [], uplink: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const open = await Promise.all(
+        stations.map(async (st, i) => ({
+          station: st,
+          ...(await begin(
+            gw,
+            st,
+            batchIds(protocol)[i] as string,
+            tokens[i] as string,
+            i,
+            registers[i] as { wh: number },
+          )),
+        })),
+      );
+      push(concurrent, await stopAll(watcher, sub, open));
+    }
+    results.set(label(modeBatch), concurrent);
+    ctx.log(`${label(modeBatch)}: ${ROUNDS} × ${batch} sessions`);
+  }
+
+  // References, in the same run: the bare credit transaction and a bare MQTT round trip.
+  const bare = bareCreditMs(ctx.tempDir(), Math.max(200, sequential * 2));
+  const mqttRtt = await sub.roundTrips(broker.url, Math.max(100, sequential), WARM_UP);
+  const bareCredit = (p: number) => ({
+    label: `bare credit txn p${p}`,
+    value: percentile(bare, p),
+  });
+  const bareMqtt = (p: number) => ({
+    label: `bare MQTT pub→recv p${p}`,
+    value: percentile(mqttRtt, p),
+  });
+
+  const figures: Figure[] = [];
+  for (const [name, t] of results) {
+    for (const p of [50, 99])
+      figures.push(
+        compared(
+          `${name}: stop → credit committed p${p}`,
+          'ms',
+          percentile(t.commit, p),
+          bareCredit(p),
+        ),
+      );
+  }
+  for (const [name, t] of results) {
+    for (const p of [50, 99])
+      figures.push(
+        compared(
+          `${name}: committed → published p${p}`,
+          'ms',
+          percentile(t.uplink, p),
+          bareMqtt(p),
+        ),
+      );
+  }
+  for (const [name, t] of results) {
+    figures.push({
+      name: `${name}: stop → CALLRESULT p50`,
+      unit: 'ms',
+      gateway: percentile(t.reply, 50),
+      note: `p99 ${percentile(t.reply, 99).toFixed(2)} ms`,
+    });
+    figures.push({
+      name: `${name}: stop → published p50`,
+      unit: 'ms',
+      gateway: percentile(t.published, 50),
+      note: `p99 ${percentile(t.published, 99).toFixed(2)} ms`,
+    });
+  }
+  return {
+    figures,
+    notes: [
+      `Gateway child (\`dist/cli.js serve\`) with its uplink on a ${broker.kind === 'mosquitto' ? 'Debian mosquitto' : 'in-process aedes (mosquitto not installed)'} broker on 127.0.0.1; ` +
+        `raw OCPP chargers (test/helpers/raw-stations.ts) and an MQTT subscriber to \`${PREFIX}ledger\` (QoS 1) in the bench process; ` +
+        `a separate watcher process polls the WAL database read-only for the \`session_credit\` entry (one poll every ${watcher.resolutionUs().toFixed(1)} µs on average: the "committed" resolution; ` +
+        `but the longest gap between two polls was ${percentile(watcher.gapsMs(), 50).toFixed(2)} ms in the median stop and ${Math.max(...watcher.gapsMs()).toFixed(2)} ms at worst, ` +
+        `when the watcher was off its core: "committed" is late by up to that, which is why committed → published can come out below the bare round trip or even negative).`,
+      `Times are CLOCK_MONOTONIC (process.hrtime), the same clock in every process; a stop is timed from just before its frame is written to the socket.`,
+      `Per protocol: ${WARM_UP} warm-up then ${sequential} sessions one after another, then ${ROUNDS} rounds of ${batch} sessions on ${batch} chargers stopped at once (t0 of each just before its frame is sent). ` +
+        `Each session: HTTP start (${AMOUNT} NGN), remote start accepted, StartTransaction / TransactionEvent Started, one meter value, then the stop (StopTransaction / TransactionEvent Ended) with ${DELIVERED_WH} Wh delivered.`,
+      `References: the same settlement statements (session read, credit entry + outbox row in a savepoint, session update + outbox row) on bare better-sqlite3 with the gateway's pragmas, ${bare.length} times in the bench process; ` +
+        `${mqttRtt.length} QoS 1 publish→receive round trips of a ledger-sized payload between two MQTT.js clients through the same broker.`,
+    ],
+  };
+}
+
+function tag(p: RawProtocol): string {
+  return p === raw16 ? '16' : '201';
+}
+
+function label(m: Mode): string {
+  return `${m.protocol === raw16 ? '1.6J' : '2.0.1'} ${m.kind === 'sequential' ? 'sequential' : 'concurrent batch'}`;
+}
+
+function push(into: Timings, from: Timings): void {
+  for (const k of ['commit', 'reply', 'published', 'uplink'] as const) into[k].push(...from[k]);
+}
+
+/** A session up to charging: HTTP start, remote start accepted, transaction started, one sample. */
+async function begin(
+  gw: GatewayChild,
+  station: RawStation,
+  chargerId: string,
+  token: string,
+  driver: number,
+  register: { wh: number },
+): Promise<{ sessionId: string; tx: StationTx; endWh: number }> {
+  const res = await startSession(
+    gw.url,
+    token,
+    { chargerId, connectorId: '1', driverEmail: driverEmail(driver) },
+    AMOUNT,
+  );
+  if (res.status !== 200)
+    throw new Error(`start on ${chargerId}: ${res.status} ${JSON.stringify(res.body)}`);
+  const { sessionId } = res.body as { sessionId: string };
+  const { tx } = await station.start(register.wh);
+  await station.send(station.sample(tx, register.wh + DELIVERED_WH / 2));
+  register.wh += DELIVERED_WH;
+  return { sessionId, tx, endWh: register.wh };
+}
+
+/** Stops every session at once and times each: CALLRESULT, committed (watcher), published. */
+async function stopAll(
+  watcher: Watcher,
+  sub: Subscriber,
+  open: { station: RawStation; sessionId: string; tx: StationTx; endWh: number }[],
+): Promise<Timings> {
+  const frames = open.map((o) => o.station.end(o.tx, o.endWh));
+  const { seen } = await watcher.watch(open.map((o) => o.sessionId));
+  const published = open.map((o) => sub.credit(o.sessionId));
+  const t0: bigint[] = [];
+  const replies = open.map((o, i) => {
+    t0[i] = process.hrtime.bigint();
+    return o.station.send(frames[i] as (typeof frames)[number]).then(() => process.hrtime.bigint());
+  });
+  const [replyAt, seenAt, publishedAt] = await Promise.all([
+    Promise.all(replies),
+    seen,
+    Promise.all(published),
+  ]);
+  await Promise.all(open.map((o) => o.station.send(o.station.status(o.tx.connector, 'Available'))));
+  const ms = (a: bigint, b: bigint) => Number(a - b) / 1e6;
+  const t: Timings = { commit: [], reply: [], published: [], uplink: [] };
+  open.forEach((o, i) => {
+    const start = t0[i] as bigint;
+    const committed = seenAt.get(o.sessionId);
+    if (committed === undefined) throw new Error(`credit of ${o.sessionId} never committed`);
+    t.commit.push(ms(committed, start));
+    t.reply.push(ms(replyAt[i] as bigint, start));
+    t.published.push(ms(publishedAt[i] as bigint, start));
+    t.uplink.push(ms(publishedAt[i] as bigint, committed));
+  });
+  return t;
+}
