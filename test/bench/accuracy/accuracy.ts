@@ -156,8 +156,6 @@ async function runGroup(
         maxAmount: 1_000_000,
         stopLeadMilliseconds: Math.round(REAL_STOP_LEAD_MS / g.timeFactor),
       },
-      // spawnGateway waits for the info-level "gateway listening" line, which warn would hide.
-      log: { level: 'info' },
     },
   );
   const db = new Database(gw.dbPath, { readonly: true, fileMustExist: true });
@@ -170,7 +168,7 @@ async function runGroup(
     ctx.log(`meter interval ${g.intervalS} s, time factor ${g.timeFactor}: done`);
   } finally {
     db.close();
-    await gw.kill();
+    await gw.stop();
   }
 }
 

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { verifyLedger, formatLedgerReport } from '../../../src/admin/verify-ledger.js';
 import { bearer, mintToken } from '../../helpers/http.js';
@@ -50,25 +49,13 @@ export async function startSite(
     (_, i) => `CP-${String(i).padStart(4, '0')}`,
   );
   const connectors = 2;
-  const gw = await startGatewayChild(
-    ctx.tempDir(),
-    { chargers: chargerIds, connectors, drivers: o.drivers, balance: 100_000_000 },
-    {},
-    process.env.BENCH_GATEWAY_NODE_OPTIONS
-      ? { NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS }
-      : {},
-  );
-  // SIGTERM first: a gateway under --cpu-prof (BENCH_GATEWAY_NODE_OPTIONS) writes its profile
-  // only on a clean exit. SIGKILL if it has not exited after 5 s.
-  started.push({
-    async stop() {
-      if (gw.child.exitCode !== null || gw.child.signalCode !== null) return;
-      const exited = new Promise((r) => gw.child.once('exit', r));
-      gw.child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5_000)]);
-      await gw.kill();
-    },
+  const gw = await startGatewayChild(ctx.tempDir(), {
+    chargers: chargerIds,
+    connectors,
+    drivers: o.drivers,
+    balance: 100_000_000,
   });
+  started.push(gw);
   const fleet = forkChild<ChargerFleetStats | ChargerFleetReady | { error: string }>('chargers.js');
   started.push(fleet);
   fleet.send({

@@ -33,6 +33,20 @@ export interface GatewayChild extends GatewayProcess {
   pid: number;
   dbPath: string;
   rss(): Promise<number>;
+  /** SIGTERM, so that a profiled child writes its profile; SIGKILL if it is not gone in 10 s. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Node options for every gateway child: BENCH_CPU_PROF=dir makes each write a CPU profile there
+ * when it is stopped; BENCH_GATEWAY_NODE_OPTIONS adds any other (e.g. the commit-count preload).
+ */
+function childNodeOptions(): Record<string, string> {
+  const options = [process.env.NODE_OPTIONS, process.env.BENCH_GATEWAY_NODE_OPTIONS];
+  if (process.env.BENCH_CPU_PROF)
+    options.push(`--import=${new URL('./cpu-profile.js', import.meta.url).href}`);
+  const joined = options.filter(Boolean).join(' ');
+  return joined ? { NODE_OPTIONS: joined } : {};
 }
 
 export async function startGatewayChild(
@@ -52,7 +66,8 @@ export async function startGatewayChild(
         tariff: 'dc',
       })),
     })),
-    // A bench must measure the work, not the abuse limits: both are far above any load here.
+    // A bench must measure the work, not the abuse limits: these are far above any load here.
+    ocpp: { ...base.ocpp, messageRate: { perSecond: 10_000, burst: 100_000 } },
     http: {
       host: '127.0.0.1',
       port: 0,
@@ -85,8 +100,22 @@ export async function startGatewayChild(
     new Date().toISOString(),
   );
   db.close();
-  const proc = await spawnGateway(configPath, [], env);
+  const proc = await spawnGateway(configPath, [], { ...childNodeOptions(), ...env });
   const pid = proc.child.pid;
   if (pid === undefined) throw new Error('gateway child has no pid');
-  return { ...proc, pid, dbPath, rss: () => rssBytes(pid) };
+  const { child } = proc;
+  return {
+    ...proc,
+    pid,
+    dbPath,
+    rss: () => rssBytes(pid),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      }
+      await proc.kill();
+    },
+  };
 }

@@ -28,17 +28,6 @@ const AMOUNT = 2_000; // 4,848 Wh paid at 412.5 NGN/kWh; each session delivers 5
 const DELIVERED_WH = 500;
 const WARM_UP = 5;
 const ROUNDS = 3;
-/** BENCH_CPU_PROF=dir: the gateway child writes a --cpu-prof profile there (stopped with SIGTERM). */
-const PROFILE_DIR = process.env.BENCH_CPU_PROF;
-
-async function stopGracefully(gw: GatewayChild): Promise<void> {
-  if (gw.child.exitCode !== null) return;
-  const exited = new Promise((r) => gw.child.once('exit', r));
-  gw.child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  await gw.kill();
-}
-
 type Mode = { protocol: RawProtocol; kind: 'sequential' | 'concurrent' };
 interface Timings {
   commit: number[];
@@ -85,17 +74,9 @@ async function measure(
     {
       uplink: { url: broker.url, topicPrefix: PREFIX, reconnectSeconds: 0.1 },
       sessions: { maxAmount: 1_000_000 },
-      // A bench charger sends far more than a real one; the default 20/s would close it.
-      ocpp: { messageRate: { perSecond: 10_000, burst: 100_000 } },
-      // spawnGateway waits for the info-level "gateway listening" line, which level warn (the
-      // framework's default) hides; info is also what an operator runs.
-      log: { level: 'info' },
     },
-    PROFILE_DIR
-      ? { NODE_OPTIONS: `--import=${new URL('./cpu-profile-hook.js', import.meta.url).href}` }
-      : {},
   );
-  resources.push({ close: () => (PROFILE_DIR ? stopGracefully(gw) : gw.kill()) });
+  resources.push({ close: () => gw.stop() });
   const watcher = await Watcher.start(gw.dbPath);
   resources.push({ close: () => watcher.close() });
   const sub = await Subscriber.start(broker.url, PREFIX);

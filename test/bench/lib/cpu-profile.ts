@@ -3,9 +3,10 @@ import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
 /**
- * Loaded into the gateway child with NODE_OPTIONS=--import (Node 20 refuses --cpu-prof there):
- * profiles the whole process and writes a .cpuprofile (open it in Chrome DevTools) to
- * BENCH_CPU_PROF when the process exits, as --cpu-prof would.
+ * Loaded into every bench gateway child with NODE_OPTIONS=--import when BENCH_CPU_PROF=dir is set
+ * (Node 20 refuses --cpu-prof in NODE_OPTIONS): profiles the whole process and writes a
+ * .cpuprofile (open it in Chrome DevTools) there when the process exits cleanly (GatewayChild.stop
+ * sends SIGTERM), as --cpu-prof would.
  */
 const dir = process.env.BENCH_CPU_PROF;
 if (dir) {
