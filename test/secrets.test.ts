@@ -95,7 +95,7 @@ describe('secrets', () => {
       };
       const log = t.logLines.join('\n');
       // the whole story is in the log: request lines, the mint, the charge, the settlement
-      expect(log).toContain('incoming request');
+      expect(log).toContain('"msg":"request"');
       expect(log).toContain('session settled');
       expect(log).toContain('driver token minted');
       const database = wholeDatabase();

@@ -74,7 +74,7 @@ export async function startGatewayChild(
       rateLimits: { mintPerMinute: 1_000_000, driverPerMinute: 1_000_000 },
     },
     // The default level, as operators run it (and spawnGateway waits for the info-level 'gateway listening').
-    log: { level: 'info' },
+    log: { level: (process.env.BENCH_LOG_LEVEL ?? 'info') as 'info' },
     ...overrides,
   };
   const configPath = join(dir, 'gateway.yaml');
