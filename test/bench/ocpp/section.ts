@@ -1,0 +1,316 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mintToken, startSession } from '../../helpers/http.js';
+import {
+  API_KEY,
+  CHARGER_PASSWORD,
+  driverEmail,
+  startGatewayChild,
+  type GatewayChild,
+} from '../lib/gateway-child.js';
+import { compared, type BenchContext, type BenchSection, type Figure } from '../lib/results.js';
+import { percentile } from '../lib/stats.js';
+import { BareServerChild, GeneratorChild } from './children.js';
+import type { BenchCharger, LoadResult } from './protocol.js';
+
+/**
+ * Issue 7 part 1, OCPP capacity: N chargers (half 1.6J, half 2.0.1) connect, boot, start a paid
+ * session and send meter values and heartbeats, to the gateway and to a bare ocpp-rpc server
+ * answering with constants, one after the other in the same run.
+ *   BENCH_OCPP_SIZES=100,200        other charger counts (default 500,2000)
+ *   BENCH_OCPP_CPU_PROF=/tmp/prof   the gateway children write a --cpu-prof profile there
+ */
+const SIZES = (process.env.BENCH_OCPP_SIZES ?? '500,2000').split(',').map(Number);
+/** Load generator processes: with one, the generator would take a core the server needs less. */
+const GENERATORS = 2;
+/** Connections being set up at once per generator: what a site's chargers do after a restart. */
+const IN_FLIGHT = 100;
+/** The realistic load: every charger one message every 5 s. */
+const PACED_INTERVAL_MS = 5_000;
+/** Each driver pays far more than the bench can deliver, so no session ends during it. */
+const AMOUNT = 100_000;
+/** HTTP requests at once while the sessions are started (not measured here: see the money path). */
+const HTTP_CONCURRENCY = 16;
+
+interface Measured {
+  setupWallMs: number;
+  perConnectionMs: number[];
+  rssPerChargerBytes: number;
+  paced: LoadResult;
+  saturated: LoadResult;
+  /** Each generator's CPU over the saturation window, fraction of one core. */
+  generatorCpu: number[];
+}
+
+interface Server {
+  ocppUrl: string;
+  rss(): Promise<number>;
+}
+
+function chargersOf(n: number): BenchCharger[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `CP-${String(i).padStart(4, '0')}`,
+    protocol: i % 2 === 0 ? 'ocpp1.6' : 'ocpp2.0.1',
+  }));
+}
+
+function merged(results: LoadResult[]): LoadResult {
+  return {
+    replies: results.reduce((a, r) => a + r.replies, 0),
+    windowMs: Math.max(...results.map((r) => r.windowMs)),
+    latenciesMs: results.flatMap((r) => r.latenciesMs),
+    cpuFraction: Math.max(...results.map((r) => r.cpuFraction)),
+  };
+}
+
+async function inBatches<T>(items: T[], concurrency: number, each: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await each(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+/**
+ * One server through the whole sequence. `startSessions` puts every charger in a session (the
+ * gateway: over its HTTP API; the bare server: the chargers start one themselves).
+ */
+async function measure(
+  ctx: BenchContext,
+  server: Server,
+  chargers: BenchCharger[],
+  startSessions: (gens: GeneratorChild[]) => Promise<void>,
+): Promise<Measured> {
+  const gens = Array.from({ length: GENERATORS }, () => new GeneratorChild());
+  try {
+    await sleep(500);
+    const rssBefore = await server.rss();
+    const t0 = process.hrtime.bigint();
+    const connected = await Promise.all(
+      gens.map((g, k) =>
+        g.request({
+          cmd: 'connect',
+          url: server.ocppUrl,
+          chargers: chargers.filter((_, i) => i % GENERATORS === k),
+          password: CHARGER_PASSWORD,
+          inFlight: IN_FLIGHT,
+        }),
+      ),
+    );
+    const setupWallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const perConnectionMs = connected.flatMap((r) =>
+      r.cmd === 'connect' ? r.perConnectionMs : [],
+    );
+    await startSessions(gens);
+    await sleep(1000);
+    const rssPerChargerBytes = ((await server.rss()) - rssBefore) / chargers.length;
+
+    const load = async (
+      cmd: { cmd: 'saturate'; ms: number } | { cmd: 'paced'; ms: number; intervalMs: number },
+    ) => {
+      const replies = await Promise.all(gens.map((g) => g.request(cmd)));
+      return replies.map((r) => {
+        if (r.cmd !== 'load') throw new Error(`unexpected reply ${r.cmd}`);
+        return r.result;
+      });
+    };
+    const paced = merged(
+      await load({ cmd: 'paced', ms: ctx.window(15) * 1000, intervalMs: PACED_INTERVAL_MS }),
+    );
+    const saturatedEach = await load({ cmd: 'saturate', ms: ctx.window(15) * 1000 });
+    await Promise.all(gens.map((g) => g.request({ cmd: 'close' })));
+    return {
+      setupWallMs,
+      perConnectionMs,
+      rssPerChargerBytes,
+      paced,
+      saturated: merged(saturatedEach),
+      generatorCpu: saturatedEach.map((r) => r.cpuFraction),
+    };
+  } finally {
+    await Promise.all(gens.map((g) => g.kill()));
+  }
+}
+
+async function measureBare(ctx: BenchContext, chargers: BenchCharger[]): Promise<Measured> {
+  const bare = await BareServerChild.start();
+  try {
+    return await measure(ctx, bare, chargers, async (gens) => {
+      await Promise.all(gens.map((g) => g.request({ cmd: 'startOwn' })));
+    });
+  } finally {
+    await bare.kill();
+  }
+}
+
+async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Promise<Measured> {
+  const profileDir = process.env.BENCH_OCPP_CPU_PROF;
+  const gw = await startGatewayChild(
+    ctx.tempDir(),
+    {
+      chargers: chargers.map((c) => c.id),
+      connectors: 1,
+      drivers: chargers.length,
+      balance: 1_000_000,
+    },
+    {
+      ocpp: {
+        callTimeoutSeconds: 15,
+        // Raised to the schema's ceiling: a saturated bench charger sends far beyond the default 20/s.
+        messageRate: { perSecond: 10_000, burst: 100_000 },
+      },
+      sessions: { startTimeoutSeconds: 600, maxAmount: 1_000_000 },
+      // An operator's default; also spawnGateway waits for the info-level "gateway listening" line.
+      log: { level: 'info' },
+    },
+    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+  );
+  try {
+    return await measure(ctx, gw, chargers, (gens) => startPaidSessions(ctx, gw, gens, chargers));
+  } finally {
+    if (profileDir) await stopGracefully(gw);
+    await gw.kill();
+  }
+}
+
+/** A real paid session per charger: a driver token each, then Start Charge Session on connector 1. */
+async function startPaidSessions(
+  ctx: BenchContext,
+  gw: GatewayChild,
+  gens: GeneratorChild[],
+  chargers: BenchCharger[],
+): Promise<void> {
+  const t0 = Date.now();
+  const started = Promise.all(
+    gens.map((g) => g.request({ cmd: 'awaitStarted', timeoutMs: 300_000 })),
+  );
+  // A generator failing while the HTTP calls are still going must not go unhandled.
+  started.catch(() => undefined);
+  await inBatches(
+    chargers.map((c, i) => ({ chargerId: c.id, driverEmail: driverEmail(i) })),
+    HTTP_CONCURRENCY,
+    async (target) => {
+      const token = await mintToken(gw.url, API_KEY, target.driverEmail);
+      const res = await startSession(gw.url, token, { ...target, connectorId: '1' }, AMOUNT);
+      if (res.status !== 200)
+        throw new Error(`start on ${target.chargerId}: ${res.status} ${JSON.stringify(res.body)}`);
+    },
+  );
+  await started;
+  ctx.log(`${chargers.length} paid sessions started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** SIGTERM, so that --cpu-prof writes its profile on the way out. */
+async function stopGracefully(gw: GatewayChild): Promise<void> {
+  const exited = new Promise<void>((r) => gw.child.once('exit', () => r()));
+  gw.child.kill('SIGTERM');
+  await Promise.race([exited, sleep(20_000)]);
+}
+
+const ms = (v: number) => Number(v.toFixed(1));
+
+function figures(n: number, gw: Measured, bare: Measured): Figure[] {
+  const ref = (value: number) => ({ label: 'bare ocpp-rpc', value });
+  const p = (samples: number[], q: number) => percentile(samples, q);
+  const rate = (r: LoadResult) => r.replies / (r.windowMs / 1000);
+  const gwKb = gw.rssPerChargerBytes / 1024;
+  const rssTarget: Figure = {
+    name: `RSS per connected charger, ${n} chargers, absolute`,
+    unit: 'KB',
+    gateway: gwKb,
+    target: '≤ 40 KB',
+    met: gwKb <= 40,
+  };
+  return [
+    compared(
+      `set-up, ${n} connected and booted (wall)`,
+      's',
+      gw.setupWallMs / 1000,
+      ref(bare.setupWallMs / 1000),
+    ),
+    compared(
+      `set-up per connection p50, ${n}`,
+      'ms',
+      ms(p(gw.perConnectionMs, 50)),
+      ref(ms(p(bare.perConnectionMs, 50))),
+    ),
+    compared(
+      `set-up per connection p99, ${n}`,
+      'ms',
+      ms(p(gw.perConnectionMs, 99)),
+      ref(ms(p(bare.perConnectionMs, 99))),
+    ),
+    compared(
+      `sustained msgs/s at saturation, ${n} chargers`,
+      'msg/s',
+      rate(gw.saturated),
+      ref(rate(bare.saturated)),
+      {
+        ratio: 0.7,
+        direction: 'at least',
+      },
+    ),
+    compared(
+      `reply latency p50 at ${n / 5} msg/s, ${n}`,
+      'ms',
+      ms(p(gw.paced.latenciesMs, 50)),
+      ref(ms(p(bare.paced.latenciesMs, 50))),
+    ),
+    compared(
+      `reply latency p99 at ${n / 5} msg/s, ${n}`,
+      'ms',
+      ms(p(gw.paced.latenciesMs, 99)),
+      ref(ms(p(bare.paced.latenciesMs, 99))),
+    ),
+    compared(
+      `RSS per connected charger, ${n} chargers`,
+      'KB',
+      gwKb,
+      ref(bare.rssPerChargerBytes / 1024),
+    ),
+    rssTarget,
+  ];
+}
+
+export const ocppSection: BenchSection = {
+  key: 'ocpp',
+  title: 'OCPP capacity',
+  async run(ctx) {
+    const all: Figure[] = [];
+    const generatorNotes: string[] = [];
+    for (const n of SIZES) {
+      const chargers = chargersOf(n);
+      ctx.log(`${n} chargers: bare ocpp-rpc server…`);
+      const bare = await measureBare(ctx, chargers);
+      ctx.log(`${n} chargers: gateway…`);
+      const gw = await measureGateway(ctx, chargers);
+      all.push(...figures(n, gw, bare));
+      const cpu = (m: Measured) => m.generatorCpu.map((c) => `${Math.round(c * 100)}%`).join(' + ');
+      generatorNotes.push(
+        `${n} chargers: load generators' CPU at saturation ${cpu(gw)} of a core (gateway), ${cpu(bare)} (bare).`,
+      );
+    }
+    return {
+      figures: all,
+      notes: [
+        `Chargers half OCPP 1.6J, half 2.0.1, one connector each, held by ${GENERATORS} forked load ` +
+          'generators (raw ws clients); gateway (dist/cli.js serve, SQLite on disk) and bare ocpp-rpc ' +
+          'server (strictMode, constant replies, no auth) each in their own process, one after the other.',
+        `Set-up: connect (basic auth, ${IN_FLIGHT} at once per generator; on the gateway a scrypt ` +
+          'check each) + BootNotification + StatusNotification, timed per connection from the ' +
+          'WebSocket open to the status reply.',
+        'Sessions: the gateway gets a real paid session per charger (driver token + POST /v1/sessions; ' +
+          'the generator takes the remote start and starts the transaction); the bare server gets ' +
+          'StartTransaction / TransactionEvent Started with a constant idTag.',
+        `Latency: open loop, every charger one message every ${PACED_INTERVAL_MS / 1000} s ` +
+          `(N/5 msg/s) for ${ctx.window(15)} s; saturation: closed loop (next message on the ` +
+          `reply) for ${ctx.window(15)} s. Messages: 3 meter samples (1.6 MeterValues / 2.0.1 ` +
+          'TransactionEvent Updated) then a Heartbeat.',
+        'RSS per charger: VmRSS with every charger booted and in a session minus VmRSS before the ' +
+          'first connection, ÷ N.',
+        'Gateway limits raised: ocpp.messageRate 10,000/s burst 100,000 (default 20/s, 500), ' +
+          'http rate limits 1,000,000/min, sessions.startTimeoutSeconds 600.',
+        ...generatorNotes,
+      ],
+    };
+  },
+};
