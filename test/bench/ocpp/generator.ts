@@ -15,6 +15,8 @@ import type {
  * server CALL is answered at once; every reply is checked, and refusals are counted as faults.
  */
 
+const START_REGISTER_WH = 1_000_000;
+
 type OnReply = (payload: Payload | undefined, latencyMs: number) => void;
 
 interface Pending {
@@ -158,7 +160,7 @@ async function connectOne(url: string, charger: BenchCharger, password: string):
     ws,
     nextId: 1,
     pending: new Map(),
-    registerWh: 1_000_000,
+    registerWh: START_REGISTER_WH,
     seqNo: 0,
     sent: 0,
   };
@@ -291,7 +293,13 @@ async function run(command: GeneratorCommand): Promise<GeneratorReply> {
     case 'close':
       closing = true;
       for (const c of chargers) c.ws.terminate();
-      return { seq, ok: true, cmd: 'closed', faults };
+      return {
+        seq,
+        ok: true,
+        cmd: 'closed',
+        samplesSent: chargers.reduce((sum, c) => sum + c.registerWh - START_REGISTER_WH, 0),
+        faults,
+      };
   }
 }
 

@@ -1,4 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { availableParallelism } from 'node:os';
+import Database from 'better-sqlite3';
+import { hashPassword, verifyPassword } from '../../../src/ocpp/charger-password.js';
 import { mintToken, startSession } from '../../helpers/http.js';
 import {
   API_KEY,
@@ -17,7 +20,8 @@ import type { BenchCharger, LoadResult } from './protocol.js';
  * session and send meter values and heartbeats, to the gateway and to a bare ocpp-rpc server
  * answering with constants, one after the other in the same run.
  *   BENCH_OCPP_SIZES=100,200        other charger counts (default 500,2000)
- *   BENCH_OCPP_CPU_PROF=/tmp/prof   the gateway children write a --cpu-prof profile there
+ *   BENCH_OCPP_CPU_PROF=/tmp/prof   the gateway children write CPU profiles of the set-up and
+ *                                   saturation windows there (.cpuprofile, open in Chrome DevTools)
  */
 const SIZES = (process.env.BENCH_OCPP_SIZES ?? '500,2000').split(',').map(Number);
 /** Load generator processes: with one, the generator would take a core the server needs less. */
@@ -39,6 +43,7 @@ interface Measured {
   saturated: LoadResult;
   /** Each generator's CPU over the saturation window, fraction of one core. */
   generatorCpu: number[];
+  samplesSent: number;
 }
 
 interface Server {
@@ -79,11 +84,14 @@ async function measure(
   server: Server,
   chargers: BenchCharger[],
   startSessions: (gens: GeneratorChild[]) => Promise<void>,
+  /** A process with the CPU-profile preload: profiled over set-up and over saturation. */
+  profiled?: { pid: number },
 ): Promise<Measured> {
   const gens = Array.from({ length: GENERATORS }, () => new GeneratorChild());
   try {
     await sleep(500);
     const rssBefore = await server.rss();
+    if (profiled) process.kill(profiled.pid, 'SIGUSR2');
     const t0 = process.hrtime.bigint();
     const connected = await Promise.all(
       gens.map((g, k) =>
@@ -97,6 +105,7 @@ async function measure(
       ),
     );
     const setupWallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (profiled) process.kill(profiled.pid, 'SIGUSR2');
     const perConnectionMs = connected.flatMap((r) =>
       r.cmd === 'connect' ? r.perConnectionMs : [],
     );
@@ -116,8 +125,13 @@ async function measure(
     const paced = merged(
       await load({ cmd: 'paced', ms: ctx.window(15) * 1000, intervalMs: PACED_INTERVAL_MS }),
     );
+    if (profiled) process.kill(profiled.pid, 'SIGUSR2');
     const saturatedEach = await load({ cmd: 'saturate', ms: ctx.window(15) * 1000 });
-    await Promise.all(gens.map((g) => g.request({ cmd: 'close' })));
+    if (profiled) {
+      process.kill(profiled.pid, 'SIGUSR2');
+      await sleep(2000);
+    }
+    const closed = await Promise.all(gens.map((g) => g.request({ cmd: 'close' })));
     return {
       setupWallMs,
       perConnectionMs,
@@ -125,6 +139,7 @@ async function measure(
       paced,
       saturated: merged(saturatedEach),
       generatorCpu: saturatedEach.map((r) => r.cpuFraction),
+      samplesSent: closed.reduce((sum, r) => sum + (r.cmd === 'closed' ? r.samplesSent : 0), 0),
     };
   } finally {
     await Promise.all(gens.map((g) => g.kill()));
@@ -162,12 +177,25 @@ async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Prom
       // An operator's default; also spawnGateway waits for the info-level "gateway listening" line.
       log: { level: 'info' },
     },
-    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+    profileDir
+      ? {
+          NODE_OPTIONS: `--import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
+          BENCH_CPU_PROF_DIR: profileDir,
+        }
+      : {},
   );
   try {
-    return await measure(ctx, gw, chargers, (gens) => startPaidSessions(ctx, gw, gens, chargers));
+    const profiled = profileDir ? { pid: gw.pid } : undefined;
+    const measured = await measure(
+      ctx,
+      gw,
+      chargers,
+      (gens) => startPaidSessions(ctx, gw, gens, chargers),
+      profiled,
+    );
+    assertMetered(ctx.log, gw.dbPath, chargers.length, measured.samplesSent);
+    return measured;
   } finally {
-    if (profileDir) await stopGracefully(gw);
     await gw.kill();
   }
 }
@@ -199,11 +227,45 @@ async function startPaidSessions(
   ctx.log(`${chargers.length} paid sessions started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** SIGTERM, so that --cpu-prof writes its profile on the way out. */
-async function stopGracefully(gw: GatewayChild): Promise<void> {
-  const exited = new Promise<void>((r) => gw.child.once('exit', () => r()));
-  gw.child.kill('SIGTERM');
-  await Promise.race([exited, sleep(20_000)]);
+/**
+ * Proof that the measured replies were the money path's: every session still charging, and the
+ * registers the gateway stored moved by exactly the watt-hours the chargers reported (1 Wh a sample).
+ */
+function assertMetered(
+  log: (m: string) => void,
+  dbPath: string,
+  sessions: number,
+  samplesSent: number,
+): void {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const row = db
+      .prepare(
+        `SELECT count(*) AS charging, coalesce(sum(last_meter_wh - meter_start_wh), 0) AS wh
+         FROM sessions WHERE state = 'charging'`,
+      )
+      .get() as { charging: number; wh: number };
+    log(`${row.charging} sessions charging, ${row.wh} Wh metered = ${samplesSent} Wh reported`);
+    if (row.charging !== sessions || row.wh !== samplesSent) {
+      throw new Error(
+        `gateway has ${row.charging} of ${sessions} sessions charging and ${row.wh} Wh metered ` +
+          `of the ${samplesSent} Wh the chargers reported`,
+      );
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** CPU time of one charger password check, as the gateway does it on every connection. */
+async function scryptCost(): Promise<number> {
+  const stored = hashPassword(CHARGER_PASSWORD);
+  const rounds = 8;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i++) {
+    if (!(await verifyPassword(CHARGER_PASSWORD, stored))) throw new Error('password not verified');
+  }
+  return Number(process.hrtime.bigint() - t0) / 1e6 / rounds;
 }
 
 const ms = (v: number) => Number(v.toFixed(1));
@@ -275,6 +337,7 @@ export const ocppSection: BenchSection = {
   key: 'ocpp',
   title: 'OCPP capacity',
   async run(ctx) {
+    const scryptMs = await scryptCost();
     const all: Figure[] = [];
     const generatorNotes: string[] = [];
     for (const n of SIZES) {
@@ -309,6 +372,9 @@ export const ocppSection: BenchSection = {
           'first connection, ÷ N.',
         'Gateway limits raised: ocpp.messageRate 10,000/s burst 100,000 (default 20/s, 500), ' +
           'http rate limits 1,000,000/min, sessions.startTimeoutSeconds 600.',
+        `One charger password check (scrypt N=16384, r=8) takes ${scryptMs.toFixed(0)} ms of CPU ` +
+          `here (timed in the bench process): ${SIZES.map((n) => `${n} take ${((n * scryptMs) / 1000).toFixed(0)} s`).join(', ')} ` +
+          `of CPU, on ${availableParallelism()} cores (libuv's 4 threads) at best ÷ ${Math.min(4, availableParallelism())} in wall time.`,
         ...generatorNotes,
       ],
     };
