@@ -109,9 +109,16 @@ async function measure(
     const perConnectionMs = connected.flatMap((r) =>
       r.cmd === 'connect' ? r.perConnectionMs : [],
     );
+    const rssBooted = await server.rss();
     await startSessions(gens);
     await sleep(1000);
-    const rssPerChargerBytes = ((await server.rss()) - rssBefore) / chargers.length;
+    const rssInSession = await server.rss();
+    const rssPerChargerBytes = (rssInSession - rssBefore) / chargers.length;
+    const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
+    ctx.log(
+      `RSS ${mb(rssBefore)} before, +${mb(rssBooted - rssBefore)} connected and booted, ` +
+        `+${mb(rssInSession - rssBooted)} in session`,
+    );
 
     const load = async (
       cmd: { cmd: 'saturate'; ms: number } | { cmd: 'paced'; ms: number; intervalMs: number },
