@@ -16,6 +16,11 @@ import type {
  */
 
 const START_REGISTER_WH = 1_000_000;
+/**
+ * The register rises as on a 150 kW DC charger, whatever the message rate: a register rising by
+ * the message would be a megawatt charger to the gateway's paid-energy watch, which then stops it.
+ */
+const MS_PER_WH = 3_600_000 / 150_000;
 
 type OnReply = (payload: Payload | undefined, latencyMs: number) => void;
 
@@ -32,6 +37,8 @@ interface Charger extends BenchCharger {
   pending: Map<string, Pending>;
   tx?: { ref: string; connector: number };
   registerWh: number;
+  /** performance.now() when the transaction started. */
+  startedAt: number;
   seqNo: number;
   sent: number;
 }
@@ -126,6 +133,7 @@ function startTx(c: Charger, tx: TxStart): void {
         ? String((payload as { transactionId?: number } | undefined)?.transactionId)
         : tx.transactionId;
     c.tx = { ref, connector: tx.connector };
+    c.startedAt = performance.now();
     started += 1;
     if (started === chargers.length) onStarted?.();
   });
@@ -135,7 +143,7 @@ function startTx(c: Charger, tx: TxStart): void {
 function nextMessage(c: Charger): Call {
   c.sent += 1;
   if (c.sent % 4 === 0 || !c.tx) return c.frames.heartbeat();
-  c.registerWh += 1;
+  c.registerWh = START_REGISTER_WH + Math.floor((performance.now() - c.startedAt) / MS_PER_WH);
   c.seqNo += 1;
   return c.frames.sample(c.tx.ref, c.tx.connector, c.registerWh, new Date().toISOString(), c.seqNo);
 }
@@ -161,6 +169,7 @@ async function connectOne(url: string, charger: BenchCharger, password: string):
     nextId: 1,
     pending: new Map(),
     registerWh: START_REGISTER_WH,
+    startedAt: 0,
     seqNo: 0,
     sent: 0,
   };
@@ -297,7 +306,7 @@ async function run(command: GeneratorCommand): Promise<GeneratorReply> {
         seq,
         ok: true,
         cmd: 'closed',
-        samplesSent: chargers.reduce((sum, c) => sum + c.registerWh - START_REGISTER_WH, 0),
+        reportedWh: chargers.reduce((sum, c) => sum + c.registerWh - START_REGISTER_WH, 0),
         faults,
       };
   }

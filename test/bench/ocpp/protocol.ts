@@ -56,8 +56,8 @@ export type GeneratorReply = { seq: number } & (
   | { ok: true; cmd: 'connect'; perConnectionMs: number[] }
   | { ok: true; cmd: 'started'; started: number; serverCalls: Record<string, number> }
   | { ok: true; cmd: 'load'; result: LoadResult }
-  /** `samplesSent`: meter samples sent in all, each 1 Wh more than the charger's previous one. */
-  | { ok: true; cmd: 'closed'; samplesSent: number }
+  /** `reportedWh`: energy the chargers' last meter samples reported, all chargers together. */
+  | { ok: true; cmd: 'closed'; reportedWh: number }
   | { ok: false; error: string }
 ) & { faults: Faults };
 

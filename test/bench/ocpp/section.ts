@@ -45,7 +45,7 @@ interface Measured {
   saturated: LoadResult;
   /** Each generator's CPU over the saturation window, fraction of one core. */
   generatorCpu: number[];
-  samplesSent: number;
+  reportedWh: number;
 }
 
 interface Server {
@@ -148,7 +148,7 @@ async function measure(
       paced,
       saturated: merged(saturatedEach),
       generatorCpu: saturatedEach.map((r) => r.cpuFraction),
-      samplesSent: closed.reduce((sum, r) => sum + (r.cmd === 'closed' ? r.samplesSent : 0), 0),
+      reportedWh: closed.reduce((sum, r) => sum + (r.cmd === 'closed' ? r.reportedWh : 0), 0),
     };
   } finally {
     await Promise.all(gens.map((g) => g.kill()));
@@ -202,7 +202,7 @@ async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Prom
       (gens) => startPaidSessions(ctx, gw, gens, chargers),
       profiled,
     );
-    assertMetered(ctx.log, gw.dbPath, chargers.length, measured.samplesSent);
+    assertMetered(ctx.log, gw, chargers.length, measured.reportedWh);
     return measured;
   } finally {
     await gw.kill();
@@ -238,15 +238,15 @@ async function startPaidSessions(
 
 /**
  * Proof that the measured replies were the money path's: every session still charging, and the
- * registers the gateway stored moved by exactly the watt-hours the chargers reported (1 Wh a sample).
+ * registers the gateway stored moved by exactly the watt-hours the chargers' last samples reported.
  */
 function assertMetered(
   log: (m: string) => void,
-  dbPath: string,
+  gw: GatewayChild,
   sessions: number,
-  samplesSent: number,
+  reportedWh: number,
 ): void {
-  const db = new Database(dbPath, { readonly: true });
+  const db = new Database(gw.dbPath, { readonly: true });
   try {
     const row = db
       .prepare(
@@ -254,11 +254,15 @@ function assertMetered(
          FROM sessions WHERE state = 'charging'`,
       )
       .get() as { charging: number; wh: number };
-    log(`${row.charging} sessions charging, ${row.wh} Wh metered = ${samplesSent} Wh reported`);
-    if (row.charging !== sessions || row.wh !== samplesSent) {
+    log(`${row.charging} sessions charging, ${row.wh} Wh metered = ${reportedWh} Wh reported`);
+    if (row.charging !== sessions || row.wh !== reportedWh) {
       throw new Error(
         `gateway has ${row.charging} of ${sessions} sessions charging and ${row.wh} Wh metered ` +
-          `of the ${samplesSent} Wh the chargers reported`,
+          `of the ${reportedWh} Wh the chargers reported; its last session log lines: ` +
+          gw.lines
+            .filter((l) => l.includes('"msg":"session') || l.includes('paid energy'))
+            .slice(-3)
+            .join(' '),
       );
     }
   } finally {
