@@ -414,9 +414,10 @@ export const ocppSection: BenchSection = {
         `One charger password check (scrypt N=16384, r=8) takes ${scryptMs.toFixed(0)} ms of CPU ` +
           `here (timed in the bench process): ${SIZES.map((n) => `${n} take ${((n * scryptMs) / 1000).toFixed(0)} s`).join(', ')} ` +
           `of CPU, on ${availableParallelism()} cores (libuv's 4 threads) at best ÷ ${Math.min(4, availableParallelism())} in wall time.`,
-        `Disk ceiling, same run: raw better-sqlite3 with the gateway's pragmas (WAL, ` +
-          `synchronous=FULL) commits ${Math.round(commits).toLocaleString('en-US')} one-row ` +
-          'transactions/s; the gateway commits one per meter sample (3 of every 4 messages here).',
+        `Disk, at the section's start: raw better-sqlite3 with the gateway's pragmas (WAL, ` +
+          `synchronous=FULL) committed ${Math.round(commits).toLocaleString('en-US')} one-row ` +
+          'transactions/s (an fsync each; it varies with what else writes to the disk); the ' +
+          'gateway commits one per meter sample (3 of every 4 messages here).',
         ...generatorNotes,
       ],
     };
