@@ -26,7 +26,10 @@ import type { BenchCharger, LoadResult } from './protocol.js';
  *                                   saturation windows there (.cpuprofile, open in Chrome DevTools)
  */
 const SIZES = (process.env.BENCH_OCPP_SIZES ?? '500,2000').split(',').map(Number);
-/** Load generator processes: with one, the generator would take a core the server needs less. */
+/**
+ * Load generator processes: two, so that neither comes near a full core at the bare server's rate
+ * (each measured at about 40% of a core at 2,000 chargers; the notes print it every run).
+ */
 const GENERATORS = 2;
 /** Connections being set up at once per generator: what a site's chargers do after a restart. */
 const IN_FLIGHT = 100;
