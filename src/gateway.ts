@@ -18,6 +18,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
+import { releaseRelaxed } from './store/durability.js';
 import { openDatabase, type Db } from './store/database.js';
 import { Outbox } from './store/outbox.js';
 import { startUplink } from './uplink/start.js';
@@ -188,6 +189,7 @@ export async function startGateway(
       }
       await api.close();
       await uplink.close();
+      releaseRelaxed(db);
       db.close();
       log.info('gateway stopped');
     },

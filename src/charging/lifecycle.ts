@@ -11,6 +11,7 @@ import type { Clock } from '../shared/clock.js';
 import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
+import { relaxed } from '../store/durability.js';
 import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
@@ -124,8 +125,9 @@ export class SessionLifecycle implements ChargerEvents {
    * One SQLite transaction per sample: the activity stamp and the register move commit together,
    * one synchronous=FULL commit rather than one per write (a 1.6 MeterValues has no outer one).
    */
+  /** Relaxed durability (store/durability.ts): a lost register costs the driver nothing. */
   meterSample(m: MeterSample): void {
-    this.o.db.transaction(() => this.applySample(m))();
+    relaxed(this.o.db, () => this.applySample(m));
   }
 
   private applySample(m: MeterSample): void {

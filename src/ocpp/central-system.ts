@@ -1,12 +1,14 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
+import type { Statement } from 'better-sqlite3';
 import ocppRpc from 'ocpp-rpc';
 import type { SiteDirectory } from '../config/site.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
+import { relaxed } from '../store/durability.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
@@ -72,6 +74,7 @@ export class CentralSystem implements ChargerCommands {
   private readonly eventLog: OcppEventLog;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
+  private prepared?: { touch: Statement; boot: Statement };
   private readonly pendingDelays = new Set<NodeJS.Timeout>();
 
   constructor(private readonly opts: CentralSystemOptions) {
@@ -297,13 +300,10 @@ export class CentralSystem implements ChargerCommands {
     });
   }
 
+  /** Last-seen stamps, boots and statuses are not money: relaxed durability (store/durability.ts). */
   private touch(chargerId: string, protocol: string): void {
-    this.opts.db
-      .prepare(
-        `INSERT INTO charger_info (charger_id, protocol, last_seen_at) VALUES (?, ?, ?)
-         ON CONFLICT (charger_id) DO UPDATE SET protocol = excluded.protocol, last_seen_at = excluded.last_seen_at`,
-      )
-      .run(chargerId, protocol, new Date(this.opts.clock.now()).toISOString());
+    const at = new Date(this.opts.clock.now()).toISOString();
+    relaxed(this.opts.db, () => this.statements().touch.run(chargerId, protocol, at));
   }
 
   private reportsFor(chargerId: string): ChargerReports {
@@ -323,7 +323,9 @@ export class CentralSystem implements ChargerCommands {
         }, 0);
       },
       status: (connectorId, status, errorCode) => {
-        this.connectorState.setStatus(chargerId, connectorId, status, errorCode);
+        relaxed(this.opts.db, () =>
+          this.connectorState.setStatus(chargerId, connectorId, status, errorCode),
+        );
         if (connectorId !== WHOLE_CHARGER)
           this.requireEvents().connectorStatus(chargerId, connectorId, status);
       },
@@ -335,13 +337,33 @@ export class CentralSystem implements ChargerCommands {
 
   private recordBoot(chargerId: string, info: BootInfo): void {
     const at = new Date(this.opts.clock.now()).toISOString();
-    this.opts.db
-      .prepare(
+    relaxed(this.opts.db, () =>
+      this.statements().boot.run(
+        info.vendor,
+        info.model,
+        info.serialNumber,
+        info.firmwareVersion,
+        at,
+        at,
+        chargerId,
+      ),
+    );
+    this.opts.log.info({ chargerId, vendor: info.vendor, model: info.model }, 'charger booted');
+  }
+
+  /** Prepared once, at first use (the charger_info table exists once the database is migrated). */
+  private statements(): { touch: Statement; boot: Statement } {
+    this.prepared ??= {
+      touch: this.opts.db.prepare(
+        `INSERT INTO charger_info (charger_id, protocol, last_seen_at) VALUES (?, ?, ?)
+         ON CONFLICT (charger_id) DO UPDATE SET protocol = excluded.protocol, last_seen_at = excluded.last_seen_at`,
+      ),
+      boot: this.opts.db.prepare(
         `UPDATE charger_info SET vendor = ?, model = ?, serial_number = ?, firmware_version = ?,
            booted_at = ?, last_seen_at = ? WHERE charger_id = ?`,
-      )
-      .run(info.vendor, info.model, info.serialNumber, info.firmwareVersion, at, at, chargerId);
-    this.opts.log.info({ chargerId, vendor: info.vendor, model: info.model }, 'charger booted');
+      ),
+    };
+    return this.prepared;
   }
 }
 

@@ -1,3 +1,4 @@
+import { relaxed } from '../../store/durability.js';
 import type { AdapterContext } from '../protocol-session.js';
 import { reportReading } from '../report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
@@ -18,8 +19,12 @@ export class TransactionEvents201 {
     private readonly txs: Transactions201,
   ) {}
 
+  /**
+   * Most events are meter samples: committed without waiting for the disk, unless the event
+   * moved money or a session's state, which is synced before the answer (store/durability.ts).
+   */
   handle(req: TransactionEventReq): TransactionEventConf {
-    return this.ctx.db.transaction(() => this.apply(req))();
+    return relaxed(this.ctx.db, () => this.apply(req));
   }
 
   /**
