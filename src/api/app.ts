@@ -82,18 +82,20 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     return payload;
   });
 
-  // The route's pattern, not the raw URL: nothing a client typed reaches the log unparsed.
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request',
-    );
-  });
+  // The route's pattern, not the raw URL: nothing a client typed reaches the log unparsed. The
+  // level is fixed at start-up, so below debug the hook is not even registered.
+  if (deps.log.isLevelEnabled('debug'))
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+        },
+        'request',
+      );
+    });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {
