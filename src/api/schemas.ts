@@ -130,3 +130,11 @@ export interface QuoteBody {
 export interface StartBody extends QuoteBody {
   amount: number;
 }
+
+/** Strict validation: fastify's defaults coerce types and strip unknown fields; we refuse both. */
+export const STRICT_AJV_OPTIONS = {
+  coerceTypes: false,
+  removeAdditional: false,
+  useDefaults: false,
+  allErrors: false,
+} as const;

@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { quoteSchema, startSchema } from '../../../src/api/schemas.js';
+import { STRICT_AJV_OPTIONS, quoteSchema, startSchema } from '../../../src/api/schemas.js';
 import { serveParent } from './children.js';
 import type { BareApiReady } from './messages.js';
 
@@ -29,14 +29,7 @@ const STARTED = {
 
 serveParent<{ maxAmount: number }, BareApiReady>(async ({ maxAmount }) => {
   const app = Fastify({
-    ajv: {
-      customOptions: {
-        coerceTypes: false,
-        removeAdditional: false,
-        useDefaults: false,
-        allErrors: false,
-      },
-    },
+    ajv: { customOptions: STRICT_AJV_OPTIONS },
   });
   app.post('/v1/sessions/quote', { schema: quoteSchema }, async () => QUOTE);
   app.post('/v1/sessions', { schema: startSchema(maxAmount) }, async () => STARTED);

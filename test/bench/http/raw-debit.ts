@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { applySeed, seedSchema } from '../../../src/admin/seed.js';
 import { newIdToken, newSessionId } from '../../../src/charging/id-tokens.js';
 import { migrate } from '../../../src/store/migrations.js';
+import { seedBenchFleet } from '../lib/seed.js';
 import { percentile } from '../lib/stats.js';
 import { serveParent } from './children.js';
 import type { RawDebitRequest, RawDebitResult } from './messages.js';
@@ -22,28 +22,7 @@ function run(req: RawDebitRequest): RawDebitResult {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
-  const drivers = Array.from(
-    { length: req.drivers },
-    (_, i) => `drv-${String(i).padStart(4, '0')}`,
-  );
-  applySeed(
-    db,
-    seedSchema.parse({
-      fleets: [
-        {
-          id: 'fleet-bench',
-          name: 'Bench fleet',
-          apiKeys: ['fgk_raw_debit_bench_key_000000000000001'],
-          drivers: drivers.map((id, i) => ({
-            id,
-            email: `d${String(i).padStart(4, '0')}@bench.test`,
-            openingBalance: 100_000_000,
-          })),
-        },
-      ],
-    }),
-    new Date().toISOString(),
-  );
+  const drivers = seedBenchFleet(db, req.drivers, 100_000_000);
 
   // The same SQL as SessionStore.insert, Wallet.balance/append and Outbox.enqueue.
   const insertSession = db.prepare(

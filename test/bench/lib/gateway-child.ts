@@ -1,16 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { applySeed, seedSchema } from '../../../src/admin/seed.js';
 import { parseConfig } from '../../../src/config/load.js';
 import type { GatewayConfigInput } from '../../../src/config/schema.js';
 import { hashPassword } from '../../../src/ocpp/charger-password.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/gateway-process.js';
 import { API_KEY, CHARGER_PASSWORD, testConfig } from '../../helpers/gateway.js';
+import { seedBenchFleet } from './seed.js';
 import { rssBytes } from './stats.js';
 
 export { API_KEY, CHARGER_PASSWORD };
+export { driverEmail } from './seed.js';
 
 /** One hash for every bench charger: hashing 2,000 passwords would cost more than the bench. */
 const PASSWORD_HASH = hashPassword(CHARGER_PASSWORD);
@@ -22,10 +23,6 @@ export interface BenchSite {
   /** Drivers `drv-0000`… with emails `d0000@bench.test`, each with this opening balance. */
   drivers: number;
   balance: number;
-}
-
-export function driverEmail(i: number): string {
-  return `d${String(i).padStart(4, '0')}@bench.test`;
 }
 
 /** The gateway as an operator runs it (`dist/cli.js serve`), in its own process, on a seeded site. */
@@ -81,24 +78,7 @@ export async function startGatewayChild(
   writeFileSync(configPath, stringify(input));
   const dbPath = parseConfig(input, dir).database.path;
   const db = openDatabase(dbPath);
-  applySeed(
-    db,
-    seedSchema.parse({
-      fleets: [
-        {
-          id: 'fleet-bench',
-          name: 'Bench fleet',
-          apiKeys: [API_KEY],
-          drivers: Array.from({ length: site.drivers }, (_, i) => ({
-            id: `drv-${String(i).padStart(4, '0')}`,
-            email: driverEmail(i),
-            openingBalance: site.balance,
-          })),
-        },
-      ],
-    }),
-    new Date().toISOString(),
-  );
+  seedBenchFleet(db, site.drivers, site.balance, [API_KEY]);
   db.close();
   const proc = await spawnGateway(configPath, [], { ...childNodeOptions(), ...env });
   const pid = proc.child.pid;

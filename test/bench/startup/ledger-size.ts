@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { applySeed, seedSchema } from '../../../src/admin/seed.js';
 import { SessionOutcomes } from '../../../src/charging/outcomes.js';
 import { newIdToken, newSessionId } from '../../../src/charging/id-tokens.js';
 import { SessionStore } from '../../../src/charging/session-store.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { Outbox } from '../../../src/store/outbox.js';
 import { Wallet } from '../../../src/wallet/wallet.js';
+import { seedBenchFleet } from '../lib/seed.js';
 
 export interface LedgerSize {
   entries: number;
@@ -30,25 +30,8 @@ export function growLedger(dir: string, targetEntries: number): LedgerSize {
   const wallet = new Wallet(db, outbox);
   const sessions = new SessionStore(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
-  const drivers = Array.from({ length: 200 }, (_, i) => `drv-${String(i).padStart(4, '0')}`);
   const at = () => new Date().toISOString();
-  applySeed(
-    db,
-    seedSchema.parse({
-      fleets: [
-        {
-          id: 'fleet-bench',
-          name: 'Bench fleet',
-          drivers: drivers.map((id, i) => ({
-            id,
-            email: `d${i}@bench.test`,
-            openingBalance: 1_000_000,
-          })),
-        },
-      ],
-    }),
-    at(),
-  );
+  const drivers = seedBenchFleet(db, 200, 1_000_000);
   const count = db.prepare('SELECT count(*) AS n FROM ledger_entries');
   let entries = (count.get() as { n: number }).n;
   let made = 0;
