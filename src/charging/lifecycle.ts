@@ -122,10 +122,11 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   /**
-   * One SQLite transaction per sample: the activity stamp and the register move commit together,
-   * one synchronous=FULL commit rather than one per write (a 1.6 MeterValues has no outer one).
+   * One SQLite transaction per sample: the activity stamp and the register move commit together
+   * (a 1.6 MeterValues has no outer one). Relaxed durability (store/durability.ts): a register
+   * lost to a power cut costs the driver nothing, and a sample that reaches the paid energy (its
+   * 'stopping' event) is synced before the reply.
    */
-  /** Relaxed durability (store/durability.ts): a lost register costs the driver nothing. */
   meterSample(m: MeterSample): void {
     relaxed(this.o.db, () => this.applySample(m));
   }

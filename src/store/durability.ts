@@ -2,23 +2,7 @@ import { closeSync, fsyncSync, openSync } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 
-/**
- * Two kinds of write share the database. Money (ledger entries) and what the cloud must hear about
- * (outbox rows: every session state change, every reply) must be on disk before anyone is told:
- * the connection runs synchronous=FULL, and each such commit waits for an fsync of the WAL.
- * Meter registers, connector statuses and charger last-seen stamps are written many times a
- * second on a busy site, and losing the last few of them to a power cut costs nothing that the
- * next message does not restore: a session whose last registers were lost bills less, never more
- * (npm run bench measured the fsync per meter sample as the gateway's throughput limit).
- *
- * `relaxed` runs such a write as one transaction committed at synchronous=NORMAL: atomic, and
- * safe against a crash of the process, but made durable by the next FULL commit or checkpoint
- * (WAL frames are appended in order, so a power cut loses a suffix, never a write out of order).
- * If the transaction turned out to write a ledger entry or an outbox row after all (a sample
- * that starts a 2.0.1 transaction, an event that ends one), the WAL is fsynced before
- * `relaxed` returns, exactly what FULL would have done at that commit, so nothing is answered
- * before it is durable.
- */
+/** What `relaxed` keeps per database: its prepared statements and a handle on its WAL. */
 interface Relaxable {
   marks: Statement<[], { n: number }>;
   normal: Statement<[]>;
@@ -47,6 +31,23 @@ function relaxable(db: Db): Relaxable {
   return r;
 }
 
+/**
+ * Two kinds of write share the database. Money (ledger entries) and what the cloud must hear about
+ * (outbox rows: every session state change, every reply) must be on disk before anyone is told:
+ * the connection runs synchronous=FULL, and each such commit waits for an fsync of the WAL.
+ * Meter registers, connector statuses and charger last-seen stamps are written many times a
+ * second on a busy site, and losing the last few of them to a power cut costs nothing that the
+ * next message does not restore: a session whose last registers were lost bills less, never more
+ * (npm run bench measured the fsync per meter sample as the gateway's throughput limit).
+ *
+ * `relaxed` runs such a write as one transaction committed at synchronous=NORMAL: atomic, and
+ * safe against a crash of the process, but made durable by the next FULL commit or checkpoint
+ * (WAL frames are appended in order, so a power cut loses a suffix, never a write out of order).
+ * If the transaction turned out to write a ledger entry or an outbox row after all (a sample
+ * that starts a 2.0.1 transaction, an event that ends one), the WAL is fsynced before
+ * `relaxed` returns, exactly what FULL would have done at that commit, so nothing is answered
+ * before it is durable.
+ */
 export function relaxed<T>(db: Db, write: () => T): T {
   // Inside a transaction the outer commit decides; a savepoint needs no pragma.
   if (db.inTransaction) return db.transaction(write)();
