@@ -38,12 +38,17 @@ export interface GatewayChild extends GatewayProcess {
  * Node options for every gateway child: BENCH_CPU_PROF=dir makes each write a CPU profile there
  * when it is stopped; BENCH_GATEWAY_NODE_OPTIONS adds any other (e.g. the commit-count preload).
  */
-function childNodeOptions(): Record<string, string> {
-  const options = [process.env.NODE_OPTIONS, process.env.BENCH_GATEWAY_NODE_OPTIONS];
+function withNodeOptions(env: Record<string, string>): Record<string, string> {
+  // A section's own NODE_OPTIONS (e.g. the OCPP window profiler) join these, never replace them.
+  const options = [
+    process.env.NODE_OPTIONS,
+    process.env.BENCH_GATEWAY_NODE_OPTIONS,
+    env.NODE_OPTIONS,
+  ];
   if (process.env.BENCH_CPU_PROF)
     options.push(`--import=${new URL('./cpu-profile.js', import.meta.url).href}`);
   const joined = options.filter(Boolean).join(' ');
-  return joined ? { NODE_OPTIONS: joined } : {};
+  return joined ? { ...env, NODE_OPTIONS: joined } : env;
 }
 
 export async function startGatewayChild(
@@ -80,7 +85,7 @@ export async function startGatewayChild(
   const db = openDatabase(dbPath);
   seedBenchFleet(db, site.drivers, site.balance, [API_KEY]);
   db.close();
-  const proc = await spawnGateway(configPath, [], { ...childNodeOptions(), ...env });
+  const proc = await spawnGateway(configPath, [], withNodeOptions(env));
   const pid = proc.child.pid;
   if (pid === undefined) throw new Error('gateway child has no pid');
   const { child } = proc;

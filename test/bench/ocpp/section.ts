@@ -186,8 +186,6 @@ async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Prom
         messageRate: { perSecond: 10_000, burst: 100_000 },
       },
       sessions: { startTimeoutSeconds: 600, maxAmount: 1_000_000 },
-      // An operator's default; also spawnGateway waits for the info-level "gateway listening" line.
-      log: { level: 'info' },
     },
     profileDir
       ? {
@@ -208,7 +206,7 @@ async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Prom
     assertMetered(ctx.log, gw, chargers.length, measured.reportedWh);
     return measured;
   } finally {
-    await gw.kill();
+    await gw.stop();
   }
 }
 
