@@ -390,7 +390,7 @@ describe('the cheap, safe commands the docs show, run for real against a temp da
     return SAFE.findIndex((path) => path.every((word, i) => args[i] === word));
   };
 
-  it('seed, ledger verify, api-key create/list/rotate/revoke, hash-password and --help succeed as shown', () => {
+  it('seed, ledger verify, api-key create/list/rotate/revoke and hash-password succeed as shown', () => {
     const shown = new Map<string, string[]>();
     const add = (words: string[], where: string) => {
       const { kind, args } = kindOf(words);
@@ -432,6 +432,22 @@ describe('the cheap, safe commands the docs show, run for real against a temp da
     // And what they did holds together.
     expect(run(['ledger', 'verify', '--config', 'gateway.yaml'])).not.toMatch(/FAIL/);
   }, 180_000); // about 15 node processes: seconds each on a loaded machine
+
+  it('--help works as the docs say: the gateway lists every command, the simulators their flags', () => {
+    const help = run(['--help']);
+    for (const cmd of buildGatewayProgram().commands) expect(help).toContain(cmd.name());
+    const simulators = spans
+      .flatMap((span) => splitLine(span.text))
+      .filter((cmd) => kindOf(cmd.words).kind === 'simulator' && cmd.words.includes('--help'));
+    expect(simulators.length).toBe(2);
+    for (const cmd of simulators) {
+      const out = execFileSync(process.execPath, cmd.words.slice(1), {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(out, cmd.words.join(' ')).toContain('--url');
+    }
+  });
 
   it("the Commands table's revoke, as printed before the fix, is refused", async () => {
     expect(
