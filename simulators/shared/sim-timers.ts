@@ -30,12 +30,23 @@ export class SimTimers {
     this.timers.set(name, handle);
   }
 
+  /**
+   * Runs `task` every `simSeconds` on a fixed grid. setInterval re-arms from whenever a late
+   * callback ran, so on a busy machine every delay would add up and simulated time would fall
+   * behind the energy accrual (which reads the clock); a late tick here only moves itself, and
+   * ticks a stalled event loop missed entirely are skipped as a meter would.
+   */
   every(name: string, simSeconds: number, task: Task): void {
     this.clear(name);
-    this.timers.set(
-      name,
-      setInterval(() => this.run(task), Math.max(1, this.wallMs(simSeconds))),
-    );
+    const periodMs = Math.max(1, this.wallMs(simSeconds));
+    let dueMs = performance.now() + periodMs;
+    const tick = (): void => {
+      const lateBy = performance.now() - dueMs;
+      dueMs += periodMs * (lateBy > 0 ? Math.floor(lateBy / periodMs) + 1 : 1);
+      this.timers.set(name, setTimeout(tick, Math.max(0, dueMs - performance.now())));
+      this.run(task);
+    };
+    this.timers.set(name, setTimeout(tick, periodMs));
   }
 
   has(name: string): boolean {
