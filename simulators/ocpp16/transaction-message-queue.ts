@@ -35,6 +35,8 @@ export interface QueueLink {
 export class TransactionMessageQueue {
   private readonly entries: Entry[] = [];
   private flushing = false;
+  // Callers that arrived while a flush was running; woken when it stops.
+  private readonly waiting: (() => void)[] = [];
   private nextProvisionalId = -1;
 
   constructor(private readonly link: QueueLink) {}
@@ -55,15 +57,23 @@ export class TransactionMessageQueue {
     return provisionalId;
   }
 
-  /** Sends now if nothing waits and the link is up; otherwise queues. Never throws. */
+  /**
+   * Sends now if nothing waits and the link is up; otherwise queues. Resolves once the message
+   * was delivered or has to wait (link down, or behind one that failed). Never throws.
+   */
   async deliver(entry: Exclude<Entry, { action: 'StartTransaction' }>): Promise<void> {
     this.entries.push(entry);
     await this.flush();
   }
 
-  /** Sends what waits, in order, until the queue is empty or a message cannot be delivered. */
+  /**
+   * Sends what waits, in order, until the queue is empty or a message cannot be delivered. A call
+   * during a running flush (whose loop also sends what was queued since) resolves when it stops:
+   * returning at once would let a caller act as if its message had been answered, e.g. report a
+   * stopped transaction or reboot while its StopTransaction is still in flight.
+   */
   async flush(): Promise<void> {
-    if (this.flushing) return;
+    if (this.flushing) return new Promise((resolve) => this.waiting.push(resolve));
     this.flushing = true;
     try {
       while (this.entries.length > 0 && this.link.isOpen()) {
@@ -82,6 +92,7 @@ export class TransactionMessageQueue {
       }
     } finally {
       this.flushing = false;
+      for (const wake of this.waiting.splice(0)) wake();
     }
   }
 
