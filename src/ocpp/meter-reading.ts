@@ -26,9 +26,13 @@ export const ENERGY_REGISTER = 'Energy.Active.Import.Register';
 const POWER = 'Power.Active.Import';
 const SOC = 'SoC';
 
+/** Units in any case (`kwh`, `KWH`): the edge counts the deviation, the meaning is the same. */
 function scale(unit: string | undefined, base: 'Wh' | 'W'): number | null {
-  if (unit === undefined || unit === base) return 1;
-  if (unit === `k${base}`) return 1000;
+  const folded = unit?.trim().toLowerCase();
+  const b = base.toLowerCase();
+  if (folded === undefined || folded === b) return 1;
+  if (folded === `k${b}`) return 1000;
+  if (folded === `m${b}`) return 1_000_000;
   return null;
 }
 

@@ -3,7 +3,7 @@ import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
 import { changeConfiguration } from './calls/change-configuration.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
-import { normalize16, type Requests16 } from './normalize.js';
+import type { Requests16 } from './normalize.js';
 import { ROUTES16 } from './routes.js';
 import type { Handler16, Session16 } from './session-context.js';
 import { Transactions16 } from './transactions.js';
@@ -25,7 +25,7 @@ export class V16Session implements ProtocolSession {
     };
     for (const action of Object.keys(ROUTES16) as (keyof Requests16)[]) {
       const handler = ROUTES16[action] as Handler16;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, normalize16(action, params)));
+      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
     }
   }
 

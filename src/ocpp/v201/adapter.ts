@@ -3,7 +3,7 @@ import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
 import { setVariables } from './calls/set-variables.js';
-import { normalize201, type Requests201 } from './normalize.js';
+import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
 import type { Handler201, Session201 } from './session-context.js';
 import { TransactionEvents201 } from './transaction-events.js';
@@ -32,7 +32,7 @@ export class V201Session implements ProtocolSession {
     };
     for (const action of Object.keys(ROUTES201) as (keyof Requests201)[]) {
       const handler = ROUTES201[action] as Handler201;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, normalize201(action, params)));
+      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
     }
   }
 
