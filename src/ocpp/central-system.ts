@@ -15,6 +15,7 @@ import { AuthThrottle } from './auth-throttle.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
+import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
 import {
   ChargerOfflineError,
@@ -23,6 +24,7 @@ import {
   type ChargerSettings,
   type CommandOutcome,
   type ConnectorView,
+  type MeteringCapability,
   type StartRequest,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
@@ -76,6 +78,7 @@ export class CentralSystem implements ChargerCommands {
   private readonly eventLog: OcppEventLog;
   /** What chargers send that departs from the schemas and was accepted (for the operator). */
   readonly deviations: ChargerDeviations;
+  private readonly metering: ChargerMetering;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
@@ -85,6 +88,7 @@ export class CentralSystem implements ChargerCommands {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
     this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
+    this.metering = new ChargerMetering(opts.db, opts.clock);
     this.throttle = new AuthThrottle({
       initialMs: opts.authFailureDelay.initialMs,
       maxMs: opts.authFailureDelay.maxMs,
@@ -179,6 +183,10 @@ export class CentralSystem implements ChargerCommands {
 
   isOnline(chargerId: string): boolean {
     return this.connections.has(chargerId);
+  }
+
+  meteringCapability(chargerId: string): MeteringCapability {
+    return this.metering.capability(chargerId);
   }
 
   onlineCount(): number {
@@ -344,6 +352,10 @@ export class CentralSystem implements ChargerCommands {
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
       deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
+      metering: (measurands) => {
+        this.metering.record(chargerId, measurands);
+        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+      },
     };
   }
 

@@ -27,4 +27,6 @@ export interface ChargerReports {
   noted(action: string, note: string, payload?: unknown): void;
   /** A departure from the schema the edge accepted (counted per charger and kind). */
   deviation(kind: string, example: unknown): void;
+  /** The measurands the charger says it will send during a transaction (read back). */
+  metering(measurands: string[]): void;
 }

@@ -6,6 +6,9 @@
  *   the operator. The operator API and metrics read it (src/ocpp/deviations.ts).
  * - `charger_metering`: the measurands a charger said it will send during a transaction (read back
  *   after configuring them) and whether that includes an energy reading the gateway can settle on.
+ * - `transaction_interval_energy`: for chargers that report only Energy.Active.Import.Interval,
+ *   the sum of a transaction's intervals so far (the register is its start plus this sum), and the
+ *   charger's timestamp of the last interval added, so a sample sent twice is not added twice.
  */
 export const schemaFieldEdge = `
 CREATE TABLE charger_deviations (
@@ -23,5 +26,13 @@ CREATE TABLE charger_metering (
   measurands TEXT NOT NULL,
   energy TEXT NOT NULL CHECK (energy IN ('register', 'interval', 'none')),
   recorded_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE transaction_interval_energy (
+  charger_id TEXT NOT NULL,
+  transaction_ref TEXT NOT NULL,
+  sum_wh REAL NOT NULL CHECK (sum_wh >= 0),
+  last_timestamp TEXT NOT NULL,
+  PRIMARY KEY (charger_id, transaction_ref)
 ) STRICT;
 `;
