@@ -71,11 +71,21 @@ interface SchemaError {
   instancePath?: string;
 }
 
+function schemaErrors(err: unknown): string[][] {
+  const errors = (err as { details?: { errors?: SchemaError[] } }).details?.errors ?? [];
+  return errors.map((e) => (e.instancePath ?? '').split('/').slice(1));
+}
+
+/** Rounds of pruning: each may uncover another unreadable part (ajv reports the first it meets). */
+const PRUNE_ROUNDS = 4;
+
 /**
- * A call whose only unreadable parts are optional top-level fields (a StopTransaction with garbled
- * transactionData) is understood without them: its required fields carry its meaning.
+ * What cannot be read even after repair is left out when the rest keeps its meaning: an
+ * unreadable element of a list (a sampled value in a unit no schema knows, say) is dropped from
+ * its list, an unreadable optional top-level field (a StopTransaction's garbled transactionData)
+ * is dropped. Required fields are never dropped: a message without them is not understood.
  */
-function withoutUnreadableOptions(
+function withoutUnreadableParts(
   subprotocol: string,
   validator: SchemaValidator,
   method: string,
@@ -83,28 +93,56 @@ function withoutUnreadableOptions(
   note: NoteDeviation,
 ): unknown {
   const id = `urn:${method}.req`;
-  try {
-    validator.validate(id, params);
-    return params;
-  } catch (err) {
-    const errors = ((err as { details?: { errors?: SchemaError[] } }).details?.errors ?? []).map(
-      (e) => e.instancePath?.split('/')[1],
-    );
-    const required = new Set(schemaOf(subprotocol, id)?.required ?? []);
-    const fields = new Set(errors);
-    const droppable =
-      typeof params === 'object' &&
-      params !== null &&
-      errors.length > 0 &&
-      [...fields].every((f) => f !== undefined && f !== '' && !required.has(f));
-    if (!droppable) return params;
-    const kept = { ...(params as Record<string, unknown>) };
-    for (const field of fields as Set<string>) {
-      note(`${method} ${field} unreadable_optional_field`, kept[field]);
-      delete kept[field];
+  const required = new Set(schemaOf(subprotocol, id)?.required ?? []);
+  let current = params;
+  for (let round = 0; round < PRUNE_ROUNDS; round++) {
+    let paths: string[][];
+    try {
+      validator.validate(id, current);
+      return current;
+    } catch (err) {
+      paths = schemaErrors(err);
     }
-    return kept;
+    if (paths.length === 0 || typeof current !== 'object' || current === null) return params;
+    const copy = structuredClone(current) as Record<string, unknown>;
+    for (const path of paths) {
+      if (!prune(copy, path, required, method, note)) return params;
+    }
+    current = copy;
   }
+  return params;
+}
+
+/** Removes the list element or optional top-level field that holds an unreadable part. */
+function prune(
+  root: Record<string, unknown>,
+  path: string[],
+  required: Set<string>,
+  method: string,
+  note: NoteDeviation,
+): boolean {
+  let lastIndex = -1;
+  path.forEach((seg, i) => {
+    if (/^\d+$/.test(seg)) lastIndex = i;
+  });
+  if (lastIndex < 0) {
+    const field = path[0];
+    if (field === undefined || field === '' || required.has(field)) return false;
+    note(`${method} ${field} unreadable_optional_field`, root[field]);
+    delete root[field];
+    return true;
+  }
+  let list: unknown = root;
+  for (const seg of path.slice(0, lastIndex)) list = (list as Record<string, unknown>)?.[seg];
+  const index = Number(path[lastIndex]);
+  if (!Array.isArray(list) || index >= list.length) return true; // pruned by an earlier path
+  const where = path
+    .slice(0, lastIndex)
+    .filter((seg) => !/^\d+$/.test(seg))
+    .join('[].');
+  note(`${method} ${where}[] unreadable_element_dropped`, list[index]);
+  list.splice(index, 1);
+  return true;
 }
 
 /**
@@ -137,7 +175,7 @@ export function edgeConnection(
     handle: (method, handler) =>
       rpc.handle(method, async (args) => {
         const normalized = normalizer.request(method, args.params, note);
-        const params = withoutUnreadableOptions(subprotocol, validator, method, normalized, note);
+        const params = withoutUnreadableParts(subprotocol, validator, method, normalized, note);
         try {
           validator.validate(`urn:${method}.req`, params);
         } catch (err) {

@@ -63,8 +63,18 @@ function total(samples: Sample[], base: 'Wh' | 'W'): number | null {
 const PHASES = ['L1', 'L2', 'L3'];
 const PHASES_TO_NEUTRAL = ['L1-N', 'L2-N', 'L3-N'];
 
+/**
+ * A periodic sample may carry the transaction's start register beside the current one (context
+ * Transaction.Begin, sent again in every sample by some chargers): the current one counts.
+ */
+const BEGIN = 'Transaction.Begin';
+
 export function readSamples(timestamp: string, samples: Sample[]): MeterReading {
-  const of = (m: string) => samples.filter((s) => s.measurand === m);
+  const of = (m: string) => {
+    const all = samples.filter((s) => s.measurand === m);
+    const current = all.filter((s) => s.context !== BEGIN);
+    return current.length > 0 ? current : all;
+  };
   const energy = total(of(ENERGY_REGISTER), 'Wh');
   const interval = total(of(ENERGY_INTERVAL), 'Wh');
   const soc = of(SOC)

@@ -35,7 +35,9 @@ const MISSING = Symbol('missing');
 /** Strings whose every character is meaning: cutting them would name someone or something else. */
 const IDENTIFIERS = new Set(['idTag', 'parentIdTag', 'idToken', 'transactionId', 'groupIdToken']);
 
-const ZONE = /(?:Z|[+-]\d\d:?\d\d)$/i;
+const ZONE = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
+/** An offset of whole hours without minutes ("+02"), which Date.parse does not read. */
+const HOURS_ONLY = /[+-]\d\d$/;
 const NUMERIC = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?\s*$/i;
 
 function typeOf(schema: JsonSchema): string | undefined {
@@ -93,8 +95,9 @@ function conformEnum(walk: Walk, values: string[], s: string, path: string): unk
 }
 
 function conformTimestamp(walk: Walk, s: string, path: string): string {
-  const zoned = ZONE.test(s.trim());
-  const ms = Date.parse(zoned ? s.trim() : `${s.trim()}Z`);
+  const t = s.trim();
+  const zoned = ZONE.test(t);
+  const ms = Date.parse(!zoned ? `${t}Z` : HOURS_ONLY.test(t) ? `${t}:00` : t);
   if (!Number.isFinite(ms)) return s;
   if (!zoned) deviate(walk, path, 'timestamp_without_zone', s);
   return new Date(ms).toISOString();
