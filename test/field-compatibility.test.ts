@@ -656,6 +656,55 @@ const ROWS: Row[] = [
     },
   },
   {
+    name: '2.0.1 TxUpdatedMeasurands refused: register alone, read back with GetVariables',
+    run: async (h, id) => {
+      const cp = await rawCharger(h.t.gw.ocppUrl, id, CHARGER_PASSWORD, ['ocpp2.0.1']);
+      const asked: string[] = [];
+      cp.handle('SetVariables', async ({ params }) => {
+        const { setVariableData } = params as {
+          setVariableData: {
+            component: { name: string };
+            variable: { name: string };
+            attributeValue: string;
+          }[];
+        };
+        return {
+          setVariableResult: setVariableData.map((d) => {
+            if (d.variable.name === 'TxUpdatedMeasurands') asked.push(d.attributeValue);
+            const refused =
+              d.variable.name === 'TxUpdatedMeasurands' && d.attributeValue.includes(',');
+            return {
+              attributeStatus: refused ? 'Rejected' : 'Accepted',
+              component: d.component,
+              variable: d.variable,
+            };
+          }),
+        };
+      });
+      cp.handle('GetVariables', async ({ params }) => ({
+        getVariableResult: (
+          params as { getVariableData: { component: object; variable: object }[] }
+        ).getVariableData.map((d) => ({
+          attributeStatus: 'Accepted',
+          attributeValue: KWH_REGISTER,
+          component: d.component,
+          variable: d.variable,
+        })),
+      }));
+      try {
+        await cp.call('BootNotification', {
+          reason: 'PowerUp',
+          chargingStation: { vendorName: 'Field', model: 'X' },
+        });
+        await waitUntil(() => h.metering(id), 5000, 'metering recorded');
+        expect(asked).toEqual([`${KWH_REGISTER},Power.Active.Import,SoC`, KWH_REGISTER]);
+        expect(h.metering(id)).toEqual({ measurands: KWH_REGISTER, energy: 'register' });
+      } finally {
+        await cp.close({ force: true });
+      }
+    },
+  },
+  {
     name: '2.0.1 Ended TransactionEvent that cannot be understood is still answered and recorded',
     run: async (h, id) => {
       const cp = await rawCharger(h.t.gw.ocppUrl, id, CHARGER_PASSWORD, ['ocpp2.0.1']);
