@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { backupDatabase } from './admin/backup.js';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
 import { ApiKeys, type ApiKeyInfo } from './auth/api-keys.js';
@@ -15,7 +17,21 @@ const program = new Command()
   .description(
     'Fleet charging gateway: OCPP central system, fleet charging session API, prepaid driver sub-wallets.',
   )
+  .version(packageVersion(), '-V, --version', 'print the version and exit')
   .showHelpAfterError();
+
+/** The version in the package.json above dist/ (or src/ when run from the sources). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Commands that work on an existing database never create one on a mistyped path. */
+function openExisting(path: string): ReturnType<typeof openDatabase> {
+  return openDatabase(path, { mustExist: true });
+}
 
 /** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
 function loadConfig(path: string): ReturnType<typeof loadConfigFile> {
@@ -36,9 +52,17 @@ program
   .action(async (opts: { config: string }) => {
     const config = loadConfig(opts.config);
     const gateway = await startGateway(config);
-    const stop = () => void gateway.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    let stopping = false;
+    // With shutdown.drainTimeoutSeconds, the first SIGTERM/SIGINT drains (no new Starts, open
+    // sessions run to their end or the timeout) and then stops; a second one stops at once.
+    const stop = () => {
+      if (stopping) return gateway.interruptDrain();
+      stopping = true;
+      const drained = config.shutdown.drainTimeoutSeconds > 0 ? gateway.drain() : Promise.resolve();
+      void drained.then(() => gateway.close()).then(() => process.exit(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 
 program
@@ -68,7 +92,7 @@ ledger
   .addOption(configOption())
   .action((opts: { config: string }) => {
     const config = loadConfig(opts.config);
-    const db = openDatabase(config.database.path);
+    const db = openExisting(config.database.path);
     try {
       const report = verifyLedger(db);
       console.log(formatLedgerReport(report));
@@ -87,7 +111,7 @@ apiKey
   .option('--label <text>', 'what the key is for', 'cli')
   .action((opts: { config: string; fleet: string; label: string }) => {
     const config = loadConfig(opts.config);
-    const db = openDatabase(config.database.path);
+    const db = openExisting(config.database.path);
     try {
       const exists = db.prepare('SELECT 1 FROM fleets WHERE id = ?').get(opts.fleet);
       if (!exists) throw new Error(`no fleet with id ${opts.fleet}`);
@@ -112,7 +136,7 @@ apiKey
   .addOption(configOption())
   .requiredOption('--fleet <id>', 'fleet id')
   .action((opts: { config: string; fleet: string }) => {
-    const db = openDatabase(loadConfig(opts.config).database.path);
+    const db = openExisting(loadConfig(opts.config).database.path);
     try {
       const now = Date.now();
       for (const k of new ApiKeys(db).list(opts.fleet)) {
@@ -156,7 +180,7 @@ apiKey
       if (!Number.isFinite(hours) || hours < 0 || hours > 8760) {
         throw new Error('--overlap-hours must be a number of hours from 0 to 8760');
       }
-      const db = openDatabase(config.database.path);
+      const db = openExisting(config.database.path);
       try {
         const keys = new ApiKeys(db);
         const old = keyById(keys, opts.fleet, opts.replace);
@@ -184,7 +208,7 @@ apiKey
   .requiredOption('--fleet <id>', 'fleet id')
   .argument('<keyId>', 'id of the key (from api-key list)')
   .action((keyId: string, opts: { config: string; fleet: string }) => {
-    const db = openDatabase(loadConfig(opts.config).database.path);
+    const db = openExisting(loadConfig(opts.config).database.path);
     try {
       const keys = new ApiKeys(db);
       const key = keyById(keys, opts.fleet, keyId);
@@ -194,6 +218,23 @@ apiKey
     } finally {
       db.close();
     }
+  });
+
+program
+  .command('backup')
+  .description(
+    'write a consistent copy of the database to a new file, also while the gateway runs ' +
+      '(restore: stop the gateway, put the copy at database.path, run ledger verify, start)',
+  )
+  .addOption(configOption())
+  .argument('<file>', 'the backup file to create (must not exist)')
+  .action((file: string, opts: { config: string }) => {
+    const config = loadConfig(opts.config);
+    const r = backupDatabase(config.database.path, file);
+    console.log(
+      `backed up ${config.database.path} to ${r.path}: ${r.bytes} bytes, schema version ` +
+        `${r.schemaVersion}, ${r.ledgerEntries} ledger entries, ${r.openSessions} open sessions`,
+    );
   });
 
 program
