@@ -30,7 +30,7 @@ beforeEach(() => {
   applySeed(db, testSeed, new Date().toISOString());
 });
 afterEach(async () => {
-  await Promise.all(chargers.splice(0).map((c) => c.close()));
+  await Promise.all(chargers.splice(0).map((c) => c.disconnect()));
   await Promise.all(gateways.splice(0).map((g) => g.kill()));
   db.close();
   rmSync(dir, { recursive: true, force: true });
