@@ -303,7 +303,12 @@ export async function startGateway(
       closed = true;
       drain.interrupt();
       retention.stop();
-      logOpenSessions(log, drain.openSessions());
+      try {
+        logOpenSessions(log, drain.openSessions());
+      } catch (err) {
+        // The database failed under the gateway: stopping matters more than the list.
+        log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
+      }
       lifecycle.close();
       await central.close();
       if (ocppTls) {
