@@ -6,6 +6,7 @@ import { schemaV4Money } from './schema-v4-money.js';
 import { schemaV5Meter } from './schema-v5-meter.js';
 import { schemaOperator } from './schema-operator.js';
 import { schemaFieldEdge } from './schema-field-edge.js';
+import { schemaOperations } from './schema-operations.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -16,6 +17,7 @@ const migrations: readonly string[] = [
   schemaV5Meter,
   schemaOperator,
   schemaFieldEdge,
+  schemaOperations,
 ];
 
 export function migrate(db: Db): void {
