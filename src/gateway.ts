@@ -101,6 +101,9 @@ export async function startGateway(
     stopRetryMs: config.sessions.stopRetrySeconds * 1000,
     stopGraceMs: config.sessions.stopGraceSeconds * 1000,
     silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
+    // A session's connector is configured (Charging checks it); a removed one is not bounded.
+    maxPowerW: (chargerId, connectorId) =>
+      site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
   });
   central.setEvents(lifecycle);
   const charging = new Charging({

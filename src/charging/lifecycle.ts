@@ -12,6 +12,7 @@ import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
+import { ChargerClocks } from './clock-offset.js';
 import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
@@ -34,6 +35,8 @@ export interface LifecycleOptions {
   stopGraceMs: number;
   /** How long a transaction may go unheard of before it is settled on its last register. */
   silenceMs: number;
+  /** The connector's maximum power, margin included (W): the plausibility bound. */
+  maxPowerW: (chargerId: string, connectorId: string) => number;
 }
 
 /**
@@ -49,6 +52,7 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly seenInUse = new Set<string>();
   private readonly watch: LimitWatch;
   private readonly stops: StopAssurance;
+  private readonly clocks = new ChargerClocks();
 
   constructor(private readonly o: LifecycleOptions) {
     this.stops = new StopAssurance({
@@ -109,9 +113,11 @@ export class SessionLifecycle implements ChargerEvents {
       return { accepted: false };
     }
     const at = this.now();
+    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => {
-      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at)) return;
+      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, e.receivedAtMs))
+        return;
       this.o.outcomes.event(s, 'charging', at, {
         transactionRef: e.transactionRef,
         meterStartWh: e.meterStartWh,
@@ -119,7 +125,7 @@ export class SessionLifecycle implements ChargerEvents {
     })();
     this.timers.clearStart(s.id);
     this.heard(s.id);
-    if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
+    if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs, time.stampMs);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
     return { accepted: true };
   }
@@ -135,6 +141,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private applySample(m: MeterSample): void {
+    const time = this.clocks.observe(m.chargerId, m.timestamp, m.receivedAtMs);
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
@@ -151,12 +158,12 @@ export class SessionLifecycle implements ChargerEvents {
         return;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now());
+      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), m.receivedAtMs);
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
         'no start register: first sample taken',
       );
-      this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
+      this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
       return;
     }
     if (s.meterStartSampledAt !== null && !m.live) {
@@ -184,7 +191,24 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
-    const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id));
+    const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id), {
+      atMs: m.receivedAtMs,
+      maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
+    });
+    if (verdict.kind === 'implausible') {
+      // Counted only once a later reading (or the stop) makes the gain possible: never billed
+      // unconfirmed, never the paid-energy stop on its own.
+      this.o.log.warn(
+        {
+          sessionId: s.id,
+          energyWh: m.energyWh,
+          gainWh: verdict.gainWh,
+          maxGainWh: verdict.maxGainWh,
+        },
+        'register gain above what the connector can deliver in the time: held',
+      );
+      return;
+    }
     if (verdict.kind === 'ignored') {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh, lastWh: s.lastMeterWh },
@@ -203,9 +227,8 @@ export class SessionLifecycle implements ChargerEvents {
           : 'register dropped after a reboot: held until the next sample',
       );
     }
-    // Samples a charger queued while offline are history: they move the register, not the rate.
-    if (m.live) this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs);
-    else this.watch.history(s.id, deliveredWh(t));
+    // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
+    this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs, time, m.live);
   }
 
   transactionEnded(e: TransactionEnded): void {
@@ -220,8 +243,10 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
+    this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     killPoint('settle.before_commit');
-    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh, e.live), e.reason)) {
+    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    if (this.settleOn(s, delivered, e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
       queueMicrotask(() => killPoint('settle.committed'));
@@ -236,6 +261,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   chargerBooted(chargerId: string): void {
+    this.clocks.forget(chargerId);
     for (const s of this.o.sessions.allOpen()) {
       if (s.chargerId === chargerId && (s.state === 'charging' || s.state === 'stopping'))
         this.rebooted.add(s.id);
@@ -313,7 +339,12 @@ export class SessionLifecycle implements ChargerEvents {
    * current segment (a meter that reset, a garbled value) is not trusted; the last register counts.
    * Neither is a queued one when the start register came from a live sample.
    */
-  private deliveredWh(s: Session, meterStopWh: number | null, live: boolean): number {
+  private deliveredWh(
+    s: Session,
+    meterStopWh: number | null,
+    live: boolean,
+    receivedAtMs: number,
+  ): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
       this.o.log.warn({ sessionId: s.id, meterStopWh }, 'no start register known: settling 0 Wh');
@@ -335,7 +366,15 @@ export class SessionLifecycle implements ChargerEvents {
         'stop register unusable: settling on last sample',
       );
     }
-    return deliveredAtStop(track, meterStopWh);
+    const bound = { atMs: receivedAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
+    const delivered = deliveredAtStop(track, meterStopWh, bound);
+    if (delivered < deliveredAtStop(track, meterStopWh)) {
+      this.o.log.warn(
+        { sessionId: s.id, meterStopWh },
+        'stop register above what the connector can deliver in the time: settling on the last counted one',
+      );
+    }
+    return delivered;
   }
 
   /** Settles the session unless it already has its outcome; true when this call settled it. */
@@ -414,5 +453,6 @@ function trackOf(s: Session): MeterTrack {
     carriedWh: s.meterCarriedWh,
     lastWh: s.lastMeterWh ?? startWh,
     pendingResetWh: s.meterPendingResetWh,
+    lastAtMs: s.meterLastAtMs,
   };
 }

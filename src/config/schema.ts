@@ -13,6 +13,14 @@ const connector = z
     /** OCPP 1.6 connectorId for this connector; defaults to `id` when that is a positive integer. */
     ocppConnectorId: z.number().int().positive().optional(),
     tariff: z.string().min(1),
+    /**
+     * The most power the connector can deliver, kW. Energy is only billed when it fits in this
+     * power (plus 10%) over the time that passed (docs: plausibility rule). Without it, `type`
+     * decides: AC 22 kW, DC 400 kW; without either, 400 kW. A simulator running N times faster
+     * than real time delivers N times its power per real second: give it N × its power.
+     */
+    maxPowerKw: z.number().positive().max(1_000_000_000).optional(),
+    type: z.enum(['AC', 'DC']).optional(),
   })
   .strict();
 
