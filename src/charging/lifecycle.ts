@@ -19,6 +19,8 @@ import type { SessionOutcomes } from './outcomes.js';
 import type { Session, SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
+import { RefusedTransactions } from './refused-transactions.js';
+import { StopRecords } from './stop-records.js';
 
 export interface LifecycleOptions {
   db: Db;
@@ -31,6 +33,10 @@ export interface LifecycleOptions {
   stopLeadMs: number;
   /** First pause before a stop is sent again (stop-assurance.ts). */
   stopRetryMs: number;
+  /** How long a charger that accepted a stop step gets to show it stopped (stop-assurance.ts). */
+  stopVerifyMs: number;
+  /** After a restart, how long a session waits for its charger before it may be refunded. */
+  recoveryWaitMs: number;
   /** How long a connector reported Available may go without its transaction's stop. */
   stopGraceMs: number;
   /** How long a transaction may go unheard of before it is settled on its last register. */
@@ -53,13 +59,28 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly watch: LimitWatch;
   private readonly stops: StopAssurance;
   private readonly clocks = new ChargerClocks();
+  private readonly records: StopRecords;
+  private readonly refusedTx: RefusedTransactions;
+  /** Sessions picked up after a restart whose charger has not connected since: refund reason. */
+  private readonly awaitingCharger = new Map<string, string>();
 
   constructor(private readonly o: LifecycleOptions) {
+    this.records = new StopRecords(o.db);
+    this.refusedTx = new RefusedTransactions({
+      log: o.log,
+      chargers: o.chargers,
+      retryMs: o.stopRetryMs,
+      verifyMs: o.stopVerifyMs,
+    });
     this.stops = new StopAssurance({
+      clock: o.clock,
       log: o.log,
       sessions: o.sessions,
       chargers: o.chargers,
+      records: this.records,
       stopRetryMs: o.stopRetryMs,
+      stopVerifyMs: o.stopVerifyMs,
+      deliveredWh: (s) => (s.meterStartWh === null ? null : deliveredWh(trackOf(s))),
       background: (id, work) => this.background(id, work),
     });
     this.watch = new LimitWatch({
@@ -95,7 +116,14 @@ export class SessionLifecycle implements ChargerEvents {
     return { accepted: ok };
   }
 
+  /** A transaction answered Invalid is also stopped: nothing pays for it (refused-transactions.ts). */
   transactionStarted(e: TransactionStarted): TokenVerdict {
+    const verdict = this.judgeStart(e);
+    if (!verdict.accepted) this.refusedTx.refused(e.chargerId, e.transactionRef);
+    return verdict;
+  }
+
+  private judgeStart(e: TransactionStarted): TokenVerdict {
     const s = this.o.sessions.byIdToken(e.idToken);
     if (!s || s.chargerId !== e.chargerId || s.connectorId !== e.connectorId)
       return { accepted: false };
@@ -232,6 +260,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   transactionEnded(e: TransactionEnded): void {
+    this.refusedTx.ended(e.chargerId, e.transactionRef);
     const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
     if (!s) return;
     if (s.state !== 'charging' && s.state !== 'stopping') {
@@ -241,6 +270,7 @@ export class SessionLifecycle implements ChargerEvents {
         { sessionId: s.id, meterStopWh: e.meterStopWh, state: s.state },
         'stop for a session that already has its outcome: nothing changes',
       );
+      this.reconcileLateStop(s, e);
       return;
     }
     this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
@@ -253,11 +283,38 @@ export class SessionLifecycle implements ChargerEvents {
     }
   }
 
+  /**
+   * A stop that could not be delivered while the charger was away is sent again; a session picked
+   * up after a restart gets a full start timeout from now for the charger's queued start; and the
+   * charger is asked about every transaction it has open with us (it may have ended or forgotten
+   * one while we could not hear it).
+   */
   chargerOnline(chargerId: string): void {
-    // A stop that could not be delivered while the charger was away is sent again.
+    this.stops.chargerOnline(chargerId);
     for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId === chargerId && s.state === 'stopping') this.stops.stop(s.id);
+      if (s.chargerId !== chargerId) continue;
+      const refundReason = this.awaitingCharger.get(s.id);
+      if (refundReason !== undefined) {
+        this.awaitingCharger.delete(s.id);
+        this.armStartTimer(s.id, this.o.startTimeoutMs, refundReason);
+      }
+      if (s.state === 'stopping') this.stops.stop(s.id);
+      if ((s.state === 'charging' || s.state === 'stopping') && s.transactionRef)
+        this.background(s.id, this.probe(s.id, s.transactionRef));
     }
+  }
+
+  /** Asks the charger about the transaction; one it says has ended settles on its last register. */
+  private async probe(sessionId: string, transactionRef: string): Promise<void> {
+    const s = this.o.sessions.get(sessionId);
+    if (!s) return;
+    const answer = await this.o.chargers.probeTransaction(
+      s.chargerId,
+      s.connectorId,
+      transactionRef,
+    );
+    this.o.log.info({ sessionId, answer }, 'charger asked about the transaction');
+    if (answer === 'ended') this.settleWithoutStop(sessionId, 'no_stop_charger_ended');
   }
 
   chargerBooted(chargerId: string): void {
@@ -283,7 +340,8 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     const energyFlowed = s.meterStartWh !== null && deliveredWh(trackOf(s)) > 0;
-    if (!this.seenInUse.has(s.id) && !energyFlowed) return;
+    // Available right after a reboot, before any reading: the charger forgot the transaction.
+    if (!this.seenInUse.has(s.id) && !energyFlowed && !this.rebooted.has(s.id)) return;
     this.timers.armEnd('idle', s.id, this.o.stopGraceMs, () =>
       this.settleWithoutStop(s.id, 'no_stop_connector_available'),
     );
@@ -297,11 +355,12 @@ export class SessionLifecycle implements ChargerEvents {
         case 'authorizing':
           // The remote start's answer died with the previous process. If the charger did accept
           // it, it reports the transaction with the session's token and the session goes on;
-          // if it says nothing within the start timeout, the driver gets everything back.
-          this.armStartTimer(s.id, this.remaining(s.createdAt, nowMs), 'gateway_restarted');
+          // if it says nothing within the start timeout, the driver gets everything back. A
+          // charger that has not reconnected yet gets the recovery wait first (chargerOnline).
+          this.awaitRecovery(s.id, this.remaining(s.createdAt, nowMs), 'gateway_restarted');
           break;
         case 'authorized':
-          this.armStartTimer(
+          this.awaitRecovery(
             s.id,
             this.remaining(s.authorizedAt ?? s.createdAt, nowMs),
             'ev_not_connected',
@@ -328,8 +387,15 @@ export class SessionLifecycle implements ChargerEvents {
     }
   }
 
+  /** Refund no earlier than the recovery wait: the charger may be replaying a queued start. */
+  private awaitRecovery(sessionId: string, remainingMs: number, reason: string): void {
+    this.awaitingCharger.set(sessionId, reason);
+    this.armStartTimer(sessionId, Math.max(remainingMs, this.o.recoveryWaitMs), reason);
+  }
+
   close(): void {
     this.timers.close();
+    this.refusedTx.close();
     this.stops.close();
     this.watch.endAll();
   }
@@ -383,9 +449,36 @@ export class SessionLifecycle implements ChargerEvents {
     this.timers.clearEnds(s.id);
     this.rebooted.delete(s.id);
     this.seenInUse.delete(s.id);
-    if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
+    const at = this.now();
+    const settled = this.o.db.transaction(() => {
+      if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
+      // Energy past the paid amount is the operator's: recorded, never charged.
+      this.records.loss(s.id, delivered - s.limitWh, 'beyond_paid', at);
+      return true;
+    })();
+    if (!settled) return false;
+    this.stops.ended(s.id);
     this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');
     return true;
+  }
+
+  /**
+   * The charger's stop for a session settled without it (no_stop_* rules): the settlement stands
+   * (no second one, no money); energy the stop proves beyond what was settled is the operator's
+   * loss, recorded once.
+   */
+  private reconcileLateStop(s: Session, e: TransactionEnded): void {
+    if (s.state !== 'settled' || !s.endReason?.startsWith('no_stop_') || s.deliveredWh === null)
+      return;
+    if (this.records.lossWh(s.id, 'after_settlement') > 0) return;
+    const proven = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    this.records.loss(s.id, proven - s.deliveredWh, 'after_settlement', this.now());
+    if (proven > s.deliveredWh) {
+      this.o.log.warn(
+        { sessionId: s.id, settledWh: s.deliveredWh, provenWh: proven },
+        'late stop proves energy past the fallback settlement: recorded as operator loss',
+      );
+    }
   }
 
   /** The charger never reported the end: settle on the last register it proved. */

@@ -240,6 +240,17 @@ export const configSchema = z
           .default(86_400),
         /** First pause before a refused or undelivered stop is sent again; doubles up to a minute. */
         stopRetrySeconds: z.number().positive().max(60).default(2),
+        /**
+         * After the charger accepted a stop step: how long before the gateway checks whether
+         * energy kept rising and takes the next step of the ladder (docs/ocpp.md). Longer than two
+         * meter sample intervals, so a sample can show it.
+         */
+        stopVerifySeconds: z.number().positive().max(3600).default(60),
+        /**
+         * After a restart, how long a session whose charger has not reconnected waits for it
+         * before the rules that end it without the charger (start timeout refund) apply.
+         */
+        recoveryWaitSeconds: z.number().min(0).max(86_400).default(600),
       })
       .strict()
       .prefault({}),

@@ -22,6 +22,8 @@ import {
   type CommandOutcome,
   type ConnectorView,
   type StartRequest,
+  type StepOutcome,
+  type TransactionProbe,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
@@ -193,6 +195,34 @@ export class CentralSystem implements ChargerCommands {
 
   async requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome> {
     return this.live(chargerId).session.requestStop(transactionRef);
+  }
+
+  async limitToZero(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<StepOutcome> {
+    return this.live(chargerId).session.limitToZero(connectorId, transactionRef);
+  }
+
+  async setAvailability(
+    chargerId: string,
+    connectorId: string,
+    operative: boolean,
+  ): Promise<StepOutcome> {
+    return this.live(chargerId).session.setAvailability(connectorId, operative);
+  }
+
+  async unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome> {
+    return this.live(chargerId).session.unlockConnector(connectorId);
+  }
+
+  async probeTransaction(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<TransactionProbe> {
+    return this.live(chargerId).session.probeTransaction(connectorId, transactionRef);
   }
 
   async configure(chargerId: string): Promise<string[]> {

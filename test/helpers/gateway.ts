@@ -112,7 +112,12 @@ export function testConfig(
       authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
     },
     database: { path: join(dir, 'gateway.db') },
-    sessions: { startTimeoutSeconds: 5, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
+    sessions: {
+      startTimeoutSeconds: 5,
+      maxAmount: 1_000_000,
+      stopLeadMilliseconds: 0,
+      recoveryWaitSeconds: 1,
+    },
     tariffs: { dc: { pricePerKwh: 412.5 }, ac: { pricePerKwh: 250 } },
     chargers: testChargers(),
     log: { level: 'info' },
