@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { testChargers } from './helpers/gateway.js';
-import { RAW_PROTOCOLS } from './helpers/raw-stations.js';
-import { harness, sleep } from './helpers/session-harness.js';
+import { API_KEY, DRIVERS, testChargers } from './helpers/gateway.js';
+import { mintToken, startSession } from './helpers/http.js';
+import { raw16, raw201, RAW_PROTOCOLS, type RawStation } from './helpers/raw-stations.js';
+import { AMOUNT, harness, LIMIT_WH, sleep } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -79,5 +80,221 @@ describe.each(RAW_PROTOCOLS)('field sessions, a 22 kW connector: $name', (protoc
     await station.send(station.end(tx, 10_001, { reason: 'EVDisconnected' }));
     await h.settled(sessionId);
     h.settledOnce(sessionId, 1);
+  });
+});
+
+interface Attempt {
+  step: string;
+  reply: string;
+}
+
+describe.each(RAW_PROTOCOLS)('field sessions, the stop: $name', (protocol) => {
+  const h = harness({ stopVerifySeconds: 0.2 });
+  const attempts = (id: string) =>
+    h.t.gw.db
+      .prepare('SELECT step, reply FROM stop_attempts WHERE session_id = ? ORDER BY id')
+      .all(id) as Attempt[];
+  const losses = (id: string) =>
+    h.t.gw.db
+      .prepare('SELECT wh, reason FROM operator_losses WHERE session_id = ? ORDER BY id')
+      .all(id) as { wh: number; reason: string }[];
+
+  it('a charger that answers the stop Accepted and keeps charging is stopped again, then escalated', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const { tx } = await station.start(10_000);
+    let register = 12_500; // past the paid 2,424 Wh: the stop goes out at once
+    await station.send(station.sample(tx, register));
+    // Every stop is Accepted, and the energy keeps rising, until the zero-power profile.
+    await waitUntil(
+      async () => {
+        if (attempts(sessionId).some((a) => a.step === 'zero_power')) return true;
+        register += 50;
+        await station.send(station.sample(tx, register));
+        await sleep(50);
+        return false;
+      },
+      10_000,
+      'zero-power step',
+    );
+    expect(attempts(sessionId).slice(0, 4)).toEqual([
+      { step: 'remote_stop', reply: 'accepted' },
+      { step: 'remote_stop', reply: 'accepted' },
+      { step: 'remote_stop', reply: 'accepted' },
+      { step: 'zero_power', reply: 'accepted' },
+    ]);
+    expect(station.stops.length).toBe(3);
+    await station.send(station.end(tx, register, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, register - 10_000);
+    // Past the paid energy: the operator's loss, recorded; the driver pays the amount, no more.
+    expect(losses(sessionId)).toEqual([
+      { wh: register - 10_000 - LIMIT_WH, reason: 'beyond_paid' },
+    ]);
+    expect(h.session(sessionId)).toMatchObject({ cost: AMOUNT, credited: 0 });
+  });
+
+  it('a charger that refuses every step is not asked forever, also after it reconnects', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    refuseEverything(station);
+    station.stopReplies.push('Rejected', 'Rejected', 'Rejected', 'Rejected', 'Rejected');
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 12_500));
+    await waitUntil(() => attempts(sessionId).length === 6, 10_000, 'the whole ladder');
+    expect(attempts(sessionId).map((a) => `${a.step} ${a.reply}`)).toEqual([
+      'remote_stop rejected',
+      'remote_stop rejected',
+      'remote_stop rejected',
+      'zero_power not_supported',
+      'inoperative not_supported',
+      'unlock not_supported',
+    ]);
+    await station.reconnect();
+    await sleep(500);
+    expect(attempts(sessionId).length).toBe(6);
+    expect(station.stops.length).toBe(3);
+    await station.send(station.end(tx, 12_600, { reason: 'Local' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, 2_600);
+  });
+
+  it('a stop that comes after a fallback settlement changes nothing but records the operator loss', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const { tx } = await station.start(10_000);
+    await station.send(station.status(1, 'Charging'));
+    await station.send(station.sample(tx, 10_500));
+    await station.send(station.status(1, 'Available'));
+    await h.settled(sessionId);
+    expect(h.session(sessionId).end_reason).toBe('no_stop_connector_available');
+    const end = station.end(tx, 11_000, { reason: 'EVDisconnected' });
+    await station.send(end);
+    await station.send(end);
+    h.settledOnce(sessionId, 500);
+    expect(losses(sessionId)).toEqual([{ wh: 500, reason: 'after_settlement' }]);
+  });
+});
+
+/** The station answers the ladder's other steps with a CALLERROR, as firmware without them does. */
+function refuseEverything(station: RawStation) {
+  for (const action of ['SetChargingProfile', 'ChangeAvailability', 'UnlockConnector'])
+    station.cp.handle(action, () => {
+      throw new Error('not implemented');
+    });
+}
+
+describe.each(RAW_PROTOCOLS)('field sessions, nothing runs unpaid: $name', (protocol) => {
+  const h = harness({ startTimeoutSeconds: 0.5 });
+
+  it('an EV plugged in after the refund: its transaction is answered Invalid and stopped', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    await waitUntil(() => h.session(sessionId).state === 'refunded', 5000, 'refund');
+    const { tx, reply } = await station.start(10_000);
+    expect(JSON.stringify(reply)).toContain('Invalid');
+    await waitUntil(() => station.stops.includes(tx.ref), 5000, 'stop of the refused transaction');
+    await station.send(station.end(tx, 10_100, { reason: 'Remote' }));
+    expect(h.session(sessionId).state).toBe('refunded');
+  });
+});
+
+describe.each(RAW_PROTOCOLS)('field sessions, recovery: $name', (protocol) => {
+  const h = harness({ startTimeoutSeconds: 1, recoveryWaitSeconds: 30 });
+
+  it('after a restart, a session whose charger is still offline waits for it, and its queued start is accepted', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    expect(h.session(sessionId).state).toBe('authorized');
+    await station.close();
+    await h.t.restart();
+    // Past the start timeout, within the recovery wait: not refunded.
+    await sleep(1_500);
+    expect(h.session(sessionId).state).toBe('authorized');
+    await station.reconnect();
+    const { tx, reply } = await station.start(10_000);
+    expect(JSON.stringify(reply)).toContain('Accepted');
+    expect(h.session(sessionId).state).toBe('charging');
+    await station.send(station.end(tx, 10_300, { reason: 'EVDisconnected' }));
+    h.settledOnce(sessionId, 300);
+  });
+
+  it('a charger that rebooted and forgot its transaction: settled on the last register within the grace', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 10_000));
+    await station.reboot();
+    await station.send(station.status(1, 'Available'));
+    await h.settled(sessionId);
+    expect(h.session(sessionId).end_reason).toBe('no_stop_connector_available');
+    h.settledOnce(sessionId, 0);
+  });
+});
+
+describe('field sessions, recovery: OCPP 2.0.1 GetTransactionStatus', () => {
+  const h = harness({});
+
+  it('a station that says the transaction is not ongoing, with nothing queued, is settled on reconnect', async () => {
+    const { station, sessionId } = await h.paidSession(raw201);
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 10_700));
+    const asked: string[] = [];
+    const forgot = (cp: RawStation['cp']) =>
+      cp.handle('GetTransactionStatus', async ({ params }) => {
+        asked.push((params as { transactionId: string }).transactionId);
+        return { ongoingIndicator: false, messagesInQueue: false };
+      });
+    await station.reconnect();
+    forgot(station.cp);
+    await station.reconnect();
+    forgot(station.cp);
+    await h.settled(sessionId);
+    expect(asked).toContain(tx.ref);
+    expect(h.session(sessionId).end_reason).toBe('no_stop_charger_ended');
+    h.settledOnce(sessionId, 700);
+  });
+});
+
+describe('field sessions, connectors after a transaction: OCPP 2.0.1', () => {
+  const h = harness({});
+
+  it('2.0.1: the EVSE whose transaction ended with the EV still plugged takes a new start', async () => {
+    const { station, sessionId } = await h.paidSession(raw201);
+    const { tx } = await station.start(10_000);
+    await station.send(station.end(tx, 10_400, { reason: 'Local' }));
+    await h.settled(sessionId);
+    // The station keeps reporting the EVSE Occupied and sends no StatusNotification.
+    const token = await mintToken(h.t.gw.url, API_KEY, DRIVERS.ada.email);
+    const res = await startSession(
+      h.t.gw.url,
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      AMOUNT,
+    );
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('field sessions, connectors after a transaction: OCPP 1.6J', () => {
+  const h = harness({});
+
+  it('1.6: Finishing refuses a new start and says why; Preparing takes it', async () => {
+    const { station, sessionId } = await h.paidSession(raw16);
+    const { tx } = await station.start(10_000);
+    await station.send(station.end(tx, 10_400, { reason: 'Local' }));
+    await h.settled(sessionId);
+    const status = (s: string) =>
+      station.send({
+        action: 'StatusNotification',
+        params: { connectorId: 1, errorCode: 'NoError', status: s },
+      });
+    await status('Finishing');
+    const start = async () =>
+      startSession(
+        h.t.gw.url,
+        await mintToken(h.t.gw.url, API_KEY, DRIVERS.ada.email),
+        { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+        AMOUNT,
+      );
+    const refused = await start();
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain('unplug the EV and plug it in again');
+    await status('Preparing');
+    expect((await start()).status).toBe(200);
   });
 });
