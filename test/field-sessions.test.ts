@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { API_KEY, DRIVERS, testChargers } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
+import { createOperator, op } from './helpers/operator.js';
 import { raw16, raw201, RAW_PROTOCOLS, type RawStation } from './helpers/raw-stations.js';
 import { AMOUNT, harness, LIMIT_WH, sleep } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
@@ -131,6 +132,20 @@ describe.each(RAW_PROTOCOLS)('field sessions, the stop: $name', (protocol) => {
       { wh: register - 10_000 - LIMIT_WH, reason: 'beyond_paid' },
     ]);
     expect(h.session(sessionId)).toMatchObject({ cost: AMOUNT, credited: 0 });
+    // The operator reads both through the operator API.
+    const viewer = createOperator(h.t.gw.db, `viewer-${protocol.name}`, 'viewer');
+    const record = await op(
+      h.t.gw.operatorUrl,
+      viewer,
+      'GET',
+      `/sessions/${sessionId}/stop-record`,
+    );
+    expect(record.status).toBe(200);
+    expect(record.body).toMatchObject({
+      sessionId,
+      lossWh: register - 10_000 - LIMIT_WH,
+      attempts: expect.arrayContaining([expect.objectContaining({ step: 'zero_power' })]),
+    });
   });
 
   it('a charger that refuses every step is not asked forever, also after it reconnects', async () => {

@@ -6,6 +6,12 @@ export type StopStep = 'remote_stop' | 'zero_power' | 'inoperative' | 'unlock';
 export type StopReply = 'accepted' | 'rejected' | 'not_supported' | 'no_answer';
 export type LossReason = 'beyond_paid' | 'after_settlement';
 
+export interface OperatorLoss {
+  wh: number;
+  reason: LossReason;
+  at: string;
+}
+
 export interface StopAttempt {
   step: StopStep;
   sentAt: string;
@@ -21,6 +27,7 @@ export class StopRecords {
   private readonly attemptsStmt: Statement<[string], StopAttempt>;
   private readonly lossStmt: Statement<[string, number, LossReason, string]>;
   private readonly lossOfStmt: Statement<[string, LossReason], { wh: number | null }>;
+  private readonly lossesStmt: Statement<[string], OperatorLoss>;
 
   constructor(db: Db) {
     this.attemptStmt = db.prepare(
@@ -31,6 +38,9 @@ export class StopRecords {
     );
     this.lossStmt = db.prepare(
       'INSERT INTO operator_losses (session_id, wh, reason, at) VALUES (?, ?, ?, ?)',
+    );
+    this.lossesStmt = db.prepare(
+      'SELECT wh, reason, at FROM operator_losses WHERE session_id = ? ORDER BY id',
     );
     this.lossOfStmt = db.prepare(
       'SELECT sum(wh) AS wh FROM operator_losses WHERE session_id = ? AND reason = ?',
@@ -48,6 +58,10 @@ export class StopRecords {
   /** Records energy the operator cannot bill; nothing when `wh` is not positive. */
   loss(sessionId: string, wh: number, reason: LossReason, at: string): void {
     if (wh > 0) this.lossStmt.run(sessionId, wh, reason, at);
+  }
+
+  losses(sessionId: string): OperatorLoss[] {
+    return this.lossesStmt.all(sessionId);
   }
 
   lossWh(sessionId: string, reason: LossReason): number {
