@@ -118,4 +118,16 @@ describe('paid-energy limit watch', () => {
     watch.sample('s', 3000, 2, { stampMs: 40_001, ageMs: 0 }, false);
     expect(fired).toEqual(['s']);
   });
+
+  it('after a restart (no stamp yet), queued-looking readings on a moving charger clock still plan the stop', () => {
+    watch.begin('s', 3000, 0, 0);
+    // A 1.6 charger hours behind: every reading looks queued, but its clock moves.
+    watch.sample('s', 1000, 10_000, { stampMs: 5_000_000, ageMs: 0 }, false);
+    watch.sample('s', 2000, 20_000, { stampMs: 5_010_000, ageMs: 0 }, false);
+    // 0.1 Wh/ms on its clock: 1,000 Wh to go, due in 10 s.
+    vi.advanceTimersByTime(9_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
 });

@@ -96,7 +96,13 @@ export class LimitWatch {
     }
     const point: Point = { atMs, stampMs: stamp?.stampMs ?? null, deliveredWh };
     const last = w.points[w.points.length - 1];
-    if (!live && !(last && stampedAfter(point, last))) return;
+    if (!live && !(last && stampedAfter(point, last))) {
+      // The first stamped reading after points without a stamp (picked up after a restart):
+      // the anchor the charger's clock measures the next ones from.
+      if (last?.stampMs === null && point.stampMs !== null && deliveredWh >= last.deliveredWh)
+        w.points = [point];
+      return;
+    }
     if (last && (!after(point, last) || deliveredWh < last.deliveredWh)) return; // out of order
     w.points.push(point);
     if (w.points.length > RATE_WINDOW + 1) w.points.shift();
