@@ -120,7 +120,9 @@ export async function startGateway(
     path: config.ocpp.path,
     heartbeatIntervalSeconds: config.ocpp.heartbeatIntervalSeconds,
     meterSampleIntervalSeconds: config.ocpp.meterSampleIntervalSeconds,
-    connectionTimeoutSeconds: Math.ceil(config.sessions.startTimeoutSeconds),
+    // The charger gives up on the EV before the gateway refunds: a margin of 20% of the start
+    // timeout (24 s at the default 120 s), so an EV plugged in after the refund cannot start.
+    connectionTimeoutSeconds: Math.max(1, Math.floor(config.sessions.startTimeoutSeconds * 0.8)),
     callTimeoutMs: config.ocpp.callTimeoutSeconds * 1000,
     maxFrameBytes: config.ocpp.maxFrameBytes,
     pingIntervalMs: config.ocpp.pingIntervalSeconds * 1000,
@@ -141,8 +143,13 @@ export async function startGateway(
     startTimeoutMs: config.sessions.startTimeoutSeconds * 1000,
     stopLeadMs: config.sessions.stopLeadMilliseconds,
     stopRetryMs: config.sessions.stopRetrySeconds * 1000,
+    stopVerifyMs: config.sessions.stopVerifySeconds * 1000,
+    recoveryWaitMs: config.sessions.recoveryWaitSeconds * 1000,
     stopGraceMs: config.sessions.stopGraceSeconds * 1000,
     silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
+    // A session's connector is configured (Charging checks it); a removed one is not bounded.
+    maxPowerW: (chargerId, connectorId) =>
+      site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
   });
   central.setEvents(lifecycle);
   const charging = new Charging({

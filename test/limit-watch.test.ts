@@ -80,4 +80,54 @@ describe('paid-energy limit watch', () => {
     watch.sample('s', 9000, 13_000);
     expect(fired).toEqual(['s']);
   });
+
+  it('a burst stamped over a minute and received within milliseconds is a rate over that minute', () => {
+    // Start at charger time 0; four samples stamped 15 s apart (10 Wh/s) arrive 1 ms apart.
+    watch.begin('s', 10_000, 0, 60_000, 0);
+    for (let k = 1; k <= 4; k++)
+      watch.sample('s', 150 * k, 60_000 + k, { stampMs: 15_000 * k, ageMs: 0 });
+    // 9,400 Wh to go at 10 Wh/s: 940 s. On the receive clock it would be 150 Wh/ms: 63 ms.
+    vi.advanceTimersByTime(900_000);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(40_000);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('plans from when the charger took the sample: an old one brings the stop forward', () => {
+    watch.begin('s', 3000, 0, 0, 0);
+    // 0.1 Wh/ms on the charger's clock, 2,000 Wh to go (20 s), the sample taken 5 s ago.
+    watch.sample('s', 1000, 10_000, { stampMs: 10_000, ageMs: 5_000 });
+    vi.advanceTimersByTime(14_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('a charger clock that stands still leaves the rate to the receive clock', () => {
+    watch.begin('s', 3000, 0, 0, 5_000);
+    watch.sample('s', 1000, 10_000, { stampMs: 5_000, ageMs: 0 });
+    vi.advanceTimersByTime(19_900);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('a queued sample the charger clock cannot place is history: it stops only at the limit', () => {
+    watch.begin('s', 3000, 0, 0, 50_000);
+    watch.sample('s', 1000, 1, { stampMs: 40_000, ageMs: 0 }, false);
+    vi.advanceTimersByTime(1_000_000);
+    expect(fired).toEqual([]);
+    watch.sample('s', 3000, 2, { stampMs: 40_001, ageMs: 0 }, false);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('after a restart (no stamp yet), queued-looking readings on a moving charger clock still plan the stop', () => {
+    watch.begin('s', 3000, 0, 0);
+    // A 1.6 charger hours behind: every reading looks queued, but its clock moves.
+    watch.sample('s', 1000, 10_000, { stampMs: 5_000_000, ageMs: 0 }, false);
+    watch.sample('s', 2000, 20_000, { stampMs: 5_010_000, ageMs: 0 }, false);
+    // 0.1 Wh/ms on its clock: 1,000 Wh to go, due in 10 s.
+    vi.advanceTimersByTime(9_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
 });

@@ -4,6 +4,7 @@ import {
   applyRegister,
   deliveredAtStop,
   deliveredWh,
+  maxGainWh,
   type MeterTrack,
 } from '../src/charging/meter-track.js';
 
@@ -48,10 +49,11 @@ function run(startWh: number, steps: Step[]) {
     carriedWh: 0,
     lastWh: startWh,
     pendingResetWh: null,
+    lastAtMs: null,
   };
   const observe = (wh: number) => {
     const verdict = applyRegister(track, wh, afterReboot);
-    if (verdict.kind !== 'ignored') {
+    if (verdict.kind !== 'ignored' && verdict.kind !== 'implausible') {
       track = verdict.track;
       afterReboot = false;
     }
@@ -110,5 +112,108 @@ describe('energy from a misbehaving register', () => {
       ),
       { numRuns: 2_000 },
     );
+  });
+});
+
+/**
+ * With a power bound (the connector's maximum power): a register that jumps, arrives in bursts or
+ * goes quiet. Whatever the readings, the energy counted never exceeds max power × the time since
+ * the start, nor the energy the register showed; energy the connector could deliver is counted
+ * exactly.
+ */
+const MAX_W = 22_000;
+type Reading = { afterMs: number; gainWh: number };
+const reading: fc.Arbitrary<Reading> = fc.record({
+  afterMs: fc.integer({ min: 0, max: 600_000 }),
+  gainWh: fc.oneof(
+    { weight: 4, arbitrary: fc.integer({ min: 0, max: 4_000 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 50_000_000 }) },
+  ),
+});
+
+function runBounded(startWh: number, readings: Reading[]) {
+  let track: MeterTrack = {
+    segmentStartWh: startWh,
+    carriedWh: 0,
+    lastWh: startWh,
+    pendingResetWh: null,
+    lastAtMs: 0,
+  };
+  let atMs = 0;
+  let register = startWh;
+  let held = 0;
+  for (const r of readings) {
+    atMs += r.afterMs;
+    register += r.gainWh;
+    const verdict = applyRegister(track, register, false, { atMs, maxPowerW: MAX_W });
+    if (verdict.kind === 'implausible') held++;
+    else if (verdict.kind !== 'ignored') track = verdict.track;
+  }
+  return { track, atMs, register, held };
+}
+
+describe('energy under a power bound', () => {
+  it('never more than max power × elapsed time, never more than the register showed', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.array(reading, { maxLength: 40 }),
+        fc.integer({ min: 0, max: 600_000 }),
+        (start, readings, stopAfterMs) => {
+          const { track, atMs, register } = runBounded(start, readings);
+          const stopAt = atMs + stopAfterMs;
+          for (const [settled, until] of [
+            [deliveredWh(track), atMs],
+            [deliveredAtStop(track, register, { atMs: stopAt, maxPowerW: MAX_W }), stopAt],
+          ] as const) {
+            expect(settled).toBeGreaterThanOrEqual(0);
+            expect(settled).toBeLessThanOrEqual(register - start);
+            expect(settled).toBeLessThanOrEqual(maxGainWh(MAX_W, 0, Math.max(1, until)));
+          }
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('counts exactly what the connector could deliver, and holds nothing of it', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.array(
+          fc
+            .integer({ min: 1, max: 600_000 })
+            .chain((afterMs) =>
+              fc
+                .integer({ min: 0, max: maxGainWh(MAX_W, 0, afterMs) })
+                .map((gainWh) => ({ afterMs, gainWh })),
+            ),
+          { maxLength: 40 },
+        ),
+        (start, readings) => {
+          const { track, register, held } = runBounded(start, readings);
+          expect(held).toBe(0);
+          expect(deliveredWh(track)).toBe(register - start);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('a jump is held, then counted once a later reading makes it possible', () => {
+    const start: MeterTrack = {
+      segmentStartWh: 1_000,
+      carriedWh: 0,
+      lastWh: 1_000,
+      pendingResetWh: null,
+      lastAtMs: 0,
+    };
+    // 22 kW delivers 6 Wh a second: 600 Wh after 1 s is a jump; 700 Wh after 200 s is not.
+    expect(applyRegister(start, 1_600, false, { atMs: 1_000, maxPowerW: MAX_W }).kind).toBe(
+      'implausible',
+    );
+    const later = applyRegister(start, 1_700, false, { atMs: 200_000, maxPowerW: MAX_W });
+    expect(later.kind).toBe('advanced');
+    if (later.kind === 'advanced') expect(deliveredWh(later.track)).toBe(700);
   });
 });

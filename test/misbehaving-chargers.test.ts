@@ -1,13 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
-import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { mintToken, startSession } from './helpers/http.js';
-import {
-  raw201,
-  RAW_PROTOCOLS,
-  type RawProtocol,
-  type RawStation,
-} from './helpers/raw-stations.js';
+import { describe, expect, it } from 'vitest';
+import { raw201, RAW_PROTOCOLS } from './helpers/raw-stations.js';
+import { AMOUNT, cost, harness, hoursAgo, LIMIT_WH, sleep } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -16,104 +9,6 @@ import { waitUntil } from './helpers/wait.js';
  * check: one settlement, the driver charged no more than the energy the charger proved, and the
  * ledger invariants intact.
  */
-
-// 1,000 NGN at 412.5 NGN/kWh pays for 2,424 Wh; every transaction starts at register 10,000 Wh.
-const AMOUNT = 1_000;
-const LIMIT_WH = 2_424;
-const PRICE = 412_500; // micro-NGN per Wh
-const cost = (wh: number) => Math.min(AMOUNT, Math.floor((wh * PRICE) / 1_000_000));
-const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface SessionRow {
-  state: string;
-  delivered_wh: number | null;
-  cost: number | null;
-  credited: number | null;
-  end_reason: string | null;
-  last_meter_wh: number | null;
-  ended_at: string | null;
-}
-
-function harness(sessions: Record<string, number>) {
-  let t: TestGateway;
-  const stations: RawStation[] = [];
-  beforeAll(async () => {
-    t = await startTestGateway({
-      sessions: {
-        startTimeoutSeconds: 5,
-        maxAmount: 1_000_000,
-        stopLeadMilliseconds: 0,
-        stopRetrySeconds: 0.05,
-        stopGraceSeconds: 0.3,
-        ...sessions,
-      },
-    });
-  });
-  afterEach(async () => {
-    await Promise.all(stations.splice(0).map((s) => s.close()));
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  const h = {
-    get t() {
-      return t;
-    },
-    /** A booted raw station on CP-1 with a paid session on connector 1, remote start accepted. */
-    async paidSession(protocol: RawProtocol) {
-      const station = await protocol.connect(t.gw.ocppUrl, 'CP-1');
-      stations.push(station);
-      await station.boot();
-      const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
-      const res = await startSession(
-        t.gw.url,
-        token,
-        { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
-        AMOUNT,
-      );
-      expect(res.status).toBe(200);
-      return { station, sessionId: (res.body as { sessionId: string }).sessionId };
-    },
-    session: (id: string) =>
-      t.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow,
-    settled(id: string) {
-      return waitUntil(
-        () => (h.session(id).state === 'settled' ? h.session(id) : undefined),
-        5000,
-        'settlement',
-      );
-    },
-    /** One outcome in the ledger, at most the debit charged, and every invariant holds. */
-    settledOnce(id: string, deliveredWh: number) {
-      const s = h.session(id);
-      expect(s).toMatchObject({
-        state: 'settled',
-        delivered_wh: deliveredWh,
-        cost: cost(deliveredWh),
-        credited: AMOUNT - cost(deliveredWh),
-      });
-      const outcomes = t.gw.db
-        .prepare(
-          "SELECT count(*) AS n FROM ledger_entries WHERE session_id = ? AND kind IN ('session_credit', 'session_refund')",
-        )
-        .get(id) as { n: number };
-      expect(outcomes.n).toBe(1);
-      const report = verifyLedger(t.gw.db);
-      expect(report.checks.filter((c) => c.violations.length > 0)).toEqual([]);
-    },
-    chargingEvents: (id: string) =>
-      (
-        t.gw.db.prepare("SELECT payload FROM outbox WHERE topic = 'sessions'").all() as {
-          payload: string;
-        }[]
-      )
-        .map((r) => JSON.parse(r.payload) as { sessionId: string; state: string })
-        .filter((e) => e.sessionId === id && e.state === 'charging').length,
-  };
-  return h;
-}
 
 describe.each(RAW_PROTOCOLS)('misbehaving chargers: $name', (protocol) => {
   const h = harness({});

@@ -51,6 +51,7 @@ describe('connection hygiene', () => {
     await waitUntil(async () => (await online()) === 0, 5000, 'charger offline');
   });
 
+  let rateClosures = 0;
   it('closes a connection that exceeds the message rate (1008), and logs it', async () => {
     const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
     const closed = closeOf(cp);
@@ -64,6 +65,36 @@ describe('connection hygiene', () => {
     expect(answered.length).toBeGreaterThanOrEqual(30);
     expect(answered.length).toBeLessThan(80);
     expect(t.logLines.some((l) => l.includes('exceeded the message rate'))).toBe(true);
+    rateClosures = t.logLines.filter((l) => l.includes('exceeded the message rate')).length;
+  });
+
+  it('a charger replaying a long offline queue one message at a time is not disconnected', async () => {
+    const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
+    let closedCode: number | null = null;
+    cp.on('close', ({ code }: { code: number }) => (closedCode = code));
+    try {
+      // Three times the burst, each sent once the one before is answered, as a queue is replayed.
+      const start = Date.now() - 3_600_000;
+      for (let k = 0; k < 90; k++) {
+        await cp.call('MeterValues', {
+          connectorId: 1,
+          meterValue: [
+            {
+              timestamp: new Date(start + k * 15_000).toISOString(),
+              sampledValue: [
+                { value: String(1000 + k), measurand: 'Energy.Active.Import.Register' },
+              ],
+            },
+          ],
+        });
+      }
+      expect(closedCode).toBeNull();
+      expect(t.logLines.filter((l) => l.includes('exceeded the message rate')).length).toBe(
+        rateClosures,
+      );
+    } finally {
+      await cp.close({ force: true });
+    }
   });
 
   it('drops a dead connection that stops answering pings', async () => {

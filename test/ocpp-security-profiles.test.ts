@@ -9,6 +9,7 @@ import {
   DRIVERS,
   startTestGateway,
   type TestGateway,
+  UNPHYSICAL_KW,
 } from './helpers/gateway.js';
 import { mintToken } from './helpers/http.js';
 import { rawCharger } from './helpers/raw-charger.js';
@@ -33,19 +34,27 @@ beforeAll(async () => {
     },
     sessions: { startTimeoutSeconds: 5, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
     chargers: [
-      { id: 'CP-1', passwordHash, connectors: [{ id: '1', tariff: 'dc' }] },
+      {
+        id: 'CP-1',
+        passwordHash,
+        connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
+      },
       {
         id: 'CP-TLS',
         securityProfile: 2,
         passwordHash: hashPassword(TLS_PASSWORD),
-        connectors: [{ id: '1', tariff: 'dc' }],
+        connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
       },
-      { id: 'CP-MTLS', securityProfile: 3, connectors: [{ id: '1', tariff: 'dc' }] },
+      {
+        id: 'CP-MTLS',
+        securityProfile: 3,
+        connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
+      },
       {
         id: 'CP-MTLS-PW',
         securityProfile: 3,
         passwordHash: hashPassword(MTLS_PASSWORD),
-        connectors: [{ id: '1', tariff: 'dc' }],
+        connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
       },
     ],
   });
@@ -238,7 +247,7 @@ describe('profile configuration', () => {
   });
   const charger = (extra: Record<string, unknown>) => ({
     id: 'X',
-    connectors: [{ id: '1', tariff: 'dc' }],
+    connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
     ...extra,
   });
 
@@ -270,7 +279,7 @@ describe('http.tls: the API and the OCPP WebSocket over TLS on the main port', (
           id: 'CP-TLS',
           securityProfile: 2,
           passwordHash: hashPassword(TLS_PASSWORD),
-          connectors: [{ id: '1', tariff: 'dc' }],
+          connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
         },
       ],
     });

@@ -53,11 +53,13 @@ describe('OCPP 1.6J central system', () => {
       expect(boot.status).toBe('Accepted');
       expect(boot.interval).toBe(300);
       expect(Date.parse(boot.currentTime)).not.toBeNaN();
-      await waitUntil(() => Object.keys(configured).length === 3, 5000, 'ChangeConfiguration');
+      await waitUntil(() => Object.keys(configured).length === 4, 5000, 'ChangeConfiguration');
       expect(configured).toEqual({
         MeterValueSampleInterval: '10',
         MeterValuesSampledData: 'Energy.Active.Import.Register,Power.Active.Import,SoC',
-        ConnectionTimeOut: '5',
+        // 80% of the 5 s start timeout: the charger gives up before the gateway refunds.
+        ConnectionTimeOut: '4',
+        StopTransactionOnInvalidId: 'true',
       });
       const hb = (await cp.call('Heartbeat', {})) as { currentTime: string };
       expect(Date.parse(hb.currentTime)).not.toBeNaN();

@@ -210,14 +210,16 @@ describe('OCPP 2.0.1 central system', () => {
   it('answers boot, sets the sampling variables, and keeps status, SoC and battery for the quote', async () => {
     const s = await station('CP-1');
     await boot(s.cp);
-    await waitUntil(() => Object.keys(s.variables).length === 5, 5000, 'SetVariables');
+    await waitUntil(() => Object.keys(s.variables).length === 6, 5000, 'SetVariables');
     expect(s.variables).toEqual({
       'SampledDataCtrlr.TxUpdatedInterval': '10',
       'SampledDataCtrlr.TxUpdatedMeasurands':
         'Energy.Active.Import.Register,Power.Active.Import,SoC',
       'SampledDataCtrlr.TxStartedMeasurands': 'Energy.Active.Import.Register',
       'SampledDataCtrlr.TxEndedMeasurands': 'Energy.Active.Import.Register',
-      'TxCtrlr.EVConnectionTimeOut': '5',
+      // 80% of the 5 s start timeout: the station gives up before the gateway refunds.
+      'TxCtrlr.EVConnectionTimeOut': '4',
+      'TxCtrlr.StopTxOnInvalidId': 'true',
     });
     expect(await s.cp.call('Heartbeat', {})).toHaveProperty('currentTime');
     await s.cp.call('StatusNotification', {

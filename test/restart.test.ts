@@ -21,7 +21,14 @@ describe.each(PROTOCOLS)('gateway restart: $name', (protocol) => {
   let cp: SimulatedChargePoint | undefined;
   beforeEach(async () => {
     t = await startTestGateway({
-      sessions: { startTimeoutSeconds: 2, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
+      sessions: {
+        startTimeoutSeconds: 2,
+        maxAmount: 1_000_000,
+        stopLeadMilliseconds: 0,
+        // Chargers that never come back: refunded after the start timeout (see field-sessions for
+        // one that reconnects after a long recovery wait).
+        recoveryWaitSeconds: 1,
+      },
     });
   });
   afterEach(async () => {

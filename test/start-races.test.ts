@@ -7,6 +7,7 @@ import {
   DRIVERS,
   startTestGateway,
   type TestGateway,
+  UNPHYSICAL_KW,
 } from './helpers/gateway.js';
 import { ConnectionPool } from './helpers/http-pool.js';
 import { bearer, errorCode, mintToken, type JsonResponse } from './helpers/http.js';
@@ -20,7 +21,11 @@ const PASSWORD_HASH = hashPassword(CHARGER_PASSWORD);
 const bigSite = Array.from({ length: CHARGERS }, (_, c) => ({
   id: `RACE-${c}`,
   passwordHash: PASSWORD_HASH,
-  connectors: Array.from({ length: CONNECTORS }, (_, k) => ({ id: String(k + 1), tariff: 'dc' })),
+  connectors: Array.from({ length: CONNECTORS }, (_, k) => ({
+    id: String(k + 1),
+    tariff: 'dc',
+    maxPowerKw: UNPHYSICAL_KW,
+  })),
 }));
 
 describe('concurrent Starts', () => {

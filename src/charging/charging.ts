@@ -276,7 +276,11 @@ export class Charging {
     if (!FREE.has(view.status)) {
       throw new ChargingError(
         'connector_unavailable',
-        `connector ${connectorId} on charger ${chargerId} is ${view.status}`,
+        view.status === 'finishing'
+          ? // OCPP 1.6 Finishing: the last transaction has ended, the connector is not free again
+            // until the EV is unplugged or presented again (Preparing / Available).
+            `connector ${connectorId} on charger ${chargerId} is finishing its last transaction: unplug the EV and plug it in again`
+          : `connector ${connectorId} on charger ${chargerId} is ${view.status}`,
       );
     }
     if (deps.sessions.openOn(chargerId, connector.id)) {

@@ -12,12 +12,15 @@ import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
+import { ChargerClocks } from './clock-offset.js';
 import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
 import type { Session, SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
+import { RefusedTransactions } from './refused-transactions.js';
+import { StopRecords } from './stop-records.js';
 
 export interface LifecycleOptions {
   db: Db;
@@ -30,10 +33,16 @@ export interface LifecycleOptions {
   stopLeadMs: number;
   /** First pause before a stop is sent again (stop-assurance.ts). */
   stopRetryMs: number;
+  /** How long a charger that accepted a stop step gets to show it stopped (stop-assurance.ts). */
+  stopVerifyMs: number;
+  /** After a restart, how long a session waits for its charger before it may be refunded. */
+  recoveryWaitMs: number;
   /** How long a connector reported Available may go without its transaction's stop. */
   stopGraceMs: number;
   /** How long a transaction may go unheard of before it is settled on its last register. */
   silenceMs: number;
+  /** The connector's maximum power, margin included (W): the plausibility bound. */
+  maxPowerW: (chargerId: string, connectorId: string) => number;
 }
 
 /**
@@ -49,13 +58,29 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly seenInUse = new Set<string>();
   private readonly watch: LimitWatch;
   private readonly stops: StopAssurance;
+  private readonly clocks = new ChargerClocks();
+  private readonly records: StopRecords;
+  private readonly refusedTx: RefusedTransactions;
+  /** Sessions picked up after a restart whose charger has not connected since: refund reason. */
+  private readonly awaitingCharger = new Map<string, string>();
 
   constructor(private readonly o: LifecycleOptions) {
+    this.records = new StopRecords(o.db);
+    this.refusedTx = new RefusedTransactions({
+      log: o.log,
+      chargers: o.chargers,
+      retryMs: o.stopRetryMs,
+      verifyMs: o.stopVerifyMs,
+    });
     this.stops = new StopAssurance({
+      clock: o.clock,
       log: o.log,
       sessions: o.sessions,
       chargers: o.chargers,
+      records: this.records,
       stopRetryMs: o.stopRetryMs,
+      stopVerifyMs: o.stopVerifyMs,
+      deliveredWh: (s) => (s.meterStartWh === null ? null : deliveredWh(trackOf(s))),
       background: (id, work) => this.background(id, work),
     });
     this.watch = new LimitWatch({
@@ -91,7 +116,14 @@ export class SessionLifecycle implements ChargerEvents {
     return { accepted: ok };
   }
 
+  /** A transaction answered Invalid is also stopped: nothing pays for it (refused-transactions.ts). */
   transactionStarted(e: TransactionStarted): TokenVerdict {
+    const verdict = this.judgeStart(e);
+    if (!verdict.accepted) this.refusedTx.refused(e.chargerId, e.transactionRef);
+    return verdict;
+  }
+
+  private judgeStart(e: TransactionStarted): TokenVerdict {
     const s = this.o.sessions.byIdToken(e.idToken);
     if (!s || s.chargerId !== e.chargerId || s.connectorId !== e.connectorId)
       return { accepted: false };
@@ -109,9 +141,11 @@ export class SessionLifecycle implements ChargerEvents {
       return { accepted: false };
     }
     const at = this.now();
+    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => {
-      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at)) return;
+      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, e.receivedAtMs))
+        return;
       this.o.outcomes.event(s, 'charging', at, {
         transactionRef: e.transactionRef,
         meterStartWh: e.meterStartWh,
@@ -119,7 +153,7 @@ export class SessionLifecycle implements ChargerEvents {
     })();
     this.timers.clearStart(s.id);
     this.heard(s.id);
-    if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
+    if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs, time.stampMs);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
     return { accepted: true };
   }
@@ -135,6 +169,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private applySample(m: MeterSample): void {
+    const time = this.clocks.observe(m.chargerId, m.timestamp, m.receivedAtMs);
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
@@ -151,12 +186,12 @@ export class SessionLifecycle implements ChargerEvents {
         return;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now());
+      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), m.receivedAtMs);
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
         'no start register: first sample taken',
       );
-      this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs);
+      this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
       return;
     }
     if (s.meterStartSampledAt !== null && !m.live) {
@@ -184,7 +219,24 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
-    const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id));
+    const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id), {
+      atMs: m.receivedAtMs,
+      maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
+    });
+    if (verdict.kind === 'implausible') {
+      // Counted only once a later reading (or the stop) makes the gain possible: never billed
+      // unconfirmed, never the paid-energy stop on its own.
+      this.o.log.warn(
+        {
+          sessionId: s.id,
+          energyWh: m.energyWh,
+          gainWh: verdict.gainWh,
+          maxGainWh: verdict.maxGainWh,
+        },
+        'register gain above what the connector can deliver in the time: held',
+      );
+      return;
+    }
     if (verdict.kind === 'ignored') {
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh, lastWh: s.lastMeterWh },
@@ -203,12 +255,12 @@ export class SessionLifecycle implements ChargerEvents {
           : 'register dropped after a reboot: held until the next sample',
       );
     }
-    // Samples a charger queued while offline are history: they move the register, not the rate.
-    if (m.live) this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs);
-    else this.watch.history(s.id, deliveredWh(t));
+    // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
+    this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs, time, m.live);
   }
 
   transactionEnded(e: TransactionEnded): void {
+    this.refusedTx.ended(e.chargerId, e.transactionRef);
     const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
     if (!s) return;
     if (s.state !== 'charging' && s.state !== 'stopping') {
@@ -218,24 +270,55 @@ export class SessionLifecycle implements ChargerEvents {
         { sessionId: s.id, meterStopWh: e.meterStopWh, state: s.state },
         'stop for a session that already has its outcome: nothing changes',
       );
+      this.reconcileLateStop(s, e);
       return;
     }
+    this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     killPoint('settle.before_commit');
-    if (this.settleOn(s, this.deliveredWh(s, e.meterStopWh, e.live), e.reason)) {
+    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    if (this.settleOn(s, delivered, e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
       queueMicrotask(() => killPoint('settle.committed'));
     }
   }
 
+  /**
+   * A stop that could not be delivered while the charger was away is sent again; a session picked
+   * up after a restart gets a full start timeout from now for the charger's queued start; and the
+   * charger is asked about every transaction it has open with us (it may have ended or forgotten
+   * one while we could not hear it).
+   */
   chargerOnline(chargerId: string): void {
-    // A stop that could not be delivered while the charger was away is sent again.
+    this.stops.chargerOnline(chargerId);
     for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId === chargerId && s.state === 'stopping') this.stops.stop(s.id);
+      if (s.chargerId !== chargerId) continue;
+      const refundReason = this.awaitingCharger.get(s.id);
+      if (refundReason !== undefined) {
+        this.awaitingCharger.delete(s.id);
+        this.armStartTimer(s.id, this.o.startTimeoutMs, refundReason);
+      }
+      if (s.state === 'stopping') this.stops.stop(s.id);
+      if ((s.state === 'charging' || s.state === 'stopping') && s.transactionRef)
+        this.background(s.id, this.probe(s.id, s.transactionRef));
     }
   }
 
+  /** Asks the charger about the transaction; one it says has ended settles on its last register. */
+  private async probe(sessionId: string, transactionRef: string): Promise<void> {
+    const s = this.o.sessions.get(sessionId);
+    if (!s) return;
+    const answer = await this.o.chargers.probeTransaction(
+      s.chargerId,
+      s.connectorId,
+      transactionRef,
+    );
+    this.o.log.info({ sessionId, answer }, 'charger asked about the transaction');
+    if (answer === 'ended') this.settleWithoutStop(sessionId, 'no_stop_charger_ended');
+  }
+
   chargerBooted(chargerId: string): void {
+    this.clocks.forget(chargerId);
     for (const s of this.o.sessions.allOpen()) {
       if (s.chargerId === chargerId && (s.state === 'charging' || s.state === 'stopping'))
         this.rebooted.add(s.id);
@@ -257,7 +340,8 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     const energyFlowed = s.meterStartWh !== null && deliveredWh(trackOf(s)) > 0;
-    if (!this.seenInUse.has(s.id) && !energyFlowed) return;
+    // Available right after a reboot, before any reading: the charger forgot the transaction.
+    if (!this.seenInUse.has(s.id) && !energyFlowed && !this.rebooted.has(s.id)) return;
     this.timers.armEnd('idle', s.id, this.o.stopGraceMs, () =>
       this.settleWithoutStop(s.id, 'no_stop_connector_available'),
     );
@@ -271,11 +355,12 @@ export class SessionLifecycle implements ChargerEvents {
         case 'authorizing':
           // The remote start's answer died with the previous process. If the charger did accept
           // it, it reports the transaction with the session's token and the session goes on;
-          // if it says nothing within the start timeout, the driver gets everything back.
-          this.armStartTimer(s.id, this.remaining(s.createdAt, nowMs), 'gateway_restarted');
+          // if it says nothing within the start timeout, the driver gets everything back. A
+          // charger that has not reconnected yet gets the recovery wait first (chargerOnline).
+          this.awaitRecovery(s.id, this.remaining(s.createdAt, nowMs), 'gateway_restarted');
           break;
         case 'authorized':
-          this.armStartTimer(
+          this.awaitRecovery(
             s.id,
             this.remaining(s.authorizedAt ?? s.createdAt, nowMs),
             'ev_not_connected',
@@ -302,8 +387,15 @@ export class SessionLifecycle implements ChargerEvents {
     }
   }
 
+  /** Refund no earlier than the recovery wait: the charger may be replaying a queued start. */
+  private awaitRecovery(sessionId: string, remainingMs: number, reason: string): void {
+    this.awaitingCharger.set(sessionId, reason);
+    this.armStartTimer(sessionId, Math.max(remainingMs, this.o.recoveryWaitMs), reason);
+  }
+
   close(): void {
     this.timers.close();
+    this.refusedTx.close();
     this.stops.close();
     this.watch.endAll();
   }
@@ -313,7 +405,12 @@ export class SessionLifecycle implements ChargerEvents {
    * current segment (a meter that reset, a garbled value) is not trusted; the last register counts.
    * Neither is a queued one when the start register came from a live sample.
    */
-  private deliveredWh(s: Session, meterStopWh: number | null, live: boolean): number {
+  private deliveredWh(
+    s: Session,
+    meterStopWh: number | null,
+    live: boolean,
+    receivedAtMs: number,
+  ): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
       this.o.log.warn({ sessionId: s.id, meterStopWh }, 'no start register known: settling 0 Wh');
@@ -335,7 +432,15 @@ export class SessionLifecycle implements ChargerEvents {
         'stop register unusable: settling on last sample',
       );
     }
-    return deliveredAtStop(track, meterStopWh);
+    const bound = { atMs: receivedAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
+    const delivered = deliveredAtStop(track, meterStopWh, bound);
+    if (delivered < deliveredAtStop(track, meterStopWh)) {
+      this.o.log.warn(
+        { sessionId: s.id, meterStopWh },
+        'stop register above what the connector can deliver in the time: settling on the last counted one',
+      );
+    }
+    return delivered;
   }
 
   /** Settles the session unless it already has its outcome; true when this call settled it. */
@@ -344,9 +449,36 @@ export class SessionLifecycle implements ChargerEvents {
     this.timers.clearEnds(s.id);
     this.rebooted.delete(s.id);
     this.seenInUse.delete(s.id);
-    if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
+    const at = this.now();
+    const settled = this.o.db.transaction(() => {
+      if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
+      // Energy past the paid amount is the operator's: recorded, never charged.
+      this.records.loss(s.id, delivered - s.limitWh, 'beyond_paid', at);
+      return true;
+    })();
+    if (!settled) return false;
+    this.stops.ended(s.id);
     this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');
     return true;
+  }
+
+  /**
+   * The charger's stop for a session settled without it (no_stop_* rules): the settlement stands
+   * (no second one, no money); energy the stop proves beyond what was settled is the operator's
+   * loss, recorded once.
+   */
+  private reconcileLateStop(s: Session, e: TransactionEnded): void {
+    if (s.state !== 'settled' || !s.endReason?.startsWith('no_stop_') || s.deliveredWh === null)
+      return;
+    if (this.records.lossWh(s.id, 'after_settlement') > 0) return;
+    const proven = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    this.records.loss(s.id, proven - s.deliveredWh, 'after_settlement', this.now());
+    if (proven > s.deliveredWh) {
+      this.o.log.warn(
+        { sessionId: s.id, settledWh: s.deliveredWh, provenWh: proven },
+        'late stop proves energy past the fallback settlement: recorded as operator loss',
+      );
+    }
   }
 
   /** The charger never reported the end: settle on the last register it proved. */
@@ -415,5 +547,6 @@ export function trackOf(s: Session): MeterTrack {
     carriedWh: s.meterCarriedWh,
     lastWh: s.lastMeterWh ?? startWh,
     pendingResetWh: s.meterPendingResetWh,
+    lastAtMs: s.meterLastAtMs,
   };
 }

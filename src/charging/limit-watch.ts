@@ -1,12 +1,16 @@
 /**
  * Predicts when a session reaches its paid energy and fires `onLimit` in time to stop it there.
  *
- * Rates are measured on the gateway's own receive clock (energy delta / arrival delta), not from the
- * charger's timestamps or its reported power: that keeps the prediction right for chargers with a
- * skewed clock and for simulators running faster than real time. The rate spans the last
- * `RATE_WINDOW` sample intervals, so one sample that arrives late (network or event-loop jitter)
- * cannot make the rate look several times higher and stop the session far too early. Each sample
- * re-plans the stop, so the timer follows the rate as it changes (DC taper, AC phase changes).
+ * Rates are measured on the charger's own clock (energy delta / timestamp delta), not on when
+ * samples arrive nor from its reported power: a burst of samples it queued while offline arrives
+ * within a second but spans the time it was measured over, so it is a rate like any other, not a
+ * huge one. A clock skew cancels out of a delta; the caller gives each sample's age (how long
+ * before now it was measured, from the charger's clock offset: clock-offset.ts), and the stop is
+ * planned from the moment the sample was taken, so a charger hours off still gets its early stop.
+ * A charger clock that does not move (never set, stuck) leaves the rate to our receive clock.
+ * The rate spans the last `RATE_WINDOW` sample intervals, so one sample stamped late cannot make
+ * the rate look several times higher and stop the session far too early. Each sample re-plans the
+ * stop, so the timer follows the rate as it changes (DC taper, AC phase changes).
  */
 export interface LimitWatchOptions {
   /** Fire this long before the predicted moment, to cover the round trip of the stop command. */
@@ -16,8 +20,17 @@ export interface LimitWatchOptions {
 
 const RATE_WINDOW = 2;
 
+/** A reading on the charger's clock: its own timestamp, and how long before now it was taken. */
+export interface ChargerStamp {
+  stampMs: number;
+  ageMs: number;
+}
+
 interface Point {
+  /** Our receive clock. */
   atMs: number;
+  /** The charger's clock; null when not known. */
+  stampMs: number | null;
   deliveredWh: number;
 }
 
@@ -29,50 +42,80 @@ interface Watched {
   fired: boolean;
 }
 
+function stampedAfter(p: Point, q: Point): boolean {
+  return p.stampMs !== null && q.stampMs !== null && p.stampMs > q.stampMs;
+}
+
+/** Later on the charger's clock when both have it and it moved, else on ours. */
+function after(p: Point, q: Point): boolean {
+  return stampedAfter(p, q) || p.atMs > q.atMs;
+}
+
 export class LimitWatch {
   private readonly watched = new Map<string, Watched>();
 
   constructor(private readonly opts: LimitWatchOptions) {}
 
-  begin(sessionId: string, limitWh: number, deliveredWh: number, atMs: number): void {
+  begin(
+    sessionId: string,
+    limitWh: number,
+    deliveredWh: number,
+    atMs: number,
+    stampMs: number | null = null,
+  ): void {
     this.end(sessionId);
     this.watched.set(sessionId, {
       limitWh,
-      points: [{ atMs, deliveredWh }],
+      points: [{ atMs, stampMs, deliveredWh }],
       timer: null,
       fired: false,
     });
     if (deliveredWh >= limitWh) this.fire(sessionId);
   }
 
-  sample(sessionId: string, deliveredWh: number, atMs: number): void {
+  /**
+   * A reading received at `atMs`. With the charger's `stamp`, the rate is measured on its clock
+   * whenever that clock moved over the window; a clock that stands still or runs backwards (never
+   * set, stuck, stepped back) leaves the rate to our receive clock. A reading the charger queued
+   * (`live` false) arrived late, so our clock says nothing of when it was taken: it is a rate
+   * point only when the charger's clock places it after the last one; otherwise it is history,
+   * which stops the session at once if it shows the paid energy delivered.
+   */
+  sample(
+    sessionId: string,
+    deliveredWh: number,
+    atMs: number,
+    stamp?: ChargerStamp,
+    live = true,
+  ): void {
     const w = this.watched.get(sessionId);
     if (!w || w.fired) return;
     if (deliveredWh >= w.limitWh) {
       this.fire(sessionId);
       return;
     }
+    const point: Point = { atMs, stampMs: stamp?.stampMs ?? null, deliveredWh };
     const last = w.points[w.points.length - 1];
-    if (last && (atMs <= last.atMs || deliveredWh < last.deliveredWh)) return; // out of order
-    w.points.push({ atMs, deliveredWh });
+    if (!live && !(last && stampedAfter(point, last))) {
+      // The first stamped reading after points without a stamp (picked up after a restart):
+      // the anchor the charger's clock measures the next ones from.
+      if (last?.stampMs === null && point.stampMs !== null && deliveredWh >= last.deliveredWh)
+        w.points = [point];
+      return;
+    }
+    if (last && (!after(point, last) || deliveredWh < last.deliveredWh)) return; // out of order
+    w.points.push(point);
     if (w.points.length > RATE_WINDOW + 1) w.points.shift();
     const first = w.points[0] as Point;
-    const dt = atMs - first.atMs;
+    const onStamps = stampedAfter(point, first);
+    const dt = onStamps ? (point.stampMs as number) - (first.stampMs as number) : atMs - first.atMs;
+    const ageMs = onStamps ? (stamp?.ageMs ?? 0) : 0;
     const de = deliveredWh - first.deliveredWh;
     if (dt <= 0 || de <= 0) return; // no flow measured (paused, suspended): wait for the next sample
     const etaMs = ((w.limitWh - deliveredWh) * dt) / de;
     if (w.timer) clearTimeout(w.timer);
-    w.timer = setTimeout(() => this.fire(sessionId), Math.max(0, etaMs - this.opts.leadMs));
+    w.timer = setTimeout(() => this.fire(sessionId), Math.max(0, etaMs - ageMs - this.opts.leadMs));
     w.timer.unref();
-  }
-
-  /**
-   * A sample that describes the past (queued offline): it cannot give a rate, but if it shows the
-   * paid energy already delivered, the stop cannot wait.
-   */
-  history(sessionId: string, deliveredWh: number): void {
-    const w = this.watched.get(sessionId);
-    if (w && deliveredWh >= w.limitWh) this.fire(sessionId);
   }
 
   end(sessionId: string): void {

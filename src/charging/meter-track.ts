@@ -7,6 +7,16 @@
  * old one, so delivered energy is neither lost nor negative. Every rule errs towards the driver:
  * whatever cannot be proven from the charger's own register is not charged
  * (test/meter-track.test.ts checks it for random registers).
+ *
+ * Plausibility: no connector delivers more than its maximum power for the time that passed. With a
+ * bound, a register gain above `maxPowerW` × the time since the last counted reading is not
+ * counted: it is held (verdict 'implausible', the track unchanged) until a later reading, far
+ * enough in time from the last counted one, makes the whole gain possible. So a register jump is
+ * never billed unconfirmed and never reaches the paid energy on its own, and delivered energy
+ * never exceeds max power × time. The time is when the gateway received each reading: a reading
+ * exists by the time it arrives, so the bound is sound whatever the charger's clock does (a queued
+ * burst arrives within a second and is held until the next live reading or the stop confirms it).
+ * Two readings in the same millisecond are allowed one millisecond (clock resolution).
  */
 export interface MeterTrack {
   /** Register where the current segment began (the transaction's start until a reset). */
@@ -17,10 +27,27 @@ export interface MeterTrack {
   lastWh: number;
   /** A lower register seen right after a reboot, not yet confirmed as a reset (null: none). */
   pendingResetWh: number | null;
+  /** When `lastWh` was received (gateway clock, ms); null: not known (a row from before). */
+  lastAtMs: number | null;
+}
+
+/** What a register may have gained by `atMs`: a connector's power over the time that passed. */
+export interface PowerBound {
+  atMs: number;
+  /** The connector's maximum power, margin included. */
+  maxPowerW: number;
+}
+
+/** The most energy `maxPowerW` can deliver from `fromMs` (null: unknown, unbounded) to `toMs`. */
+export function maxGainWh(maxPowerW: number, fromMs: number | null, toMs: number): number {
+  if (fromMs === null) return Number.POSITIVE_INFINITY;
+  return Math.floor((maxPowerW * Math.max(1, toMs - fromMs)) / 3_600_000);
 }
 
 export type RegisterVerdict =
-  { kind: 'advanced' | 'reset' | 'reset_pending'; track: MeterTrack } | { kind: 'ignored' };
+  | { kind: 'advanced' | 'reset' | 'reset_pending'; track: MeterTrack }
+  | { kind: 'ignored' }
+  | { kind: 'implausible'; gainWh: number; maxGainWh: number };
 
 export function deliveredWh(t: MeterTrack): number {
   return Math.max(0, t.carriedWh + t.lastWh - t.segmentStartWh);
@@ -36,26 +63,38 @@ export function deliveredWh(t: MeterTrack): number {
  *   and the first after it is not proven and not charged.)
  * - At or above the last one otherwise: energy flowed.
  * - Below it otherwise: out of order or garbage; ignored (a register never runs backwards).
+ * - With a `bound`, any gain counted (above the last register, or above a held reset) must fit in
+ *   the connector's power since the last counted reading; otherwise it is 'implausible'.
  */
 export function applyRegister(
   t: MeterTrack,
   registerWh: number,
   afterReboot: boolean,
+  bound?: PowerBound,
 ): RegisterVerdict {
   if (afterReboot && registerWh < t.lastWh) {
     return { kind: 'reset_pending', track: { ...t, pendingResetWh: registerWh } };
   }
+  const gainFrom = registerWh >= t.lastWh ? t.lastWh : t.pendingResetWh;
+  if (gainFrom === null || registerWh < gainFrom) return { kind: 'ignored' };
+  const limit = bound ? maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs) : Infinity;
+  if (registerWh - gainFrom > limit)
+    return { kind: 'implausible', gainWh: registerWh - gainFrom, maxGainWh: limit };
+  const lastAtMs = bound ? Math.max(bound.atMs, t.lastAtMs ?? bound.atMs) : t.lastAtMs;
   if (registerWh >= t.lastWh) {
-    return { kind: 'advanced', track: { ...t, lastWh: registerWh, pendingResetWh: null } };
+    return {
+      kind: 'advanced',
+      track: { ...t, lastWh: registerWh, pendingResetWh: null, lastAtMs },
+    };
   }
-  if (t.pendingResetWh === null || registerWh < t.pendingResetWh) return { kind: 'ignored' };
   return {
     kind: 'reset',
     track: {
       carriedWh: deliveredWh(t),
-      segmentStartWh: t.pendingResetWh,
+      segmentStartWh: gainFrom,
       lastWh: registerWh,
       pendingResetWh: null,
+      lastAtMs,
     },
   };
 }
@@ -65,8 +104,17 @@ export function applyRegister(
  * register inside the current segment is the charger's final word (also a little below the last
  * sample: the lower figure counts); one that confirms a held reset counts from it; one below
  * both (a reset after the last sample, garbage) is not trusted: the last sampled register counts.
+ * With a `bound`, a stop register that gains more than the connector could have delivered since the
+ * last counted reading is not trusted either.
  */
-export function deliveredAtStop(t: MeterTrack, stopWh: number | null): number {
+export function deliveredAtStop(t: MeterTrack, stopWh: number | null, bound?: PowerBound): number {
+  const last = deliveredWh(t);
+  const atStop = stopRegisterWh(t, stopWh);
+  if (!bound || atStop <= last) return atStop;
+  return atStop - last <= maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs) ? atStop : last;
+}
+
+function stopRegisterWh(t: MeterTrack, stopWh: number | null): number {
   if (stopWh === null) return deliveredWh(t);
   if (t.pendingResetWh !== null && stopWh < t.lastWh && stopWh >= t.pendingResetWh)
     return deliveredWh(t) + stopWh - t.pendingResetWh;

@@ -38,12 +38,16 @@ export interface Session {
   meterPendingResetTimestamp: string | null;
   /** When the live sample taken as the start register arrived; null: the charger reported it. */
   meterStartSampledAt: string | null;
+  /** When the last counted register was received (gateway clock, ms; meter-track.ts). */
+  meterLastAtMs: number | null;
   /** When the gateway last heard of the session's transaction. */
   lastActivityAt: string | null;
   createdAt: string;
   authorizedAt: string | null;
   /** Why a session ended (refund reason or the charger's stop reason); null while open. */
   endReason: string | null;
+  /** The energy a settled session was billed on; null until settled. */
+  deliveredWh: number | null;
 }
 
 interface Row {
@@ -64,10 +68,12 @@ interface Row {
   meter_pending_reset_wh: number | null;
   meter_pending_reset_timestamp: string | null;
   meter_start_sampled_at: string | null;
+  meter_last_at_ms: number | null;
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
   end_reason: string | null;
+  delivered_wh: number | null;
 }
 
 function toSession(row: Row): Session {
@@ -89,10 +95,12 @@ function toSession(row: Row): Session {
     meterPendingResetWh: row.meter_pending_reset_wh,
     meterPendingResetTimestamp: row.meter_pending_reset_timestamp,
     meterStartSampledAt: row.meter_start_sampled_at,
+    meterLastAtMs: row.meter_last_at_ms,
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
     endReason: row.end_reason,
+    deliveredWh: row.delivered_wh,
   };
 }
 
@@ -125,10 +133,12 @@ export class SessionStore {
   private readonly openOnConnector: Statement<[string, string], Row>;
   private readonly openStmt: Statement<[], Row>;
   private readonly authorizeStmt: Statement<[string, string]>;
-  private readonly startStmt: Statement<[string, number | null, number | null, string, string]>;
-  private readonly meterStartStmt: Statement<[number, number, string, string]>;
+  private readonly startStmt: Statement<
+    [string, number | null, number | null, number | null, string, string]
+  >;
+  private readonly meterStartStmt: Statement<[number, number, string, number, string]>;
   private readonly segmentStmt: Statement<
-    [number, number, number, number | null, string | null, string]
+    [number, number, number, number | null, string | null, number | null, string]
   >;
   private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
@@ -160,19 +170,20 @@ export class SessionStore {
     );
     this.startStmt = db.prepare(
       `UPDATE sessions SET state = 'charging', transaction_ref = ?, meter_start_wh = ?,
-         last_meter_wh = ?, started_at = ?
+         last_meter_wh = ?, meter_last_at_ms = ?, started_at = ?
        WHERE id = ? AND state IN ('authorizing', 'authorized')`,
     );
     this.segmentStmt = db.prepare(
       `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
-         meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?
+         meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?, meter_last_at_ms = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.activityStmt = db.prepare(
       `UPDATE sessions SET last_activity_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.meterStartStmt = db.prepare(
-      `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?, meter_start_sampled_at = ?
+      `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?, meter_start_sampled_at = ?,
+         meter_last_at_ms = ?
        WHERE id = ? AND meter_start_wh IS NULL AND state IN ('charging', 'stopping')`,
     );
     this.stoppingStmt = db.prepare(
@@ -220,21 +231,32 @@ export class SessionStore {
     return this.authorizeStmt.run(at, id).changes === 1;
   }
 
+  /** `meterAtMs`: when the start register was received (gateway clock, ms). */
   markCharging(
     id: string,
     transactionRef: string,
     meterStartWh: number | null,
     at: string,
+    meterAtMs: number | null = null,
   ): boolean {
-    return this.startStmt.run(transactionRef, meterStartWh, meterStartWh, at, id).changes === 1;
+    return (
+      this.startStmt.run(
+        transactionRef,
+        meterStartWh,
+        meterStartWh,
+        meterStartWh === null ? null : meterAtMs,
+        at,
+        id,
+      ).changes === 1
+    );
   }
 
   /**
    * For a charger that did not report its start register: the first live sample is the start.
    * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts).
    */
-  setMeterStart(id: string, meterWh: number, at: string): boolean {
-    return this.meterStartStmt.run(meterWh, meterWh, at, id).changes === 1;
+  setMeterStart(id: string, meterWh: number, at: string, meterAtMs: number): boolean {
+    return this.meterStartStmt.run(meterWh, meterWh, at, meterAtMs, id).changes === 1;
   }
 
   /**
@@ -248,6 +270,7 @@ export class SessionStore {
       track.lastWh,
       track.pendingResetWh,
       track.pendingResetWh === null ? null : heldTimestamp,
+      track.lastAtMs,
       id,
     );
   }

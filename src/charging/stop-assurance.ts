@@ -1,13 +1,21 @@
-import type { ChargerCommands } from '../ocpp/port.js';
+import type { ChargerCommands, StepOutcome } from '../ocpp/port.js';
+import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import type { SessionStore } from './session-store.js';
+import type { Session, SessionStore } from './session-store.js';
+import type { StopRecords, StopReply, StopStep } from './stop-records.js';
 
 export interface StopAssuranceOptions {
+  clock: Clock;
   log: Logger;
   sessions: SessionStore;
   chargers: ChargerCommands;
+  records: StopRecords;
   /** First pause before a stop is sent again; it doubles up to STOP_RETRY_MAX_MS. */
   stopRetryMs: number;
+  /** How long a charger that accepted a step gets to show it worked before the next one. */
+  stopVerifyMs: number;
+  /** Energy counted for the session so far (null: no register known). */
+  deliveredWh: (session: Session) => number | null;
   /** Work that runs after its trigger has returned: its failure must be logged. */
   background: (sessionId: string, work: Promise<void>) => void;
 }
@@ -15,12 +23,30 @@ export interface StopAssuranceOptions {
 const STOP_RETRY_MAX_MS = 60_000;
 
 /**
- * Sees a stopping session's transaction stopped: one loop per session sends the stop until the
- * charger accepts it or the transaction ends.
+ * The stop ladder (docs/ocpp.md "The stop is assured"): each step is sent until the charger has
+ * answered it `answers` times (a reply, not a timeout), then the next one. A step the charger
+ * does not implement (a CALLERROR, NotSupported) is skipped at once. An accepted step is followed
+ * by a wait of `stopVerifyMs`: if the transaction has not ended and its energy kept rising, the
+ * charger did not stop and the ladder goes on. No Reset: it would end every transaction on the
+ * charger, other drivers' too; that is the operator's call.
+ */
+const LADDER: readonly { step: StopStep; answers: number }[] = [
+  { step: 'remote_stop', answers: 3 },
+  { step: 'zero_power', answers: 1 },
+  { step: 'inoperative', answers: 1 },
+  { step: 'unlock', answers: 1 },
+];
+
+/**
+ * Sees a stopping session's transaction stopped: one loop per session walks the ladder until the
+ * transaction ends, and keeps watching after a step was accepted. Every step sent is recorded
+ * with its reply (stop_attempts), so the ladder survives a restart and is never walked twice.
  */
 export class StopAssurance {
   /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
   private readonly loops = new Map<string, () => void>();
+  /** Connectors taken out of service by the ladder, to put back once their transaction ended. */
+  private readonly inoperative = new Map<string, { chargerId: string; connectorId: string }>();
   private closed = false;
 
   constructor(private readonly o: StopAssuranceOptions) {}
@@ -32,41 +58,139 @@ export class StopAssurance {
     else this.o.background(sessionId, this.loop(sessionId));
   }
 
+  /** The session's transaction has ended: a connector the ladder took out of service goes back. */
+  ended(sessionId: string): void {
+    const connector = this.inoperative.get(sessionId);
+    if (connector) this.o.background(sessionId, this.restore(sessionId, connector));
+  }
+
+  /** The charger is back: connectors it could not be given back before are given back now. */
+  chargerOnline(chargerId: string): void {
+    for (const [sessionId, connector] of this.inoperative) {
+      const s = this.o.sessions.get(sessionId);
+      if (connector.chargerId === chargerId && s && s.state !== 'stopping')
+        this.o.background(sessionId, this.restore(sessionId, connector));
+    }
+  }
+
   close(): void {
     this.closed = true;
     for (const wake of this.loops.values()) wake();
   }
 
-  /**
-   * Sends the stop until the charger accepts it or the transaction ends, for as long as the
-   * session is stopping: a refused, unanswered or undeliverable stop is sent again after a pause
-   * that doubles up to a minute; a charger coming back online cuts the pause short.
-   */
   private async loop(sessionId: string): Promise<void> {
     let pauseMs = this.o.stopRetryMs;
     this.loops.set(sessionId, () => undefined);
     try {
-      for (let attempt = 1; !this.closed; attempt++) {
-        const s = this.o.sessions.get(sessionId);
-        if (s?.state !== 'stopping' || !s.transactionRef) return;
-        if (this.o.chargers.isOnline(s.chargerId)) {
-          try {
-            const outcome = await this.o.chargers.requestStop(s.chargerId, s.transactionRef);
-            if (outcome === 'accepted') return;
-            this.o.log.warn({ sessionId, attempt }, 'charger refused the stop');
-          } catch (err) {
-            this.o.log.warn(
-              { sessionId, attempt, err: (err as Error).message },
-              'stop not delivered',
-            );
-          }
+      while (!this.closed) {
+        const s = this.stopping(sessionId);
+        if (!s) return;
+        const step = this.nextStep(sessionId);
+        if (!step) {
+          this.o.log.error(
+            { sessionId, chargerId: s.chargerId },
+            'charger cannot be stopped remotely: every step of the stop ladder answered; waiting for its stop',
+          );
+          return;
         }
-        await this.pause(sessionId, pauseMs);
-        pauseMs = Math.min(pauseMs * 2, STOP_RETRY_MAX_MS);
+        if (!this.o.chargers.isOnline(s.chargerId)) {
+          await this.pause(sessionId, pauseMs);
+          pauseMs = Math.min(pauseMs * 2, STOP_RETRY_MAX_MS);
+          continue;
+        }
+        const before = this.o.deliveredWh(s);
+        const reply = await this.send(s, step);
+        if (reply !== 'accepted') {
+          this.o.log.warn({ sessionId, step, reply }, 'stop step not taken');
+          await this.pause(sessionId, pauseMs);
+          pauseMs = Math.min(pauseMs * 2, STOP_RETRY_MAX_MS);
+          continue;
+        }
+        pauseMs = this.o.stopRetryMs;
+        if (!(await this.keptCharging(sessionId, before))) return;
+        this.o.log.warn({ sessionId, step }, 'stop accepted but energy kept rising: next step');
       }
     } finally {
       this.loops.delete(sessionId);
     }
+  }
+
+  /**
+   * After an accepted step: waits until the transaction ends (false) or its energy rises past
+   * where it stood when the step was sent (true). Energy that does not move is a charger that
+   * stopped but has not said so yet: the connector-Available grace and the silence settle it.
+   */
+  private async keptCharging(sessionId: string, before: number | null): Promise<boolean> {
+    while (!this.closed) {
+      await this.pause(sessionId, this.o.stopVerifyMs);
+      const s = this.stopping(sessionId);
+      if (!s) return false;
+      const now = this.o.deliveredWh(s);
+      if (now !== null && now > (before ?? 0)) return true;
+    }
+    return false;
+  }
+
+  private stopping(sessionId: string): Session | undefined {
+    const s = this.o.sessions.get(sessionId);
+    return s?.state === 'stopping' && s.transactionRef ? s : undefined;
+  }
+
+  /** The first step the charger has not yet answered enough times, or refused as unsupported. */
+  private nextStep(sessionId: string): StopStep | undefined {
+    const answered = new Map<StopStep, StopReply[]>();
+    for (const a of this.o.records.attempts(sessionId)) {
+      if (a.reply === 'no_answer') continue;
+      answered.set(a.step, [...(answered.get(a.step) ?? []), a.reply]);
+    }
+    return LADDER.find(({ step, answers }) => {
+      const replies = answered.get(step) ?? [];
+      return replies.length < answers && !replies.includes('not_supported');
+    })?.step;
+  }
+
+  private async send(s: Session, step: StopStep): Promise<StopReply> {
+    const sentAt = new Date(this.o.clock.now()).toISOString();
+    let reply: StopReply;
+    try {
+      reply = await this.command(s, step);
+    } catch (err) {
+      this.o.log.warn({ sessionId: s.id, step, err: (err as Error).message }, 'stop not delivered');
+      reply = 'no_answer';
+    }
+    this.o.records.attempt(s.id, step, sentAt, reply);
+    if (step === 'inoperative' && reply === 'accepted')
+      this.inoperative.set(s.id, { chargerId: s.chargerId, connectorId: s.connectorId });
+    return reply;
+  }
+
+  private command(s: Session, step: StopStep): Promise<StepOutcome> {
+    const { chargers } = this.o;
+    const ref = s.transactionRef as string;
+    switch (step) {
+      case 'remote_stop':
+        return chargers.requestStop(s.chargerId, ref);
+      case 'zero_power':
+        return chargers.limitToZero(s.chargerId, s.connectorId, ref);
+      case 'inoperative':
+        return chargers.setAvailability(s.chargerId, s.connectorId, false);
+      case 'unlock':
+        return chargers.unlockConnector(s.chargerId, s.connectorId);
+    }
+  }
+
+  private async restore(
+    sessionId: string,
+    connector: { chargerId: string; connectorId: string },
+  ): Promise<void> {
+    if (!this.o.chargers.isOnline(connector.chargerId)) return;
+    const reply = await this.o.chargers.setAvailability(
+      connector.chargerId,
+      connector.connectorId,
+      true,
+    );
+    this.inoperative.delete(sessionId);
+    this.o.log.info({ sessionId, ...connector, reply }, 'connector put back in service');
   }
 
   private pause(sessionId: string, ms: number): Promise<void> {

@@ -13,6 +13,14 @@ const connector = z
     /** OCPP 1.6 connectorId for this connector; defaults to `id` when that is a positive integer. */
     ocppConnectorId: z.number().int().positive().optional(),
     tariff: z.string().min(1),
+    /**
+     * The most power the connector can deliver, kW. Energy is only billed when it fits in this
+     * power (plus 10%) over the time that passed (docs: plausibility rule). Without it, `type`
+     * decides: AC 22 kW, DC 400 kW; without either, 400 kW. A simulator running N times faster
+     * than real time delivers N times its power per real second: give it N × its power.
+     */
+    maxPowerKw: z.number().positive().max(1_000_000_000).optional(),
+    type: z.enum(['AC', 'DC']).optional(),
   })
   .strict();
 
@@ -238,6 +246,17 @@ export const configSchema = z
           .default(86_400),
         /** First pause before a refused or undelivered stop is sent again; doubles up to a minute. */
         stopRetrySeconds: z.number().positive().max(60).default(2),
+        /**
+         * After the charger accepted a stop step: how long before the gateway checks whether
+         * energy kept rising and takes the next step of the ladder (docs/ocpp.md). Longer than two
+         * meter sample intervals, so a sample can show it.
+         */
+        stopVerifySeconds: z.number().positive().max(3600).default(60),
+        /**
+         * After a restart, how long a session whose charger has not reconnected waits for it
+         * before the rules that end it without the charger (start timeout refund) apply.
+         */
+        recoveryWaitSeconds: z.number().min(0).max(86_400).default(600),
       })
       .strict()
       .prefault({}),

@@ -7,7 +7,14 @@ export interface SiteConnector {
   ocppConnectorId: number;
   tariffId: string;
   microNgnPerWh: number;
+  /** The most power the connector can deliver, W, margin included (plausibility bound). */
+  maxPowerW: number;
 }
+
+/** Per connector type, when `maxPowerKw` is not configured: AC three-phase 32 A; DC HPC. */
+const DEFAULT_MAX_POWER_KW = { AC: 22, DC: 400 } as const;
+/** Over the rated power: meter tolerance and a charger's brief overshoot are not implausible. */
+const POWER_MARGIN = 1.1;
 
 export interface SiteCharger {
   id: string;
@@ -33,6 +40,9 @@ export class SiteDirectory {
           ocppConnectorId: c.ocppConnectorId ?? Number(c.id),
           tariffId: c.tariff,
           microNgnPerWh: microNgnPerWh(tariff.pricePerKwh),
+          maxPowerW: Math.ceil(
+            (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000 * POWER_MARGIN,
+          ),
         });
       }
       this.chargers.set(charger.id, {

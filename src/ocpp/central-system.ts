@@ -26,6 +26,8 @@ import {
   type ConnectorView,
   type MeteringCapability,
   type StartRequest,
+  type StepOutcome,
+  type TransactionProbe,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
@@ -219,6 +221,34 @@ export class CentralSystem implements ChargerCommands {
     return this.live(chargerId).session.requestStop(transactionRef);
   }
 
+  async limitToZero(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<StepOutcome> {
+    return this.live(chargerId).session.limitToZero(connectorId, transactionRef);
+  }
+
+  async setAvailability(
+    chargerId: string,
+    connectorId: string,
+    operative: boolean,
+  ): Promise<StepOutcome> {
+    return this.live(chargerId).session.setAvailability(connectorId, operative);
+  }
+
+  async unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome> {
+    return this.live(chargerId).session.unlockConnector(connectorId);
+  }
+
+  async probeTransaction(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<TransactionProbe> {
+    return this.live(chargerId).session.probeTransaction(connectorId, transactionRef);
+  }
+
   async configure(chargerId: string): Promise<string[]> {
     const refused = await this.live(chargerId).session.configure(this.settings());
     if (refused.length > 0) {
@@ -310,6 +340,10 @@ export class CentralSystem implements ChargerCommands {
   /**
    * A charger flooding us is disconnected (1008) rather than answered with CALLERRORs: answering
    * would cost as much as the flood itself, and a real charger reconnects and resumes calmly.
+   * A charger replaying its offline queue is not a flood, however fast: transaction messages
+   * (REPLAYED_ACTIONS) sent one at a time, each after the answer to the one before, do not count
+   * against the rate. What is bounded for them is what is outstanding (REPLAY_OUTSTANDING): sent
+   * faster than we answer, they count like any other message.
    */
   private limitMessageRate(raw: ClientLike, client: Connection['client']): void {
     const bucket = new TokenBucket(
@@ -318,8 +352,18 @@ export class CentralSystem implements ChargerCommands {
       this.opts.clock,
     );
     let closing = false;
-    raw.on('message', ({ outbound }) => {
-      if (outbound || closing || bucket.take() === 0) return;
+    let outstanding = 0;
+    raw.on('message', ({ message, outbound }) => {
+      const frame = frameOf(message);
+      if (outbound) {
+        if (frame.type === 3 || frame.type === 4) outstanding = Math.max(0, outstanding - 1);
+        return;
+      }
+      if (frame.type === 2) outstanding++;
+      if (closing) return;
+      const replay =
+        frame.type === 2 && REPLAYED_ACTIONS.has(frame.action) && outstanding <= REPLAY_OUTSTANDING;
+      if (replay || bucket.take() === 0) return;
       closing = true;
       this.opts.log.warn(
         { chargerId: raw.identity },
@@ -406,7 +450,7 @@ interface ClientLike {
   identity: string;
   protocol: string | undefined;
   on(event: 'close', listener: () => void): void;
-  on(event: 'message', listener: (event: { outbound: boolean }) => void): void;
+  on(event: 'message', listener: (event: { message: unknown; outbound: boolean }) => void): void;
 }
 
 function decodableIdentity(path: string): boolean {
@@ -416,4 +460,22 @@ function decodableIdentity(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** What a charger queues while offline and replays on reconnect (1.6 and 2.0.1). */
+const REPLAYED_ACTIONS = new Set([
+  'StartTransaction',
+  'StopTransaction',
+  'MeterValues',
+  'TransactionEvent',
+  'StatusNotification',
+]);
+/** Unanswered calls a replay may have open: one, as OCPP-J asks, plus a retry in flight. */
+const REPLAY_OUTSTANDING = 2;
+
+/** The message type and (for a call) its action, read from the frame's head without parsing it all. */
+function frameOf(message: unknown): { type: number; action: string } {
+  const text = typeof message === 'string' ? message : String(message);
+  const head = /^\s*\[\s*([2-4])\s*,\s*"(?:[^"\\]|\\.)*"\s*(?:,\s*"([A-Za-z]+)")?/.exec(text);
+  return { type: head ? Number(head[1]) : 0, action: head?.[2] ?? '' };
 }

@@ -27,6 +27,14 @@ export interface ConnectorView {
 }
 
 export type CommandOutcome = 'accepted' | 'rejected';
+/** A command the charger may not implement: 'not_supported' is a CALLERROR or a NotSupported. */
+export type StepOutcome = CommandOutcome | 'not_supported';
+/**
+ * What a charger says of a transaction when asked after a restart or reconnect: 'ended' only when
+ * it says so outright (2.0.1 GetTransactionStatus: not ongoing, nothing queued); 'asked' when it
+ * was asked to report again (status, meter values) and its answer comes as ordinary messages.
+ */
+export type TransactionProbe = 'ongoing' | 'ended' | 'asked' | 'unknown';
 
 /** The charger has no live connection. */
 export class ChargerOfflineError extends Error {}
@@ -44,7 +52,10 @@ export interface StartRequest {
 export interface ChargerSettings {
   /** How often to sample the meter during a transaction (the paid-energy stop depends on it). */
   meterSampleIntervalSeconds: number;
-  /** How long to wait for the EV after a remote start: the gateway's start timeout. */
+  /**
+   * How long the charger waits for the EV after a remote start: the gateway's start timeout less
+   * a margin, so the charger gives up first and an EV plugged in after the refund cannot start.
+   */
   connectionTimeoutSeconds: number;
 }
 
@@ -63,6 +74,17 @@ export interface ChargerCommands {
   requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome>;
   /** Applies the site's settings; returns the names of those the charger did not take. */
   configure(chargerId: string): Promise<string[]>;
+  /** Caps the transaction's power at zero (a TxProfile charging profile with limit 0). */
+  limitToZero(chargerId: string, connectorId: string, transactionRef: string): Promise<StepOutcome>;
+  /** Takes the connector out of (or back into) service: ChangeAvailability. */
+  setAvailability(chargerId: string, connectorId: string, operative: boolean): Promise<StepOutcome>;
+  unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome>;
+  /** Asks the charger about a transaction it may have forgotten or ended unheard. */
+  probeTransaction(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<TransactionProbe>;
 }
 
 export interface TransactionStarted {

@@ -2,7 +2,13 @@ import type { SiteDirectory } from '../config/site.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
-import type { ChargerEvents, ChargerSettings, CommandOutcome } from './port.js';
+import type {
+  ChargerEvents,
+  ChargerSettings,
+  CommandOutcome,
+  StepOutcome,
+  TransactionProbe,
+} from './port.js';
 import type { ChargerReports } from './reports.js';
 import type { RpcConnection } from './rpc.js';
 
@@ -28,6 +34,10 @@ export interface ProtocolSession {
   requestStop(transactionRef: string): Promise<CommandOutcome>;
   /** Returns the names of the settings the charger did not take. */
   configure(settings: ChargerSettings): Promise<string[]>;
+  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome>;
+  setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
+  unlockConnector(connectorId: string): Promise<StepOutcome>;
+  probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;
 }
 
 export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;

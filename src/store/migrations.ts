@@ -7,6 +7,7 @@ import { schemaV5Meter } from './schema-v5-meter.js';
 import { schemaOperator } from './schema-operator.js';
 import { schemaFieldEdge } from './schema-field-edge.js';
 import { schemaOperations } from './schema-operations.js';
+import { schemaFieldSession } from './schema-field-session.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -18,6 +19,7 @@ const migrations: readonly string[] = [
   schemaOperator,
   schemaFieldEdge,
   schemaOperations,
+  schemaFieldSession,
 ];
 
 export function migrate(db: Db): void {

@@ -67,6 +67,37 @@ export const testSeed: SeedFile = seedSchema.parse({
   ],
 });
 
+/** A terawatt: 300 kWh in a millisecond, above anything a test sends. */
+export const UNPHYSICAL_KW = 1_000_000_000;
+
+/**
+ * The test site's chargers. Simulators run up to 600 times faster than real time and raw-frame
+ * tests send a session's energy within milliseconds: no physical power bound fits them, so their
+ * connectors are unbounded unless a test of the bound gives one.
+ */
+export function testChargers(maxPowerKw = UNPHYSICAL_KW): GatewayConfigInput['chargers'] {
+  return [
+    {
+      id: 'CP-1',
+      passwordHash: PASSWORD_HASH,
+      connectors: [
+        { id: '1', tariff: 'dc', maxPowerKw },
+        { id: '2', tariff: 'dc', maxPowerKw },
+      ],
+    },
+    {
+      id: 'CP-AC',
+      passwordHash: PASSWORD_HASH,
+      connectors: [{ id: '1', tariff: 'ac', maxPowerKw }],
+    },
+    {
+      id: 'CP-OFF',
+      passwordHash: PASSWORD_HASH,
+      connectors: [{ id: '1', tariff: 'ac', maxPowerKw }],
+    },
+  ];
+}
+
 export function testConfig(
   dir: string,
   overrides: Partial<GatewayConfigInput> = {},
@@ -81,20 +112,14 @@ export function testConfig(
       authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
     },
     database: { path: join(dir, 'gateway.db') },
-    sessions: { startTimeoutSeconds: 5, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
+    sessions: {
+      startTimeoutSeconds: 5,
+      maxAmount: 1_000_000,
+      stopLeadMilliseconds: 0,
+      recoveryWaitSeconds: 1,
+    },
     tariffs: { dc: { pricePerKwh: 412.5 }, ac: { pricePerKwh: 250 } },
-    chargers: [
-      {
-        id: 'CP-1',
-        passwordHash: PASSWORD_HASH,
-        connectors: [
-          { id: '1', tariff: 'dc' },
-          { id: '2', tariff: 'dc' },
-        ],
-      },
-      { id: 'CP-AC', passwordHash: PASSWORD_HASH, connectors: [{ id: '1', tariff: 'ac' }] },
-      { id: 'CP-OFF', passwordHash: PASSWORD_HASH, connectors: [{ id: '1', tariff: 'ac' }] },
-    ],
+    chargers: testChargers(),
     log: { level: 'info' },
     ...overrides,
   };

@@ -121,9 +121,20 @@ export class Model {
   /** Top-ups applied, as `driver|reference`. */
   readonly topUps: string[] = [];
 
+  /**
+   * Start timers a gateway restart moved (docs/ocpp.md "Recovery asks the charger"): refunded no
+   * earlier than the recovery wait after the restart; once the charger connects, a full start
+   * timeout from then. `awaiting`: the charger has not connected since the restart.
+   */
+  private readonly recoveryDeadlines = new Map<
+    ModelSession,
+    { atMs: number; awaiting: ChargerKey | null }
+  >();
+
   constructor(
     readonly startTimeoutMs: number,
     readonly stopGraceMs: number,
+    readonly recoveryWaitMs: number,
   ) {}
 
   note(what: string): void {
@@ -291,11 +302,25 @@ export class Model {
    * A gateway restart forgets what it kept in memory: boots, connector use, grace timers. The
    * held reading is in the session row and survives.
    */
-  gatewayRestarted(): void {
+  gatewayRestarted(nowMs: number): void {
     for (const s of this.sessions) {
       s.rebooted = false;
       s.seenInUse = false;
       s.graceAtMs = null;
+      if (s.phase !== 'authorized' && s.phase !== 'orphaned' && s.phase !== 'pending') continue;
+      const since = s.phase === 'authorized' ? (s.authorizedAtMs ?? s.createdAtMs) : s.createdAtMs;
+      this.recoveryDeadlines.set(s, {
+        atMs: Math.max(since + this.startTimeoutMs, nowMs + this.recoveryWaitMs),
+        awaiting: s.connector.charger,
+      });
+    }
+  }
+
+  /** A charger connected: sessions that waited for it since a restart get a full start timeout. */
+  chargerConnected(charger: ChargerKey, nowMs: number): void {
+    for (const [s, d] of this.recoveryDeadlines) {
+      if (d.awaiting === charger)
+        this.recoveryDeadlines.set(s, { atMs: nowMs + this.startTimeoutMs, awaiting: null });
     }
   }
 
@@ -312,7 +337,8 @@ export class Model {
       }
       const since =
         s.phase === 'authorized' ? s.authorizedAtMs : s.phase === 'orphaned' ? s.createdAtMs : null;
-      if (since !== null && since + this.startTimeoutMs <= nowMs) {
+      const dueAt = this.recoveryDeadlines.get(s)?.atMs ?? (since ?? 0) + this.startTimeoutMs;
+      if (since !== null && dueAt <= nowMs) {
         this.note(`start timeout (${s.phase})`);
         this.refund(s, 'charger_timeout');
       }

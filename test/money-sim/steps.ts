@@ -778,7 +778,7 @@ export class Restart extends SimStep {
     }
     await within(Promise.all(closed), 'chargers to see the gateway go');
     for (const k of CHARGER_KEYS) w.model.online[k] = false;
-    w.model.gatewayRestarted();
+    w.model.gatewayRestarted(w.now());
     for (const s of waiting) {
       if (!this.crash) {
         // Closing the gateway dropped every link under a pending remote start: charger_timeout.

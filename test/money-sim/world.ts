@@ -24,6 +24,9 @@ export const CALL_TIMEOUT_SECONDS = 120;
 /** The grace a connector reported Available gives its transaction's stop (the gateway's default). */
 export const STOP_GRACE_SECONDS = 60;
 
+/** After a restart, how long a half-way session waits for its charger (not a multiple of the others). */
+export const RECOVERY_WAIT_SECONDS = 37;
+
 /** Real-time bound for anything the simulation waits on: a hang is a failure, not a stall. */
 const WAIT_MS = 15_000;
 
@@ -33,7 +36,11 @@ const WAIT_MS = 15_000;
  * moves only when a step moves it, and the two simulated chargers.
  */
 export class World {
-  readonly model = new Model(START_TIMEOUT_SECONDS * 1000, STOP_GRACE_SECONDS * 1000);
+  readonly model = new Model(
+    START_TIMEOUT_SECONDS * 1000,
+    STOP_GRACE_SECONDS * 1000,
+    RECOVERY_WAIT_SECONDS * 1000,
+  );
   readonly rules = new ChargerRules(this.model);
   readonly chargers: Record<ChargerKey, SimCharger>;
   /** Everything the simulation did, for the failure report. */
@@ -77,6 +84,7 @@ export class World {
         maxAmount: 1_000_000,
         stopLeadMilliseconds: 0,
         stopGraceSeconds: STOP_GRACE_SECONDS,
+        recoveryWaitSeconds: RECOVERY_WAIT_SECONDS,
         // A week: longer than any run's time jumps (150 × 16 min), so silence never settles here.
         settleAfterSilenceSeconds: 7 * 86_400,
       },
@@ -113,6 +121,7 @@ export class World {
   async connect(key: ChargerKey, boot = true): Promise<void> {
     await this.chargers[key].connect(this.t.gw.ocppUrl, boot);
     this.model.online[key] = true;
+    this.model.chargerConnected(key, this.now());
     await this.chargersOnline();
   }
 

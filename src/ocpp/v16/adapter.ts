@@ -1,12 +1,16 @@
-import type { ChargerSettings, CommandOutcome } from '../port.js';
+import type { ChargerSettings, CommandOutcome, StepOutcome, TransactionProbe } from '../port.js';
 import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import { ENERGY_REGISTER } from '../meter-reading.js';
 import { measurandList } from '../metering.js';
+import { changeAvailability } from './calls/change-availability.js';
 import { changeConfiguration } from './calls/change-configuration.js';
 import { getConfiguration } from './calls/get-configuration.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
+import { setZeroChargingProfile } from './calls/set-charging-profile.js';
+import { triggerMessage } from './calls/trigger-message.js';
+import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests16 } from './normalize.js';
 import { ROUTES16 } from './routes.js';
 import type { Handler16, Session16 } from './session-context.js';
@@ -45,9 +49,32 @@ export class V16Session implements ProtocolSession {
     return remoteStopTransaction(this.session, transactionRef);
   }
 
+  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
+    return setZeroChargingProfile(this.session, connectorId, transactionRef);
+  }
+
+  setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
+    return changeAvailability(this.session, connectorId, operative);
+  }
+
+  unlockConnector(connectorId: string): Promise<StepOutcome> {
+    return unlockConnector(this.session, connectorId);
+  }
+
   /**
-   * Asks for the meter data the gateway needs, at the interval it can work with, and aligns the
-   * charger's wait for the EV (ConnectionTimeOut) with the session start timeout. A charger that
+   * 1.6 cannot be asked about a transaction: the connector's status and a fresh meter value are
+   * asked for, and arrive as ordinary messages (Available with no transaction: it has ended).
+   */
+  async probeTransaction(connectorId: string): Promise<TransactionProbe> {
+    const status = await triggerMessage(this.session, 'StatusNotification', connectorId);
+    const meter = await triggerMessage(this.session, 'MeterValues', connectorId);
+    return status === 'accepted' || meter === 'accepted' ? 'asked' : 'unknown';
+  }
+
+  /**
+   * Asks for the meter data the gateway needs, at the interval it can work with, aligns the
+   * charger's wait for the EV (ConnectionTimeOut) with the session start timeout (less a margin),
+   * and has it end a transaction the gateway answers Invalid on its own. A charger that
    * refuses the measurand list is asked for the register alone; what it will send is then read
    * back and recorded, so that a charger reporting no energy is known before a Start.
    */
@@ -56,6 +83,7 @@ export class V16Session implements ProtocolSession {
       ['MeterValueSampleInterval', String(settings.meterSampleIntervalSeconds)],
       [SAMPLED_DATA_KEY, SAMPLED_DATA],
       ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
+      ['StopTransactionOnInvalidId', 'true'],
     ];
     const refused: string[] = [];
     let measurands: string | null = null;

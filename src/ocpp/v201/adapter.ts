@@ -1,10 +1,15 @@
-import type { ChargerSettings, CommandOutcome } from '../port.js';
+import type { ChargerSettings, CommandOutcome, StepOutcome, TransactionProbe } from '../port.js';
 import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import { changeAvailability } from './calls/change-availability.js';
+import { getTransactionStatus } from './calls/get-transaction-status.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
 import { measurandList } from '../metering.js';
 import { getVariable } from './calls/get-variables.js';
+import { setZeroChargingProfile } from './calls/set-charging-profile.js';
 import { setVariables } from './calls/set-variables.js';
+import { triggerMessage } from './calls/trigger-message.js';
+import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
 import type { Handler201, Session201 } from './session-context.js';
@@ -48,10 +53,40 @@ export class V201Session implements ProtocolSession {
     return requestStopTransaction(this.session, transactionRef);
   }
 
+  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
+    return setZeroChargingProfile(this.session, connectorId, transactionRef);
+  }
+
+  setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
+    return changeAvailability(this.session, connectorId, operative);
+  }
+
+  unlockConnector(connectorId: string): Promise<StepOutcome> {
+    return unlockConnector(this.session, connectorId);
+  }
+
+  /**
+   * GetTransactionStatus: not ongoing with nothing queued is a transaction the station has ended
+   * or forgotten (a reboot); ongoing, it is asked for a fresh TransactionEvent. A station without
+   * the message is asked for the EVSE's status instead.
+   */
+  async probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe> {
+    const status = await getTransactionStatus(this.session, transactionRef);
+    if (status === null) {
+      const asked = await triggerMessage(this.session, 'StatusNotification', connectorId);
+      return asked === 'accepted' ? 'asked' : 'unknown';
+    }
+    if (status.ongoingIndicator === false && !status.messagesInQueue) return 'ended';
+    if (status.ongoingIndicator !== true) return 'unknown';
+    await triggerMessage(this.session, 'TransactionEvent', connectorId);
+    return 'ongoing';
+  }
+
   /**
    * Device-model variables: meter samples during a transaction at the interval the paid-energy
-   * stop needs, the register at its start and end (settlement), and the wait for the EV after a
-   * remote start equal to the gateway's start timeout. A station that refuses the measurand list
+   * stop needs, the register at its start and end (settlement), the wait for the EV after a
+   * remote start (the gateway's start timeout less a margin), and a transaction the gateway
+   * answers Invalid ended by the station itself. A station that refuses the measurand list
    * is asked for the register alone; what it will send is then read back and recorded.
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
@@ -61,6 +96,7 @@ export class V201Session implements ProtocolSession {
       ['SampledDataCtrlr', 'TxStartedMeasurands', REGISTER],
       ['SampledDataCtrlr', 'TxEndedMeasurands', REGISTER],
       ['TxCtrlr', 'EVConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
+      ['TxCtrlr', 'StopTxOnInvalidId', 'true'],
     ]);
     const updated = `${CTRLR}.${UPDATED}`;
     let measurands: string | null = refused.includes(updated) ? null : UPDATED_MEASURANDS;

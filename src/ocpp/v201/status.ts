@@ -36,3 +36,13 @@ export function statusFromChargingState(state: ChargingState): ConnectorStatus |
       return null;
   }
 }
+
+/**
+ * The EVSE once its transaction has ended. A station whose EV stays plugged keeps reporting
+ * Occupied and sends no new StatusNotification, so the end itself says it: Occupied with no
+ * transaction (free for a new start), unless the event says the cable is gone (Idle: its
+ * StatusNotification Available follows).
+ */
+export function statusAfterEnd(state: ChargingState | undefined): ConnectorStatus | null {
+  return state === 'Idle' ? null : 'occupied';
+}

@@ -5,7 +5,7 @@ import type { AdapterContext } from '../protocol-session.js';
 import { reportReading } from '../report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { latestReading201, registerAt } from './meter-values.js';
-import { statusFromChargingState } from './status.js';
+import { statusAfterEnd, statusFromChargingState } from './status.js';
 import type { Transaction201, Transactions201 } from './transactions.js';
 
 /**
@@ -81,7 +81,8 @@ export class TransactionEvents201 {
     if (connectorId && !req.offline) {
       // A queued event describes the past: it must not overwrite what the connector is now.
       const state = req.transactionInfo.chargingState;
-      const status = state && req.eventType !== 'Ended' ? statusFromChargingState(state) : null;
+      const status =
+        req.eventType === 'Ended' ? statusAfterEnd(state) : state && statusFromChargingState(state);
       if (status) ctx.reports.status(connectorId, status, null);
     }
 
@@ -191,7 +192,8 @@ export class TransactionEvents201 {
       });
       return;
     }
-    if (tx.verdict !== 'accepted') return;
+    // An Invalid transaction's end is reported too: the gateway stops those (refused-transactions).
+    if (tx.verdict === null) return;
     ctx.events().transactionEnded({
       chargerId: ctx.chargerId,
       transactionRef: tx.transactionId,

@@ -3,6 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { VehicleSpec } from '../../../simulators/shared/simulated-charge-point.js';
 import { hashPassword } from '../../../src/ocpp/charger-password.js';
+import { UNPHYSICAL_KW } from '../../helpers/gateway.js';
 import { mintToken, startSession } from '../../helpers/http.js';
 import { PROTOCOLS, type ProtocolUnderTest } from '../../helpers/simulated-charger.js';
 import {
@@ -143,7 +144,7 @@ async function runGroup(
       chargers: cells.map(({ profile, protocol }) => ({
         id: chargerId(profile, protocol),
         passwordHash: PASSWORD_HASH,
-        connectors: [{ id: '1', tariff: profile.tariff }],
+        connectors: [{ id: '1', tariff: profile.tariff, maxPowerKw: UNPHYSICAL_KW }],
       })),
       ocpp: {
         meterSampleIntervalSeconds: g.intervalS,

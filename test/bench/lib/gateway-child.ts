@@ -6,7 +6,7 @@ import type { GatewayConfigInput } from '../../../src/config/schema.js';
 import { hashPassword } from '../../../src/ocpp/charger-password.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/gateway-process.js';
-import { API_KEY, CHARGER_PASSWORD, testConfig } from '../../helpers/gateway.js';
+import { API_KEY, CHARGER_PASSWORD, testConfig, UNPHYSICAL_KW } from '../../helpers/gateway.js';
 import { seedBenchFleet } from './seed.js';
 import { rssBytes } from './stats.js';
 
@@ -66,6 +66,8 @@ export async function startGatewayChild(
       connectors: Array.from({ length: site.connectors }, (_, i) => ({
         id: String(i + 1),
         tariff: 'dc',
+        // Simulated chargers run faster than real time: no physical power bound fits them.
+        maxPowerKw: UNPHYSICAL_KW,
       })),
     })),
     // A bench must measure the work, not the abuse limits: these are far above any load here.
