@@ -1,5 +1,6 @@
 import { handlerRegistrar, NO_REPLY } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
+import { profileLimitW } from '../shared/charging-profile.js';
 import type { Connector } from './connector.js';
 import type { IncomingCalls, StopReason } from './ocpp-types.js';
 import { ChargePointTransactions } from './transactions.js';
@@ -9,7 +10,9 @@ type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | ty
 /** How the charge point answers calls from the central system (OCPP 1.6 Core + RemoteTrigger). */
 export abstract class CentralSystemRequests extends ChargePointTransactions {
   protected registerHandlers(client: RpcClient): void {
-    const handleCall = handlerRegistrar<IncomingCalls>(client);
+    const handleCall = handlerRegistrar<IncomingCalls>(client, (method, result) =>
+      this.wire.result(method, result),
+    );
     handleCall('RemoteStartTransaction', (params) => this.onRemoteStart(params));
     handleCall('RemoteStopTransaction', (params) => this.onRemoteStop(params));
     handleCall('ChangeConfiguration', (params) => this.onChangeConfiguration(params));
@@ -20,6 +23,58 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     handleCall('ChangeAvailability', (params) => this.onChangeAvailability(params));
     handleCall('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handleCall('ClearCache', async () => ({ status: 'Accepted' }));
+    handleCall('SetChargingProfile', (params) => this.onSetChargingProfile(params));
+    handleCall('ClearChargingProfile', (params) => this.onClearChargingProfile(params));
+  }
+
+  /** Only chargers with a profile personality do smart charging; the default refuses it. */
+  private async onSetChargingProfile({
+    connectorId,
+    csChargingProfiles: profile,
+  }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
+    const personality = this.settings.personality;
+    const obeys = personality.has('obeys-profile');
+    if (!obeys && !personality.has('ignores-profile')) return { status: 'Rejected' };
+    const targets =
+      connectorId === 0 ? this.connectors : this.connectors.filter((c) => c.id === connectorId);
+    if (targets.length === 0) return { status: 'Rejected' };
+    const matching = targets.filter(
+      (c) => profile.transactionId === undefined || c.transaction?.id === profile.transactionId,
+    );
+    if (profile.chargingProfilePurpose === 'TxProfile' && matching.length === 0) {
+      return { status: 'Rejected' };
+    }
+    if (obeys) {
+      for (const connector of matching) {
+        const limit = profileLimitW(
+          profile.chargingProfilePurpose,
+          profile.chargingSchedule,
+          connector.socPercent,
+        );
+        if (limit !== undefined) this.limitPower(connector, limit);
+      }
+    }
+    this.emit('chargingProfile', {
+      connectorId,
+      purpose: profile.chargingProfilePurpose,
+      applied: obeys,
+    });
+    return { status: 'Accepted' };
+  }
+
+  private async onClearChargingProfile({
+    connectorId,
+  }: IncomingCalls['ClearChargingProfile']['req']): Conf<'ClearChargingProfile'> {
+    const personality = this.settings.personality;
+    if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) {
+      return { status: 'Unknown' };
+    }
+    for (const connector of this.connectors) {
+      if (connectorId === undefined || connectorId === 0 || connector.id === connectorId) {
+        this.limitPower(connector, undefined);
+      }
+    }
+    return { status: 'Accepted' };
   }
 
   private canRemoteStart(connector: Connector): boolean {
@@ -92,8 +147,10 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     transactionId,
   }: IncomingCalls['RemoteStopTransaction']['req']): Conf<'RemoteStopTransaction'> {
     const connector = this.connectors.find((c) => c.transaction?.id === transactionId);
-    const status = connector ? 'Accepted' : 'Rejected';
-    if (connector) {
+    const personality = this.settings.personality;
+    const status = connector && !personality.has('rejects-stop') ? 'Accepted' : 'Rejected';
+    // Firmware that acknowledges the stop and keeps charging, as seen in the field.
+    if (connector && status === 'Accepted' && !personality.has('ignores-stop')) {
       this.defer(async () => {
         if (connector.transaction?.id === transactionId) {
           await this.stopTransaction(connector, 'Remote');
@@ -228,7 +285,10 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
   private resetAndReboot(reason: StopReason): Promise<void> {
     return this.reboot(async () => {
       for (const connector of this.connectors) {
-        if (connector.transaction) await this.stopTransaction(connector, reason);
+        if (!connector.transaction) continue;
+        if (this.settings.personality.has('forgets-transaction-on-reboot')) {
+          this.forgetTransaction(connector);
+        } else await this.stopTransaction(connector, reason);
       }
     });
   }

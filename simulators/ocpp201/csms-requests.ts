@@ -1,3 +1,4 @@
+import { profileLimitW } from '../shared/charging-profile.js';
 import { handlerRegistrar } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
 import type { Evse } from './evse.js';
@@ -14,7 +15,9 @@ export abstract class CsmsRequests extends RemoteControl {
   private resetWhenIdle = false;
 
   protected registerHandlers(client: RpcClient): void {
-    const handle = handlerRegistrar<IncomingCalls>(client);
+    const handle = handlerRegistrar<IncomingCalls>(client, (method, result) =>
+      this.wire.result(method, result),
+    );
     handle('RequestStartTransaction', (params) => this.onRequestStart(params));
     handle('RequestStopTransaction', (params) => this.onRequestStop(params));
     handle('GetVariables', async ({ getVariableData }) => ({
@@ -36,6 +39,47 @@ export abstract class CsmsRequests extends RemoteControl {
     }));
     handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handle('ClearCache', async () => ({ status: 'Accepted' }));
+    handle('SetChargingProfile', (params) => this.onSetChargingProfile(params));
+    handle('ClearChargingProfile', async () => {
+      const personality = this.settings.personality;
+      if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) {
+        return { status: 'Unknown' };
+      }
+      for (const evse of this.evses) this.limitPower(evse, undefined);
+      return { status: 'Accepted' };
+    });
+  }
+
+  /** Only stations with a profile personality do smart charging; the default refuses it. */
+  private async onSetChargingProfile({
+    evseId,
+    chargingProfile: profile,
+  }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
+    const personality = this.settings.personality;
+    const obeys = personality.has('obeys-profile');
+    if (!obeys && !personality.has('ignores-profile')) return { status: 'Rejected' };
+    const targets = this.targets(evseId);
+    if (!targets) return { status: 'Rejected' };
+    const matching = targets.filter(
+      (evse) =>
+        profile.transactionId === undefined || evse.transaction?.id === profile.transactionId,
+    );
+    if (profile.chargingProfilePurpose === 'TxProfile' && matching.length === 0) {
+      return { status: 'Rejected' };
+    }
+    const schedule = profile.chargingSchedule[0];
+    if (obeys && schedule) {
+      for (const evse of matching) {
+        const limit = profileLimitW(profile.chargingProfilePurpose, schedule, evse.socPercent);
+        if (limit !== undefined) this.limitPower(evse, limit);
+      }
+    }
+    this.emit('chargingProfile', {
+      connectorId: evseId,
+      purpose: profile.chargingProfilePurpose,
+      applied: obeys,
+    });
+    return { status: 'Accepted' };
   }
 
   private async onSetVariables({
@@ -111,7 +155,10 @@ export abstract class CsmsRequests extends RemoteControl {
     this.resetWhenIdle = false;
     return this.reboot(async () => {
       for (const evse of this.evses) {
-        if (evse.transaction) await this.endTransaction(evse, 'ImmediateReset', 'ResetCommand');
+        if (!evse.transaction) continue;
+        if (this.settings.personality.has('forgets-transaction-on-reboot')) {
+          this.forgetTransaction(evse);
+        } else await this.endTransaction(evse, 'ImmediateReset', 'ResetCommand');
       }
     });
   }
