@@ -137,7 +137,9 @@ export class WireQuirks {
       );
     }
     if (energy && !p.has('interval-energy') && p.has('kwh-register')) {
-      out = out.map((one) => this.withUnit({ ...one, value: kwh(one.value) }, 'kWh'));
+      out = out.map((one) =>
+        this.inWh(one) ? this.withUnit({ ...one, value: kwh(one.value) }, 'kWh') : one,
+      );
     }
     return out.map((one) => this.finish(one));
   }
@@ -152,6 +154,13 @@ export class WireQuirks {
       ...sample,
       unitOfMeasure: { ...(isObject(sample.unitOfMeasure) ? sample.unitOfMeasure : {}), unit },
     };
+  }
+
+  /** Stated in Wh, or with no unit (which means Wh); not already kWh or scaled. */
+  private inWh(sample: Sample): boolean {
+    const unit = this.unitOf(sample);
+    const scaled = isObject(sample.unitOfMeasure) && Boolean(sample.unitOfMeasure.multiplier);
+    return (unit === undefined || unit === 'Wh') && !scaled;
   }
 
   private unitOf(sample: Sample): string | undefined {
