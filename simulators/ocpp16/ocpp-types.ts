@@ -209,7 +209,9 @@ export interface IncomingCalls {
       csChargingProfiles: {
         chargingProfileId: number;
         transactionId?: number;
+        stackLevel: number;
         chargingProfilePurpose: 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
+        chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
         chargingSchedule: ScheduleLike;
       };
     };
