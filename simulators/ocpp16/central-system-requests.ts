@@ -1,6 +1,5 @@
 import { handlerRegistrar, NO_REPLY } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
-import { profileLimitW } from '../shared/charging-profile.js';
 import type { Connector } from './connector.js';
 import type { IncomingCalls, StopReason } from './ocpp-types.js';
 import { ChargePointTransactions } from './transactions.js';
@@ -27,54 +26,31 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     handleCall('ClearChargingProfile', (params) => this.onClearChargingProfile(params));
   }
 
-  /** Only chargers with a profile personality do smart charging; the default refuses it. */
   private async onSetChargingProfile({
     connectorId,
     csChargingProfiles: profile,
   }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
-    const personality = this.settings.personality;
-    const obeys = personality.has('obeys-profile');
-    if (!obeys && !personality.has('ignores-profile')) return { status: 'Rejected' };
     const targets =
       connectorId === 0 ? this.connectors : this.connectors.filter((c) => c.id === connectorId);
-    if (targets.length === 0) return { status: 'Rejected' };
-    const matching = targets.filter(
-      (c) => profile.transactionId === undefined || c.transaction?.id === profile.transactionId,
-    );
-    if (profile.chargingProfilePurpose === 'TxProfile' && matching.length === 0) {
-      return { status: 'Rejected' };
-    }
-    if (obeys) {
-      for (const connector of matching) {
-        const limit = profileLimitW(
-          profile.chargingProfilePurpose,
-          profile.chargingSchedule,
-          connector.socPercent,
-        );
-        if (limit !== undefined) this.limitPower(connector, limit);
-      }
-    }
-    this.emit('chargingProfile', {
+    const status = this.answerChargingProfile(
       connectorId,
-      purpose: profile.chargingProfilePurpose,
-      applied: obeys,
-    });
-    return { status: 'Accepted' };
+      targets,
+      {
+        purpose: profile.chargingProfilePurpose,
+        transactionId: profile.transactionId,
+        schedule: profile.chargingSchedule,
+      },
+      (connector) => connector.transaction?.id,
+    );
+    return { status };
   }
 
   private async onClearChargingProfile({
     connectorId,
   }: IncomingCalls['ClearChargingProfile']['req']): Conf<'ClearChargingProfile'> {
-    const personality = this.settings.personality;
-    if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) {
-      return { status: 'Unknown' };
-    }
-    for (const connector of this.connectors) {
-      if (connectorId === undefined || connectorId === 0 || connector.id === connectorId) {
-        this.limitPower(connector, undefined);
-      }
-    }
-    return { status: 'Accepted' };
+    const all = connectorId === undefined || connectorId === 0;
+    const targets = this.connectors.filter((c) => all || c.id === connectorId);
+    return { status: this.clearChargingProfiles(targets) };
   }
 
   private canRemoteStart(connector: Connector): boolean {

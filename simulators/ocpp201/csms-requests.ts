@@ -1,4 +1,3 @@
-import { profileLimitW } from '../shared/charging-profile.js';
 import { handlerRegistrar } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
 import type { Evse } from './evse.js';
@@ -40,46 +39,26 @@ export abstract class CsmsRequests extends RemoteControl {
     handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handle('ClearCache', async () => ({ status: 'Accepted' }));
     handle('SetChargingProfile', (params) => this.onSetChargingProfile(params));
-    handle('ClearChargingProfile', async () => {
-      const personality = this.settings.personality;
-      if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) {
-        return { status: 'Unknown' };
-      }
-      for (const evse of this.evses) this.limitPower(evse, undefined);
-      return { status: 'Accepted' };
-    });
+    handle('ClearChargingProfile', async () => ({
+      status: this.clearChargingProfiles(this.evses),
+    }));
   }
 
-  /** Only stations with a profile personality do smart charging; the default refuses it. */
   private async onSetChargingProfile({
     evseId,
     chargingProfile: profile,
   }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
-    const personality = this.settings.personality;
-    const obeys = personality.has('obeys-profile');
-    if (!obeys && !personality.has('ignores-profile')) return { status: 'Rejected' };
-    const targets = this.targets(evseId);
-    if (!targets) return { status: 'Rejected' };
-    const matching = targets.filter(
-      (evse) =>
-        profile.transactionId === undefined || evse.transaction?.id === profile.transactionId,
+    const status = this.answerChargingProfile(
+      evseId,
+      this.targets(evseId),
+      {
+        purpose: profile.chargingProfilePurpose,
+        transactionId: profile.transactionId,
+        schedule: profile.chargingSchedule[0],
+      },
+      (evse) => evse.transaction?.id,
     );
-    if (profile.chargingProfilePurpose === 'TxProfile' && matching.length === 0) {
-      return { status: 'Rejected' };
-    }
-    const schedule = profile.chargingSchedule[0];
-    if (obeys && schedule) {
-      for (const evse of matching) {
-        const limit = profileLimitW(profile.chargingProfilePurpose, schedule, evse.socPercent);
-        if (limit !== undefined) this.limitPower(evse, limit);
-      }
-    }
-    this.emit('chargingProfile', {
-      connectorId: evseId,
-      purpose: profile.chargingProfilePurpose,
-      applied: obeys,
-    });
-    return { status: 'Accepted' };
+    return { status };
   }
 
   private async onSetVariables({

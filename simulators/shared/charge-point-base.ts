@@ -9,6 +9,8 @@ import type { ProtocolFlavour } from './events.js';
 import { ChargePointEmitter } from './charge-point-emitter.js';
 import type { MeteredOutlet } from './metered-outlet.js';
 import type { CallMap, OcppProtocol, RpcClient } from './rpc-client.js';
+import { profileLimitW } from './charging-profile.js';
+import type { ScheduleLike } from './charging-profile.js';
 import { SimTimers } from './sim-timers.js';
 import { WireQuirks } from './wire-quirks.js';
 
@@ -156,6 +158,45 @@ export abstract class ChargePointBase<
   protected limitPower(outlet: O, limitW: number | undefined): void {
     outlet.limitPower(limitW);
     this.scheduleFullCheck(outlet);
+  }
+
+  /**
+   * SetChargingProfile as the firmware's personality answers it: only chargers with a profile
+   * personality do smart charging (the default refuses); an obeying one applies a Tx(Default)
+   * profile's limit to the outlets it names, an ignoring one accepts and changes nothing.
+   */
+  protected answerChargingProfile(
+    connectorId: number,
+    targets: readonly O[] | undefined,
+    profile: { purpose: string; transactionId?: string | number; schedule?: ScheduleLike },
+    transactionOf: (outlet: O) => string | number | undefined,
+  ): 'Accepted' | 'Rejected' {
+    const personality = this.settings.personality;
+    const obeys = personality.has('obeys-profile');
+    if (!obeys && !personality.has('ignores-profile')) return 'Rejected';
+    if (!targets || targets.length === 0) return 'Rejected';
+    const matching = targets.filter(
+      (outlet) =>
+        profile.transactionId === undefined || transactionOf(outlet) === profile.transactionId,
+    );
+    if (profile.purpose === 'TxProfile' && matching.length === 0) return 'Rejected';
+    const schedule = obeys ? profile.schedule : undefined;
+    if (schedule) {
+      for (const outlet of matching) {
+        const limit = profileLimitW(profile.purpose, schedule, outlet.socPercent);
+        if (limit !== undefined) this.limitPower(outlet, limit);
+      }
+    }
+    this.emit('chargingProfile', { connectorId, purpose: profile.purpose, applied: obeys });
+    return 'Accepted';
+  }
+
+  /** ClearChargingProfile: lifts every limit where profiles are supported at all. */
+  protected clearChargingProfiles(targets: readonly O[]): 'Accepted' | 'Unknown' {
+    const personality = this.settings.personality;
+    if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) return 'Unknown';
+    for (const outlet of targets) this.limitPower(outlet, undefined);
+    return 'Accepted';
   }
 
   protected async boot(): Promise<void> {
