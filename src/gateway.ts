@@ -2,6 +2,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
+import { refuseUpgrade } from './api/edge-answers.js';
+import { securityHeaders } from './api/security-headers.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
@@ -180,7 +182,7 @@ export async function startGateway(
     : undefined;
   if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
 
-  central.attach(api.server);
+  central.attach(api.server, refuseUpgrade(securityHeaders(config.http.tls !== undefined)));
   await api.listen({ host: config.http.host, port: config.http.port });
   const address = api.server.address() as AddressInfo;
   const host = hostOf(address);
