@@ -16,7 +16,7 @@ import {
   TimeJump,
   Unplug,
 } from './money-sim/steps.js';
-import { World } from './money-sim/world.js';
+import { MONEY_PERSONALITIES, World } from './money-sim/world.js';
 
 /**
  * Property-based simulation of the money path (issue 4, part 6): seeded random interleavings of
@@ -38,14 +38,22 @@ it(
   async () => {
     const stepsRun = new Map<string, number>();
     const outcomes = new Map<string, number>();
+    const firmwareRuns = new Map<string, number>();
     let failedTrace: string[] = [];
     const steps = fc.commands([STEP], {
       maxCommands: maxSteps,
       size: 'max',
       ...(replayPath !== undefined && { replayPath }),
     });
-    const property = fc.asyncProperty(steps, async (cmds) => {
-      const world = await World.create();
+    // Each run's chargers get firmware personalities: the money rules hold whatever they send.
+    const personalities = fc.record({
+      'CP-1': fc.constantFrom(...MONEY_PERSONALITIES['CP-1']),
+      'CP-AC': fc.constantFrom(...MONEY_PERSONALITIES['CP-AC']),
+    });
+    const property = fc.asyncProperty(personalities, steps, async (firmware, cmds) => {
+      const world = await World.create(firmware);
+      const label = world.trace[0] ?? '';
+      firmwareRuns.set(label, (firmwareRuns.get(label) ?? 0) + 1);
       try {
         await fc.asyncModelRun(() => ({ model: world, real: world }), cmds);
       } catch (err) {
@@ -72,6 +80,9 @@ it(
     console.log(
       `money simulation: seed ${seed}, ${details.numRuns} runs (+${details.numShrinks} shrinks) ` +
         `in ${seconds} s; steps, then sessions by phase: ${summary}`,
+    );
+    console.log(
+      `money simulation: runs by charger firmware: ${[...firmwareRuns].map(([k, n]) => `${k.replace('personalities: ', '')} ×${n}`).join('; ')}`,
     );
     if (details.failed) {
       const shown = details.counterexample ? fc.stringify(details.counterexample) : '';

@@ -373,6 +373,107 @@ describe('ChargePoint16 against a bare OCPP 1.6J central system', () => {
     expect(cs.messages('StopTransaction')).toHaveLength(1);
   });
 
+  it.for([
+    { personality: '', order: ['StatusNotification:Finishing', 'StopTransaction'] },
+    { personality: 'late-finishing', order: ['StopTransaction', 'StatusNotification:Finishing'] },
+  ])('sends Finishing $personality as the spec sequence says: $order', async (c) => {
+    const cp = await startChargePoint({ personality: c.personality });
+    const { transactionId } = await startCharging(cp);
+    await cp.waitFor('meterValues', (m) => m.transactionId === transactionId);
+    const sent: string[] = [];
+    cp.on('frame', ({ direction, message }) => {
+      const [type, , action, params] = JSON.parse(message) as [number, string, string, unknown];
+      if (direction !== 'out' || type !== 2) return;
+      const status = (params as { status?: string }).status;
+      sent.push(action === 'StatusNotification' ? `${action}:${String(status)}` : action);
+    });
+    await cp.interrupt(1);
+    expect(sent.filter((m) => m !== 'MeterValues')).toEqual(c.order);
+  });
+
+  it.for([
+    { personality: 'ignores-stop', reply: 'Accepted', stops: false },
+    { personality: 'rejects-stop', reply: 'Rejected', stops: false },
+  ])('$personality: answers a remote stop $reply and keeps charging', async (c) => {
+    const cp = await startChargePoint({ personality: c.personality });
+    const { transactionId } = await startCharging(cp);
+    const conf = await cs.call('CP-1', 'RemoteStopTransaction', { transactionId });
+    expect(conf.status).toBe(c.reply);
+    const before = cp.state(1).registerWh;
+    await cp.waitFor(
+      'meterValues',
+      (m) => m.transactionId === transactionId && m.registerWh > before,
+    );
+    expect(cp.state(1)).toMatchObject({ transactionId, status: 'Charging' });
+    expect(cs.messages('StopTransaction')).toEqual([]);
+  });
+
+  it.for(['', 'ignores-profile', 'obeys-profile'])(
+    "SetChargingProfile with a zero-power TxProfile on '%s'",
+    async (personality) => {
+      const cp = await startChargePoint({ personality });
+      const { transactionId } = await startCharging(cp);
+      await cp.waitFor('meterValues', (m) => m.transactionId === transactionId && m.powerW > 0);
+      const conf = await cs.call('CP-1', 'SetChargingProfile', {
+        connectorId: 1,
+        csChargingProfiles: {
+          chargingProfileId: 1,
+          transactionId,
+          stackLevel: 0,
+          chargingProfilePurpose: 'TxProfile',
+          chargingProfileKind: 'Relative',
+          chargingSchedule: {
+            chargingRateUnit: 'W',
+            chargingSchedulePeriod: [{ startPeriod: 0, limit: 0 }],
+          },
+        },
+      });
+      expect(conf.status).toBe(personality === '' ? 'Rejected' : 'Accepted');
+      const sample = await cp.waitFor('meterValues', (m) => m.transactionId === transactionId);
+      // Only the obeying firmware holds the power at 0; the transaction stays open either way.
+      if (personality === 'obeys-profile') expect(sample.powerW).toBe(0);
+      else expect(sample.powerW).toBeGreaterThan(0);
+      expect(cp.state(1).transactionId).toBe(transactionId);
+    },
+  );
+
+  it('forgets-transaction-on-reboot: after a power cut no StopTransaction ever comes', async () => {
+    const cp = await startChargePoint({ personality: 'forgets-transaction-on-reboot' });
+    const { transactionId } = await startCharging(cp);
+    await cp.disconnect();
+    await cp.connect();
+    expect(cp.state(1).transactionId).toBeUndefined();
+    await cs.waitForMessage(
+      'StatusNotification',
+      (s) => s.connectorId === 1 && s.status === 'Preparing',
+    );
+    expect(cs.messages('StopTransaction').filter((m) => m.transactionId === transactionId)).toEqual(
+      [],
+    );
+  });
+
+  it('local-start: starts with its own idTag at plug-in, without Authorize', async () => {
+    const cp = await startChargePoint({ personality: 'local-start=CARD-42' });
+    const started = cp.waitFor('transactionStarted');
+    await cp.plugIn(1, IONIQ);
+    expect(await started).toMatchObject({ connectorId: 1, idTag: 'CARD-42' });
+    expect(cs.messages('Authorize')).toEqual([]);
+  });
+
+  it('register-only: refuses a composite measurand list and samples only the register', async () => {
+    const cp = await startChargePoint({ personality: 'register-only' });
+    const composite = await cs.call('CP-1', 'ChangeConfiguration', {
+      key: 'MeterValuesSampledData',
+      value: 'Energy.Active.Import.Register,Power.Active.Import,SoC',
+    });
+    expect(composite.status).toBe('Rejected');
+    const { transactionId } = await startCharging(cp);
+    const sent = await cs.waitForMessage('MeterValues', (m) => m.transactionId === transactionId);
+    expect(sent.meterValue[0]?.sampledValue.map((v) => v.measurand)).toEqual([
+      'Energy.Active.Import.Register',
+    ]);
+  });
+
   it('stops with EVDisconnected when unplugged mid-transaction', async () => {
     const cp = await startChargePoint();
     const { transactionId } = await startCharging(cp);

@@ -9,7 +9,9 @@ type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | ty
 /** How the charge point answers calls from the central system (OCPP 1.6 Core + RemoteTrigger). */
 export abstract class CentralSystemRequests extends ChargePointTransactions {
   protected registerHandlers(client: RpcClient): void {
-    const handleCall = handlerRegistrar<IncomingCalls>(client);
+    const handleCall = handlerRegistrar<IncomingCalls>(client, (method, result) =>
+      this.wire.result(method, result),
+    );
     handleCall('RemoteStartTransaction', (params) => this.onRemoteStart(params));
     handleCall('RemoteStopTransaction', (params) => this.onRemoteStop(params));
     handleCall('ChangeConfiguration', (params) => this.onChangeConfiguration(params));
@@ -20,6 +22,35 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     handleCall('ChangeAvailability', (params) => this.onChangeAvailability(params));
     handleCall('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handleCall('ClearCache', async () => ({ status: 'Accepted' }));
+    handleCall('SetChargingProfile', (params) => this.onSetChargingProfile(params));
+    handleCall('ClearChargingProfile', (params) => this.onClearChargingProfile(params));
+  }
+
+  private async onSetChargingProfile({
+    connectorId,
+    csChargingProfiles: profile,
+  }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
+    const targets =
+      connectorId === 0 ? this.connectors : this.connectors.filter((c) => c.id === connectorId);
+    const status = this.answerChargingProfile(
+      connectorId,
+      targets,
+      {
+        purpose: profile.chargingProfilePurpose,
+        transactionId: profile.transactionId,
+        schedule: profile.chargingSchedule,
+      },
+      (connector) => connector.transaction?.id,
+    );
+    return { status };
+  }
+
+  private async onClearChargingProfile({
+    connectorId,
+  }: IncomingCalls['ClearChargingProfile']['req']): Conf<'ClearChargingProfile'> {
+    const all = connectorId === undefined || connectorId === 0;
+    const targets = this.connectors.filter((c) => all || c.id === connectorId);
+    return { status: this.clearChargingProfiles(targets) };
   }
 
   private canRemoteStart(connector: Connector): boolean {
@@ -92,8 +123,10 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     transactionId,
   }: IncomingCalls['RemoteStopTransaction']['req']): Conf<'RemoteStopTransaction'> {
     const connector = this.connectors.find((c) => c.transaction?.id === transactionId);
-    const status = connector ? 'Accepted' : 'Rejected';
-    if (connector) {
+    const personality = this.settings.personality;
+    const status = connector && !personality.has('rejects-stop') ? 'Accepted' : 'Rejected';
+    // Firmware that acknowledges the stop and keeps charging, as seen in the field.
+    if (connector && status === 'Accepted' && !personality.has('ignores-stop')) {
       this.defer(async () => {
         if (connector.transaction?.id === transactionId) {
           await this.stopTransaction(connector, 'Remote');
@@ -228,7 +261,10 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
   private resetAndReboot(reason: StopReason): Promise<void> {
     return this.reboot(async () => {
       for (const connector of this.connectors) {
-        if (connector.transaction) await this.stopTransaction(connector, reason);
+        if (!connector.transaction) continue;
+        if (this.settings.personality.has('forgets-transaction-on-reboot')) {
+          this.forgetTransaction(connector);
+        } else await this.stopTransaction(connector, reason);
       }
     });
   }

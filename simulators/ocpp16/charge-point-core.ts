@@ -35,6 +35,8 @@ export abstract class ChargePointCore extends ChargePointBase<
   protected mainAvailability: AvailabilityType = 'Operative';
   // Transaction messages must reach the central system eventually, in order (billing depends on it).
   protected readonly transactionMessages: TransactionMessageQueue;
+  // queued-burst: transaction samples still to hold back as if offline (then all go at once).
+  protected heldSamples = 0;
 
   constructor(options: ChargePointOptions) {
     super(options, {
@@ -43,9 +45,13 @@ export abstract class ChargePointCore extends ChargePointBase<
       createOutlet: (id, settings) =>
         new Connector(id, settings.meterStartWh, settings.maxPowerW, settings.timeFactor),
     });
-    this.configuration = new ConfigurationStore(this.settings.connectors);
+    const personality = this.settings.personality;
+    this.configuration = new ConfigurationStore(this.settings.connectors, {
+      registerOnly: personality.has('register-only'),
+      smartCharging: personality.has('obeys-profile') || personality.has('ignores-profile'),
+    });
     this.transactionMessages = new TransactionMessageQueue({
-      isOpen: () => this.booted && this.link.isOpen,
+      isOpen: () => this.booted && this.link.isOpen && this.heldSamples === 0,
       call: (action, params) => this.call(action, params),
       assigned: (provisionalId, conf) => this.onTransactionIdAssigned(provisionalId, conf),
       warn: (message, error) => this.warn(message, error),
@@ -83,7 +89,6 @@ export abstract class ChargePointCore extends ChargePointBase<
   }
 
   protected abstract stopTransaction(connector: Connector, reason: StopReason): Promise<void>;
-  protected abstract scheduleFullCheck(connector: Connector): void;
   protected abstract restartClockAlignedSampling(): void;
 
   // ---------------------------------------------------------------- boot and reconnect
@@ -91,7 +96,11 @@ export abstract class ChargePointCore extends ChargePointBase<
   protected async bootAndAnnounce(): Promise<void> {
     await this.boot();
     for (const connector of this.connectors) {
-      if (connector.transaction) await this.stopTransaction(connector, 'PowerLoss');
+      if (connector.transaction) {
+        if (this.settings.personality.has('forgets-transaction-on-reboot')) {
+          this.forgetTransaction(connector);
+        } else await this.stopTransaction(connector, 'PowerLoss');
+      }
       connector.setPowered(true);
     }
     this.restartHeartbeat();
@@ -133,6 +142,14 @@ export abstract class ChargePointCore extends ChargePointBase<
     // What happened while offline first, in order; then how things stand now.
     await this.transactionMessages.flush();
     await this.sendAllStatuses();
+  }
+
+  /** Firmware that loses a running transaction in a reboot: no StopTransaction, ever. */
+  protected forgetTransaction(connector: Connector): void {
+    this.timers.clear(`sample:${connector.id}`);
+    const transaction = connector.endTransaction();
+    connector.limitPower(undefined);
+    if (transaction) this.warn(`transaction ${transaction.id} forgotten in the reboot`);
   }
 
   protected onPowerOff(): void {
@@ -217,13 +234,17 @@ export abstract class ChargePointCore extends ChargePointBase<
     }
     if (reading.socPercent !== undefined) event.socPercent = reportedSoc(reading.socPercent);
     // Transaction meter data is queued while offline; a sample outside one is only "now".
-    if (transactionId !== undefined)
+    if (transactionId === undefined) await this.send('MeterValues', request);
+    else {
+      // queued-burst: the last held sample brings the link "back" and the queue goes in a burst.
+      if (this.heldSamples > 0) this.heldSamples -= 1;
       await this.transactionMessages.deliver({ action: 'MeterValues', params: request });
-    else await this.send('MeterValues', request);
+    }
     this.emit('meterValues', event);
   }
 
   protected async deliverStopTransaction(request: StopTransactionRequest): Promise<void> {
+    this.heldSamples = 0;
     await this.transactionMessages.deliver({ action: 'StopTransaction', params: request });
   }
 }

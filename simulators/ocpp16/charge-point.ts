@@ -38,6 +38,10 @@ export class ChargePoint16
       connector.pendingRemoteStart = undefined;
       this.timers.clear(`connectionTimeout:${connectorId}`);
       await this.startTransaction(connector, pending.idTag, true);
+    } else if (this.settings.personality.has('local-start') && !connector.transaction) {
+      // The driver badges a card in the charger's local list: no Authorize, the central system
+      // hears of it in StartTransaction.
+      await this.startTransaction(connector, this.settings.personality.localIdTag, false);
     }
   }
 

@@ -28,7 +28,15 @@ function writableKey(value: string, isValid: (value: string) => boolean): KeyDef
 export const DEFAULT_SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 
 /** The OCPP 1.6 standard configuration keys (chapter 9) this simulator implements. */
-function standardKeys(connectors: number): Record<string, KeyDefinition> {
+function standardKeys(
+  connectors: number,
+  quirks: ConfigurationQuirks,
+): Record<string, KeyDefinition> {
+  const register = 'Energy.Active.Import.Register';
+  // Firmware whose meter driver only reads the register refuses any other measurand.
+  const sampled = quirks.registerOnly
+    ? writableKey(register, (value) => value.trim() === register)
+    : writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList);
   return {
     AuthorizeRemoteTxRequests: writableKey('false', isBoolean),
     ClockAlignedDataInterval: writableKey('0', isNonNegativeInteger),
@@ -39,7 +47,7 @@ function standardKeys(connectors: number): Record<string, KeyDefinition> {
     LocalAuthorizeOffline: writableKey('false', isBoolean),
     LocalPreAuthorize: writableKey('false', isBoolean),
     MeterValuesAlignedData: writableKey('Energy.Active.Import.Register', isMeasurandList),
-    MeterValuesSampledData: writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList),
+    MeterValuesSampledData: sampled,
     MeterValuesSampledDataMaxLength: readonlyKey(String(SUPPORTED_MEASURANDS.length)),
     MeterValueSampleInterval: writableKey('60', isNonNegativeInteger),
     NumberOfConnectors: readonlyKey(String(connectors)),
@@ -47,17 +55,27 @@ function standardKeys(connectors: number): Record<string, KeyDefinition> {
     StopTransactionOnEVSideDisconnect: readonlyKey('true'),
     StopTransactionOnInvalidId: writableKey('true', isBoolean),
     StopTxnAlignedData: writableKey('', isMeasurandList),
-    StopTxnSampledData: writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList),
-    SupportedFeatureProfiles: readonlyKey('Core,RemoteTrigger'),
+    StopTxnSampledData: quirks.registerOnly
+      ? { ...sampled }
+      : writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList),
+    SupportedFeatureProfiles: readonlyKey(
+      quirks.smartCharging ? 'Core,RemoteTrigger,SmartCharging' : 'Core,RemoteTrigger',
+    ),
     UnlockConnectorOnEVSideDisconnect: readonlyKey('true'),
   };
+}
+
+/** Where a firmware personality changes the configuration keys. */
+export interface ConfigurationQuirks {
+  registerOnly?: boolean;
+  smartCharging?: boolean;
 }
 
 export class ConfigurationStore {
   private readonly keys: Record<string, KeyDefinition>;
 
-  constructor(connectors: number) {
-    this.keys = standardKeys(connectors);
+  constructor(connectors: number, quirks: ConfigurationQuirks = {}) {
+    this.keys = standardKeys(connectors, quirks);
   }
 
   // Central systems differ in how they capitalise keys (ConnectionTimeOut vs ConnectionTimeout).

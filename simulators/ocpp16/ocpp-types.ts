@@ -1,3 +1,4 @@
+import type { ScheduleLike } from '../shared/charging-profile.js';
 import type { FaultCode } from '../shared/events.js';
 // OCPP 1.6J message shapes used by the simulator, transcribed from the JSON schemas that ocpp-rpc
 // enforces in strict mode (node_modules/ocpp-rpc/lib/schemas/ocpp1_6.json).
@@ -202,4 +203,22 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' | 'UnknownMessageId' | 'UnknownVendorId' };
   };
   ClearCache: { req: Empty; conf: { status: 'Accepted' | 'Rejected' } };
+  SetChargingProfile: {
+    req: {
+      connectorId: number;
+      csChargingProfiles: {
+        chargingProfileId: number;
+        transactionId?: number;
+        stackLevel: number;
+        chargingProfilePurpose: 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
+        chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
+        chargingSchedule: ScheduleLike;
+      };
+    };
+    conf: { status: 'Accepted' | 'Rejected' | 'NotSupported' };
+  };
+  ClearChargingProfile: {
+    req: { id?: number; connectorId?: number; chargingProfilePurpose?: string };
+    conf: { status: 'Accepted' | 'Unknown' };
+  };
 }

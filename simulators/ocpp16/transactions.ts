@@ -1,5 +1,6 @@
 import { ChargePointCore } from './charge-point-core.js';
 import type { Connector } from './connector.js';
+import { QUEUED_BURST_SAMPLES } from '../shared/personalities.js';
 import { meterValue } from './meter-sampling.js';
 import type { OutgoingCalls, StopReason } from './ocpp-types.js';
 
@@ -45,7 +46,10 @@ export abstract class ChargePointTransactions extends ChargePointCore {
       const conf = await this.call('StartTransaction', {
         connectorId: connector.id,
         idTag,
-        meterStart,
+        // A meter with a decimal display reports the fraction the integer register drops.
+        meterStart: this.settings.personality.has('decimal-meter-start')
+          ? connector.registerTenthsWh
+          : meterStart,
         timestamp: new Date().toISOString(),
       });
       connector.beginTransaction({ id: conf.transactionId, idTag, meterStart });
@@ -98,6 +102,7 @@ export abstract class ChargePointTransactions extends ChargePointCore {
     // With StopTransactionOnInvalidId=false the spec keeps the transaction but stops energy.
     const status = !accepted ? 'SuspendedEVSE' : connector.isFull ? 'SuspendedEV' : 'Charging';
     await this.changeStatus(connector, status);
+    if (this.settings.personality.has('queued-burst')) this.heldSamples = QUEUED_BURST_SAMPLES;
     this.startSampling(connector);
     this.emit('transactionStarted', started);
   }
@@ -110,8 +115,12 @@ export abstract class ChargePointTransactions extends ChargePointCore {
     const transaction = connector.endTransaction(now);
     this.scheduleFullCheck(connector);
     if (!transaction) return;
+    connector.limitPower(undefined);
     const timestamp = new Date();
     const measurands = this.configuration.getMeasurands('StopTxnSampledData');
+    // The spec's sequence: Finishing when the transaction stops, before StopTransaction goes out.
+    const lateFinishing = this.settings.personality.has('late-finishing');
+    if (!lateFinishing) await this.changeStatus(connector, 'Finishing');
     await this.deliverStopTransaction({
       transactionId: transaction.id,
       idTag: transaction.idTag,
@@ -126,7 +135,7 @@ export abstract class ChargePointTransactions extends ChargePointCore {
       meterStop: reading.registerWh,
       reason,
     });
-    await this.changeStatus(connector, 'Finishing');
+    if (lateFinishing) await this.changeStatus(connector, 'Finishing');
     if (connector.scheduledAvailability) {
       connector.availability = connector.scheduledAvailability;
       connector.scheduledAvailability = undefined;

@@ -66,9 +66,20 @@ export class ChargePoint201
     if (pending) {
       evse.pendingAuthorization = undefined;
       await this.startTransaction(evse, 'CablePluggedIn', pending);
+    } else if (this.settings.personality.has('local-start')) {
+      await this.startWithLocalBadge(evse);
     } else if (this.txStartPoint === 'EVConnected') {
       await this.startTransaction(evse, 'CablePluggedIn');
     }
+  }
+
+  /**
+   * The driver badges a card in the station's local list: no Authorize, the CSMS hears of it in
+   * the Started event (and may answer that it does not accept it).
+   */
+  private async startWithLocalBadge(evse: Evse): Promise<void> {
+    const idToken = { idToken: this.settings.personality.localIdTag, type: 'ISO14443' as const };
+    await this.startTransaction(evse, 'Authorized', { idToken });
   }
 
   async unplug(connectorId: number): Promise<void> {

@@ -14,7 +14,9 @@ export abstract class CsmsRequests extends RemoteControl {
   private resetWhenIdle = false;
 
   protected registerHandlers(client: RpcClient): void {
-    const handle = handlerRegistrar<IncomingCalls>(client);
+    const handle = handlerRegistrar<IncomingCalls>(client, (method, result) =>
+      this.wire.result(method, result),
+    );
     handle('RequestStartTransaction', (params) => this.onRequestStart(params));
     handle('RequestStopTransaction', (params) => this.onRequestStop(params));
     handle('GetVariables', async ({ getVariableData }) => ({
@@ -36,6 +38,27 @@ export abstract class CsmsRequests extends RemoteControl {
     }));
     handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handle('ClearCache', async () => ({ status: 'Accepted' }));
+    handle('SetChargingProfile', (params) => this.onSetChargingProfile(params));
+    handle('ClearChargingProfile', async () => ({
+      status: this.clearChargingProfiles(this.evses),
+    }));
+  }
+
+  private async onSetChargingProfile({
+    evseId,
+    chargingProfile: profile,
+  }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
+    const status = this.answerChargingProfile(
+      evseId,
+      this.targets(evseId),
+      {
+        purpose: profile.chargingProfilePurpose,
+        transactionId: profile.transactionId,
+        schedule: profile.chargingSchedule[0],
+      },
+      (evse) => evse.transaction?.id,
+    );
+    return { status };
   }
 
   private async onSetVariables({
@@ -111,7 +134,10 @@ export abstract class CsmsRequests extends RemoteControl {
     this.resetWhenIdle = false;
     return this.reboot(async () => {
       for (const evse of this.evses) {
-        if (evse.transaction) await this.endTransaction(evse, 'ImmediateReset', 'ResetCommand');
+        if (!evse.transaction) continue;
+        if (this.settings.personality.has('forgets-transaction-on-reboot')) {
+          this.forgetTransaction(evse);
+        } else await this.endTransaction(evse, 'ImmediateReset', 'ResetCommand');
       }
     });
   }

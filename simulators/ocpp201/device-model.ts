@@ -121,6 +121,18 @@ export type SetOutcome = SetVariableResult['attributeStatus'];
 export class DeviceModel {
   private readonly variables = standardVariables();
 
+  /** registerOnly: firmware whose meter driver reads only the register and refuses the rest. */
+  constructor(quirks: { registerOnly?: boolean } = {}) {
+    if (!quirks.registerOnly) return;
+    const register = 'Energy.Active.Import.Register';
+    for (const definition of this.variables) {
+      if (definition.dataType !== 'MemberList' || definition.valuesList === undefined) continue;
+      definition.value = register;
+      definition.valuesList = register;
+      definition.isValid = (value) => value.trim() === register;
+    }
+  }
+
   private find(component: string, variable: string): VariableDefinition | undefined {
     return this.variables.find((v) => v.component === component && v.variable === variable);
   }

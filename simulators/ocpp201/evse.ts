@@ -6,7 +6,8 @@ import type { ChargingState, ConnectorStatus, IdToken, OperationalStatus } from 
 /** A remote start that the station accepted: who, and the CSMS's correlation id. */
 export interface Authorization {
   idToken: IdToken;
-  remoteStartId: number;
+  /** Absent when the driver badged the station's own reader. */
+  remoteStartId?: number;
 }
 
 export interface Transaction {

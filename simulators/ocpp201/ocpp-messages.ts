@@ -1,3 +1,4 @@
+import type { ScheduleLike } from '../shared/charging-profile.js';
 // The OCPP 2.0.1 calls the simulator makes and answers, keyed by action, with their request and
 // response shapes (see ocpp-types.ts for where they come from).
 import type {
@@ -147,4 +148,26 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' | 'UnknownMessageId' | 'UnknownVendorId' };
   };
   ClearCache: { req: Empty; conf: { status: 'Accepted' | 'Rejected' } };
+  SetChargingProfile: {
+    req: {
+      evseId: number;
+      chargingProfile: {
+        id: number;
+        stackLevel: number;
+        chargingProfilePurpose:
+          | 'ChargingStationMaxProfile'
+          | 'TxDefaultProfile'
+          | 'TxProfile'
+          | 'ChargingStationExternalConstraints';
+        chargingProfileKind: string;
+        transactionId?: string;
+        chargingSchedule: ScheduleLike[];
+      };
+    };
+    conf: { status: 'Accepted' | 'Rejected' };
+  };
+  ClearChargingProfile: {
+    req: { chargingProfileId?: number; chargingProfileCriteria?: object };
+    conf: { status: 'Accepted' | 'Unknown' };
+  };
 }

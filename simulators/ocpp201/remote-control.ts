@@ -118,8 +118,10 @@ export abstract class RemoteControl extends TransactionMetering {
     transactionId,
   }: IncomingCalls['RequestStopTransaction']['req']): Conf<'RequestStopTransaction'> {
     const evse = this.evses.find((candidate) => candidate.transaction?.id === transactionId);
-    const status = evse ? 'Accepted' : 'Rejected';
-    if (evse) {
+    const personality = this.settings.personality;
+    const status = evse && !personality.has('rejects-stop') ? 'Accepted' : 'Rejected';
+    // Firmware that acknowledges the stop and keeps charging, as seen in the field.
+    if (evse && status === 'Accepted' && !personality.has('ignores-stop')) {
       this.defer(async () => {
         if (evse.transaction?.id === transactionId) {
           await this.deauthorize(evse, 'Remote', 'RemoteStop');

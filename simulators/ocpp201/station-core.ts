@@ -33,7 +33,11 @@ export interface ChargePoint201Options extends ChargePointOptions {
  * from the CSMS and the public test/CLI API are layered on top in subclasses.
  */
 export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, OutgoingCalls, Evse> {
-  readonly deviceModel = new DeviceModel();
+  readonly deviceModel = new DeviceModel({
+    registerOnly: this.settings.personality.has('register-only'),
+  });
+  // queued-burst: transaction samples still to hold back as if offline (then all go at once).
+  protected heldSamples = 0;
   protected readonly transactionEvents: TransactionEventQueue;
   protected stationAvailability: OperationalStatus = 'Operative';
   protected bootReason: BootReason = 'PowerUp';
@@ -47,7 +51,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
         new Evse(id, settings.meterStartWh, settings.maxPowerW, settings.timeFactor),
     });
     this.transactionEvents = new TransactionEventQueue({
-      isOnline: () => this.link.isOpen && this.booted,
+      isOnline: () => this.link.isOpen && this.booted && this.heldSamples === 0,
       send: (request) => this.call('TransactionEvent', request),
       delivered: (request, response) => this.onTransactionEventAnswered(request, response),
       pause: () => this.timers.sleep(TRANSACTION_EVENT_RETRY_SECONDS),
@@ -82,7 +86,11 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
     await this.boot();
     this.bootReason = 'PowerUp';
     for (const evse of this.evses) {
-      if (evse.transaction) await this.endAfterPowerLoss(evse);
+      if (evse.transaction) {
+        if (this.settings.personality.has('forgets-transaction-on-reboot')) {
+          this.forgetTransaction(evse);
+        } else await this.endAfterPowerLoss(evse);
+      }
       evse.setPowered(true);
     }
     this.restartHeartbeat();
@@ -126,6 +134,14 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
     // Statuses may have changed while offline; the 2.0.1 spec does not queue them.
     await this.sendAllStatuses();
     this.transactionEvents.drain();
+  }
+
+  /** Firmware that loses a running transaction in a reboot: no Ended event, ever. */
+  protected forgetTransaction(evse: Evse): void {
+    this.timers.clear(`sample:${evse.id}`);
+    const tx = evse.endTransaction();
+    evse.limitPower(undefined);
+    if (tx) this.warn(`transaction ${tx.id} forgotten in the reboot`);
   }
 
   protected onPowerOff(): void {

@@ -11,6 +11,7 @@ import type {
   TransactionEventResponse,
   TriggerReason,
 } from './ocpp-types.js';
+import { QUEUED_BURST_SAMPLES } from '../shared/personalities.js';
 import { StationCore } from './station-core.js';
 import type { TxStartPoint } from './device-model.js';
 
@@ -37,7 +38,6 @@ export abstract class TransactionLifecycle extends StationCore {
   }
 
   protected abstract startSampling(evse: Evse): void;
-  protected abstract scheduleFullCheck(evse: Evse): void;
   /** Called after every Ended (a Reset OnIdle waits for this). */
   protected abstract onTransactionEnded(): void;
 
@@ -100,6 +100,7 @@ export abstract class TransactionLifecycle extends StationCore {
       ...(authorization ? { ...authorization } : {}),
       meterValue: [meterValue(reading, measurands, 'Transaction.Begin', new Date())],
     });
+    if (this.settings.personality.has('queued-burst')) this.heldSamples = QUEUED_BURST_SAMPLES;
     this.startSampling(evse);
     this.scheduleFullCheck(evse);
     this.announceStarted(evse, tx);
@@ -166,6 +167,8 @@ export abstract class TransactionLifecycle extends StationCore {
     this.scheduleFullCheck(evse);
     if (!tx) return;
     tx.chargingState = evDeparted || !evse.vehicle ? 'Idle' : 'EVConnected';
+    evse.limitPower(undefined);
+    this.heldSamples = 0;
     const measurands = this.deviceModel.getMeasurands('SampledDataCtrlr', 'TxEndedMeasurands');
     await this.sendTransactionEvent(tx, 'Ended', triggerReason, {
       stoppedReason: reason,

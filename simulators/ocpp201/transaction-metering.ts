@@ -47,6 +47,8 @@ export abstract class TransactionMetering extends TransactionLifecycle {
         : context === 'Trigger'
           ? 'Trigger'
           : 'MeterValuePeriodic';
+    // queued-burst: the last held sample brings the link "back" and the queue goes in a burst.
+    if (this.heldSamples > 0) this.heldSamples -= 1;
     await this.sendTransactionEvent(tx, 'Updated', triggerReason, {
       meterValue: [meterValue(reading, measurands, context, new Date())],
     });

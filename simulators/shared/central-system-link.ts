@@ -10,6 +10,8 @@ export interface LinkListener {
   /** The socket closed and will not come back (reconnect off or given up). */
   lost(code: number | undefined): void;
   registerHandlers(client: RpcClient): void;
+  /** What the charger's firmware makes of a request before it goes on the wire. */
+  reshape(method: string, params: object): object;
 }
 
 /**
@@ -56,7 +58,8 @@ export class CentralSystemLink<Out extends CallMap<Out>> {
 
   call<M extends keyof Out & string>(method: M, params: Out[M]['req']): Promise<Out[M]['conf']> {
     if (!this.client) return Promise.reject(new Error(`${method} not sent: never connected`));
-    return callCentralSystem<Out, M>(this.client, method, params, this.calls.signal);
+    const wire = this.listener.reshape(method, params) as Out[M]['req'];
+    return callCentralSystem<Out, M>(this.client, method, wire, this.calls.signal);
   }
 
   private createClient(): RpcClient {

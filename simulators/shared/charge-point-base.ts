@@ -9,7 +9,10 @@ import type { ProtocolFlavour } from './events.js';
 import { ChargePointEmitter } from './charge-point-emitter.js';
 import type { MeteredOutlet } from './metered-outlet.js';
 import type { CallMap, OcppProtocol, RpcClient } from './rpc-client.js';
+import { profileLimitW } from './charging-profile.js';
+import type { ScheduleLike } from './charging-profile.js';
 import { SimTimers } from './sim-timers.js';
+import { WireQuirks } from './wire-quirks.js';
 
 // When the central system answers a boot with interval 0 the charger picks its own delay.
 const DEFAULT_BOOT_RETRY_SECONDS = 30;
@@ -44,13 +47,16 @@ export abstract class ChargePointBase<
   /** 1.6 connectors or 2.0.1 EVSEs, index = id - 1. */
   protected readonly outlets: O[];
   protected readonly link: CentralSystemLink<Out>;
+  /** How this charger's firmware encodes what it sends (its personality). */
+  protected readonly wire: WireQuirks;
   protected active = false;
   protected booted = false;
   private rebooting = false;
 
   constructor(options: ChargePointOptions, setup: ProtocolSetup<O>) {
     super();
-    this.settings = resolveOptions(options, setup.bootFieldLimits);
+    this.settings = resolveOptions(options, setup.bootFieldLimits, setup.protocol);
+    this.wire = new WireQuirks(setup.protocol, this.settings.personality, this.settings.vendor);
     this.identity = this.settings.identity;
     this.timers = new SimTimers(this.settings.timeFactor, (error) =>
       this.warn('timer task failed', error),
@@ -67,6 +73,7 @@ export abstract class ChargePointBase<
         tls: this.settings.tls,
         reconnect: this.settings.reconnect,
         callTimeoutMs: this.settings.callTimeoutMs,
+        strict: !this.settings.personality.bendsTheSchema,
       },
       {
         frame: (direction, message) => this.emit('frame', { direction, message }),
@@ -79,6 +86,7 @@ export abstract class ChargePointBase<
         },
         lost: (code) => this.onConnectionLost(code),
         registerHandlers: (client) => this.registerHandlers(client),
+        reshape: (method, params) => this.wire.request(method, params),
       },
     );
   }
@@ -143,6 +151,53 @@ export abstract class ChargePointBase<
   protected abstract resetToPowerOnState(): void;
   /** Registers the handlers for calls from the central system on a new client. */
   protected abstract registerHandlers(client: RpcClient): void;
+  /** Arms a timer for the instant the outlet's vehicle is full, if energy is flowing. */
+  protected abstract scheduleFullCheck(outlet: O): void;
+
+  /** A charging profile's power limit on one outlet (undefined: none). */
+  protected limitPower(outlet: O, limitW: number | undefined): void {
+    outlet.limitPower(limitW);
+    this.scheduleFullCheck(outlet);
+  }
+
+  /**
+   * SetChargingProfile as the firmware's personality answers it: only chargers with a profile
+   * personality do smart charging (the default refuses); an obeying one applies a Tx(Default)
+   * profile's limit to the outlets it names, an ignoring one accepts and changes nothing.
+   */
+  protected answerChargingProfile(
+    connectorId: number,
+    targets: readonly O[] | undefined,
+    profile: { purpose: string; transactionId?: string | number; schedule?: ScheduleLike },
+    transactionOf: (outlet: O) => string | number | undefined,
+  ): 'Accepted' | 'Rejected' {
+    const personality = this.settings.personality;
+    const obeys = personality.has('obeys-profile');
+    if (!obeys && !personality.has('ignores-profile')) return 'Rejected';
+    if (!targets || targets.length === 0) return 'Rejected';
+    const matching = targets.filter(
+      (outlet) =>
+        profile.transactionId === undefined || transactionOf(outlet) === profile.transactionId,
+    );
+    if (profile.purpose === 'TxProfile' && matching.length === 0) return 'Rejected';
+    const schedule = obeys ? profile.schedule : undefined;
+    if (schedule) {
+      for (const outlet of matching) {
+        const limit = profileLimitW(profile.purpose, schedule, outlet.socPercent);
+        if (limit !== undefined) this.limitPower(outlet, limit);
+      }
+    }
+    this.emit('chargingProfile', { connectorId, purpose: profile.purpose, applied: obeys });
+    return 'Accepted';
+  }
+
+  /** ClearChargingProfile: lifts every limit where profiles are supported at all. */
+  protected clearChargingProfiles(targets: readonly O[]): 'Accepted' | 'Unknown' {
+    const personality = this.settings.personality;
+    if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) return 'Unknown';
+    for (const outlet of targets) this.limitPower(outlet, undefined);
+    return 'Accepted';
+  }
 
   protected async boot(): Promise<void> {
     for (;;) {

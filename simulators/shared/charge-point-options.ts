@@ -1,4 +1,5 @@
-import type { ClientTls } from './rpc-client.js';
+import { Personality } from './personalities.js';
+import type { ClientTls, OcppProtocol } from './rpc-client.js';
 
 export type RemoteStartPolicy = 'accept' | 'reject' | 'ignore';
 
@@ -34,12 +35,17 @@ export interface ChargePointOptions {
   reconnect?: boolean;
   /** Wall-clock timeout for calls to the central system (default 30 000). */
   callTimeoutMs?: number;
+  /**
+   * Firmware personalities (see personalities.ts), composable: e.g. ['numeric-values',
+   * 'clock-skew=-5']; a comma-separated string works too. Default: the well-behaved charger.
+   */
+  personality?: readonly string[] | string;
 }
 
 export type ResolvedChargePointOptions = Required<
-  Omit<ChargePointOptions, 'password' | 'serialNumber' | 'tls'>
+  Omit<ChargePointOptions, 'password' | 'serialNumber' | 'tls' | 'personality'>
 > &
-  Pick<ChargePointOptions, 'password' | 'serialNumber' | 'tls'>;
+  Pick<ChargePointOptions, 'password' | 'serialNumber' | 'tls'> & { personality: Personality };
 
 function requireRange(name: string, value: number, min: number, integer = false): void {
   if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
@@ -64,7 +70,9 @@ function requireMaxLength(name: string, value: string, max: number): void {
 export function resolveOptions(
   options: ChargePointOptions,
   limits: BootFieldLimits,
+  protocol: OcppProtocol,
 ): ResolvedChargePointOptions {
+  const personality = options.personality ?? [];
   const resolved: ResolvedChargePointOptions = {
     url: options.url,
     identity: options.identity,
@@ -82,6 +90,10 @@ export function resolveOptions(
     firmwareVersion: options.firmwareVersion ?? '1.0.0-sim',
     reconnect: options.reconnect ?? true,
     callTimeoutMs: options.callTimeoutMs ?? 30_000,
+    personality: Personality.parse(
+      typeof personality === 'string' ? [personality] : personality,
+      protocol,
+    ),
   };
   if (!/^wss?:\/\//.test(resolved.url)) throw new RangeError('url must start with ws:// or wss://');
   requireMaxLength('identity', resolved.identity, 48);

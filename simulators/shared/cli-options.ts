@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { ChargePointOptions } from './charge-point-options.js';
 import type { VehicleSpec } from './metered-outlet.js';
+import { isPersonalityName, PERSONALITY_NAMES } from './personalities.js';
 
 const NUMERIC_PLUG_KEYS = new Set(['batteryKwh', 'soc', 'maxPowerW']);
 
@@ -56,8 +57,23 @@ export const simulatorConfigSchema = z
     remoteStart: z.enum(['accept', 'reject', 'ignore']).default('accept'),
     vendor: z.string().min(1).max(20).optional(),
     model: z.string().min(1).max(20).optional(),
+    /** Firmware personalities: "numeric-values,clock-skew=-5" or a list. */
+    personality: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (typeof value === 'string' ? [value] : value))
+      .optional(),
   })
   .superRefine((config, ctx) => {
+    const entries = (config.personality ?? []).flatMap((entry) => entry.split(','));
+    for (const entry of entries.map((part) => part.split('=')[0]?.trim() ?? '')) {
+      if (entry !== '' && !isPersonalityName(entry)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['personality'],
+          message: `unknown personality "${entry}" (known: ${PERSONALITY_NAMES.join(', ')})`,
+        });
+      }
+    }
     if ((config.cert === undefined) !== (config.key === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['cert'], message: 'cert and key go together' });
     }
@@ -152,6 +168,7 @@ export function toChargePointOptions(config: SimulatorConfig): ChargePointOption
     unplugWhenFull: config.unplugWhenFull,
     vendor: config.vendor,
     model: config.model,
+    personality: config.personality,
   };
 }
 

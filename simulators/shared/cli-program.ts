@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfigFile, validateConfig } from './cli-options.js';
 import type { SimulatorConfig } from './cli-options.js';
+import { PERSONALITY_NAMES } from './personalities.js';
 import { SimulatorRunner } from './simulator-runner.js';
 import type { ChargePointFactory, EventLine } from './simulator-runner.js';
 
@@ -32,6 +33,7 @@ interface CliFlags {
   remoteStart?: string;
   vendor?: string;
   model?: string;
+  personality?: string;
   file?: string;
   trace?: boolean;
 }
@@ -93,6 +95,11 @@ export function buildProgram(cli: SimulatorCli): Command {
     .option('--vendor <vendor>', 'vendor in the BootNotification')
     .option('--model <model>', 'model in the BootNotification')
     .option(
+      '--personality <list>',
+      'firmware personalities, comma-separated (e.g. numeric-values,clock-skew=-5); ' +
+        `known: ${PERSONALITY_NAMES.join(', ')}`,
+    )
+    .option(
       '--file <path>',
       'YAML/JSON list of chargers with the same keys in camelCase ' +
         '(id, url, connectors, maxPowerW, plug, replugAfter, ...); other flags act as defaults',
@@ -119,6 +126,7 @@ function flagsToConfig(flags: CliFlags): Record<string, unknown> {
     remoteStart: flags.remoteStart,
     vendor: flags.vendor,
     model: flags.model,
+    personality: flags.personality,
     plug: flags.plug.length > 0 ? flags.plug : undefined,
   };
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
@@ -158,9 +166,16 @@ async function main(cli: SimulatorCli): Promise<void> {
     event: (line: EventLine) => printLine(process.stdout, line),
     problem: (line: EventLine) => printLine(process.stderr, line),
   };
-  const runners = configs.map(
-    (config) => new SimulatorRunner(config, output, cli.create, flags.trace),
-  );
+  let runners: SimulatorRunner[];
+  try {
+    runners = configs.map((config) => new SimulatorRunner(config, output, cli.create, flags.trace));
+  } catch (error) {
+    // Options the schema cannot judge alone, e.g. a personality of the other protocol version.
+    if (!(error instanceof RangeError)) throw error;
+    console.error(`error: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
 
   let shuttingDown = false;
   // `on`, not `once`: timeout(1) and terminals signal the whole group, so a second signal can

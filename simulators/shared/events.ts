@@ -138,6 +138,13 @@ export interface MeterValuesEvent<P extends ProtocolFlavour = AnyProtocol> {
   socPercent?: number;
 }
 
+/** A SetChargingProfile the charger accepted; applied: its limit now holds the power. */
+export interface ChargingProfileEvent {
+  connectorId: number;
+  purpose: string;
+  applied: boolean;
+}
+
 export interface ConfigurationChangedEvent {
   /** 1.6 configuration key; 2.0.1 "Component.Variable". */
   key: string;
@@ -175,6 +182,7 @@ export interface ChargePointEvents<P extends ProtocolFlavour = AnyProtocol> {
   remoteStop: [RemoteStopEvent<P>];
   meterValues: [MeterValuesEvent<P>];
   configurationChanged: [ConfigurationChangedEvent];
+  chargingProfile: [ChargingProfileEvent];
   reset: [ResetEvent<P>];
   /** Recoverable problems (failed calls, timeouts); deliberately not 'error', which throws. */
   warning: [WarningEvent];

@@ -33,6 +33,8 @@ export abstract class MeteredOutlet {
   private vehicleSpec?: VehicleSpec;
   private soc = 0;
   private registerExactWh: number;
+  // A charging profile's limit (W); undefined: none.
+  private profileLimitW?: number;
   // Monotonic clock, so wall-clock adjustments cannot create or destroy energy.
   private lastAccrualMs = performance.now();
 
@@ -69,7 +71,24 @@ export abstract class MeteredOutlet {
   }
 
   get delivering(): boolean {
-    return this.powered && this.vehicleSpec !== undefined && this.chargingAllowed && this.soc < 100;
+    return (
+      this.powered &&
+      this.vehicleSpec !== undefined &&
+      this.chargingAllowed &&
+      this.soc < 100 &&
+      this.profileLimitW !== 0
+    );
+  }
+
+  /** The register to a tenth of a Wh, as a meter with a decimal display shows it. */
+  get registerTenthsWh(): number {
+    return Math.floor(this.registerExactWh * 10) / 10;
+  }
+
+  /** A charging profile limits the power (0 stops energy); undefined lifts the limit. */
+  limitPower(limitW: number | undefined): void {
+    this.accrue();
+    this.profileLimitW = limitW === undefined ? undefined : Math.max(0, limitW);
   }
 
   get powerW(): number {
@@ -129,8 +148,12 @@ export abstract class MeteredOutlet {
 
   private curve(): ChargeCurve | undefined {
     if (!this.vehicleSpec) return undefined;
+    const limit = this.profileLimitW;
     return {
-      chargerMaxPowerW: this.chargerMaxPowerW,
+      chargerMaxPowerW:
+        limit === undefined || limit <= 0
+          ? this.chargerMaxPowerW
+          : Math.min(limit, this.chargerMaxPowerW),
       vehicleMaxPowerW: this.vehicleSpec.maxPowerW,
       batteryKwh: this.vehicleSpec.batteryKwh,
     };

@@ -36,6 +36,8 @@ export interface RpcClientSettings {
   tls?: ClientTls;
   reconnect: boolean;
   callTimeoutMs: number;
+  /** Validate frames both ways against the schemas (false for firmware that bends them). */
+  strict: boolean;
 }
 
 export function createRpcClient(settings: RpcClientSettings): RpcClient {
@@ -45,7 +47,7 @@ export function createRpcClient(settings: RpcClientSettings): RpcClient {
     protocols: [settings.protocol],
     // Strict mode validates both directions, so a schema-invalid message is a simulator bug
     // that surfaces as a rejected call instead of confusing the central system.
-    strictMode: true,
+    strictMode: settings.strict,
     password: settings.password ?? null,
     reconnect: settings.reconnect,
     callTimeoutMs: settings.callTimeoutMs,
@@ -61,12 +63,15 @@ export type IncomingHandler<In extends CallMap<In>, M extends keyof In> = (
 ) => Promise<In[M]['conf'] | typeof NO_REPLY>;
 
 /** A typed `client.handle` for the calls of one protocol version. */
-export function handlerRegistrar<In extends CallMap<In>>(client: RpcClient) {
+export function handlerRegistrar<In extends CallMap<In>>(
+  client: RpcClient,
+  reshape: (method: string, result: unknown) => unknown = (_method, result) => result,
+) {
   return <M extends keyof In & string>(method: M, handler: IncomingHandler<In, M>): void => {
     client.handle(method, async ({ params }) => {
-      // Strict mode has already validated params against the request schema.
+      // The central system's frames are schema-valid (strict mode checks them where enabled).
       const result = await handler(params as In[M]['req']);
-      return result as Record<string, unknown>;
+      return (result === NO_REPLY ? result : reshape(method, result)) as Record<string, unknown>;
     });
   };
 }

@@ -141,6 +141,7 @@ export class SimulatorRunner {
     forward('vehicleFull');
     forward('transactionStopped');
     forward('configurationChanged');
+    forward('chargingProfile');
     forward('reset');
     cp.on('meterValues', (meter) => {
       const now = Date.now();

@@ -14,7 +14,7 @@ import { openDatabase } from '../../src/store/database.js';
 export const API_KEY = 'fgk_test_fleet_key_000000000000000001';
 export const OTHER_API_KEY = 'fgk_test_other_fleet_key_0000000000002';
 export const CHARGER_PASSWORD = 'test-charger-password-01';
-const PASSWORD_HASH = hashPassword(CHARGER_PASSWORD);
+export const PASSWORD_HASH = hashPassword(CHARGER_PASSWORD);
 
 /** Real time plus an offset the test moves forward: token expiry without sleeping. */
 export class ManualClock implements Clock {

@@ -1,3 +1,5 @@
+import { Personality, QUEUED_BURST_SAMPLES } from '../../simulators/shared/personalities.js';
+import { WireQuirks } from '../../simulators/shared/wire-quirks.js';
 import { CHARGER_PASSWORD } from '../helpers/gateway.js';
 import { rawCharger, type RawClient } from '../helpers/raw-charger.js';
 import {
@@ -42,6 +44,11 @@ export class SimCharger {
   /** 1.6: the last stop it sent with transactionId 0 / -1 (it lost that transaction's id). */
   lastLostIdStop: { tx: ChargerTx; idTag: string | undefined; meterStop: number } | null = null;
   private txCount = 0;
+  /** How this charger's firmware puts the frames on the wire (the simulators' personalities). */
+  private readonly wire: WireQuirks;
+  private readonly personality: Personality;
+  /** queued-burst: meter values still to hold back as if offline, then replayed at once. */
+  private heldMeters = 0;
   private startWaiter: ((p: PendingStart) => void) | null = null;
   private closeWaiter: (() => void) | null = null;
 
@@ -50,7 +57,10 @@ export class SimCharger {
     readonly protocol: 'ocpp1.6' | 'ocpp2.0.1',
     connectorIds: string[],
     private readonly delivered: Delivered,
+    personality: readonly string[] = [],
   ) {
+    this.personality = Personality.parse(personality, protocol);
+    this.wire = new WireQuirks(protocol, this.personality, 'MoneySim');
     for (const id of connectorIds) {
       this.connectors.set(id, { register: 10_000, tx: null, tokens: [], status: 'Available' });
     }
@@ -93,7 +103,7 @@ export class SimCharger {
           answer: (reply) => {
             this.pending.splice(this.pending.indexOf(pending), 1);
             if (reply === 'callerror') reject(new Error('charger refuses the frame'));
-            else resolve(reply);
+            else resolve(this.wire.result('RemoteStart', reply) as Record<string, string>);
           },
         };
         this.pending.push(pending);
@@ -104,7 +114,9 @@ export class SimCharger {
     const remoteStop = ({ params }: { params?: unknown }) => {
       const ref = String((params as { transactionId: number | string }).transactionId);
       for (const c of this.connectors.values()) if (c.tx?.ref === ref) c.tx.stopRequested = true;
-      return Promise.resolve({ status: 'Accepted' });
+      return Promise.resolve(
+        this.wire.result('RemoteStop', { status: 'Accepted' }) as Record<string, string>,
+      );
     };
     client.handle('RemoteStartTransaction', remoteStart);
     client.handle('RequestStartTransaction', remoteStart);
@@ -160,12 +172,24 @@ export class SimCharger {
 
   /** Sends now when online, else queues it (a transaction message) or drops it (anything else). */
   async send(msg: ChargerMsg): Promise<void> {
-    if (!this.client) {
+    const held = msg.kind === 'meter' && this.heldMeters > 0;
+    if (held) this.heldMeters -= 1;
+    if (!this.client || (held && this.heldMeters > 0)) {
       if (msg.kind === 'start' || msg.kind === 'meter' || msg.kind === 'stop') {
         msg.offline = true;
         this.queue.push(msg);
       }
       return;
+    }
+    // queued-burst: the link comes "back" (the last held sample, or a start or stop that cannot
+    // wait): what it held goes first, in the order it was measured.
+    const burst = this.personality.has('queued-burst') && this.queue.length > 0;
+    if (burst && msg.kind !== 'boot' && msg.kind !== 'status') {
+      this.heldMeters = 0;
+      for (const queued of this.queue.splice(0)) await this.send(queued);
+    }
+    if (msg.kind === 'start' && this.personality.has('queued-burst')) {
+      this.heldMeters = QUEUED_BURST_SAMPLES;
     }
     const frame = this.frame(msg);
     const reply = await this.client.call(frame.method, frame.params);
@@ -205,7 +229,8 @@ export class SimCharger {
 
   private frame(msg: ChargerMsg): Frame {
     const now = new Date().toISOString();
-    return this.protocol === 'ocpp1.6' ? frame16(msg, now) : frame201(msg, now);
+    const frame = this.protocol === 'ocpp1.6' ? frame16(msg, now) : frame201(msg, now);
+    return { ...frame, params: this.wire.request(frame.method, frame.params) as Frame['params'] };
   }
 }
 

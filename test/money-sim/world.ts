@@ -27,6 +27,39 @@ export const STOP_GRACE_SECONDS = 60;
 /** After a restart, how long a half-way session waits for its charger (not a multiple of the others). */
 export const RECOVERY_WAIT_SECONDS = 37;
 
+/**
+ * Firmware personalities (the simulators' names) a run's chargers get: the deviations that matter
+ * to money. Each entry is one charger's set; 'well-behaved' is the empty set.
+ */
+export const MONEY_PERSONALITIES: Record<ChargerKey, readonly (readonly string[])[]> = {
+  'CP-1': [
+    [],
+    ['numeric-values'],
+    ['no-txid-meter'],
+    ['kwh-register', 'lowercase-units'],
+    ['vendor-fields'],
+    ['clock-skew'],
+    ['queued-burst'],
+    ['numeric-values', 'no-txid-meter', 'clock-skew=-3', 'vendor-fields'],
+  ],
+  'CP-AC': [
+    [],
+    ['kwh-register', 'lowercase-units'],
+    ['vendor-fields'],
+    ['clock-skew'],
+    ['queued-burst'],
+    ['clock-skew=-3', 'vendor-fields', 'queued-burst'],
+  ],
+};
+
+export type ChargerPersonalities = Record<ChargerKey, readonly string[]>;
+
+const WELL_BEHAVED: ChargerPersonalities = { 'CP-1': [], 'CP-AC': [] };
+
+function show(personality: readonly string[]): string {
+  return personality.length === 0 ? 'well-behaved' : personality.join(',');
+}
+
 /** Real-time bound for anything the simulation waits on: a hang is a failure, not a stall. */
 const WAIT_MS = 15_000;
 
@@ -50,19 +83,25 @@ export class World {
   /** Steps run, by kind. */
   readonly stats = new Map<string, number>();
 
-  private constructor(readonly t: TestGateway) {
+  private constructor(
+    readonly t: TestGateway,
+    readonly personalities: ChargerPersonalities,
+  ) {
     const delivered = (
       c: SimCharger,
       msg: Parameters<ChargerRules['delivered']>[1],
       reply: unknown,
     ) => this.rules.delivered(c.key, msg, reply);
     this.chargers = {
-      'CP-1': new SimCharger('CP-1', 'ocpp1.6', ['1', '2'], delivered),
-      'CP-AC': new SimCharger('CP-AC', 'ocpp2.0.1', ['1'], delivered),
+      'CP-1': new SimCharger('CP-1', 'ocpp1.6', ['1', '2'], delivered, personalities['CP-1']),
+      'CP-AC': new SimCharger('CP-AC', 'ocpp2.0.1', ['1'], delivered, personalities['CP-AC']),
     };
+    this.trace.push(
+      `personalities: CP-1 ${show(personalities['CP-1'])}, CP-AC ${show(personalities['CP-AC'])}`,
+    );
   }
 
-  static async create(): Promise<World> {
+  static async create(personalities: ChargerPersonalities = WELL_BEHAVED): Promise<World> {
     const t = await startTestGateway({
       // ocpp-rpc times its calls on the real clock, which no step controls: long enough never to
       // fire during a run. A charger that never answers is modelled as one whose link drops.
@@ -94,7 +133,7 @@ export class World {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     });
-    const w = new World(t);
+    const w = new World(t, personalities);
     for (const key of CHARGER_KEYS) await w.connect(key);
     for (const driver of DRIVER_KEYS) {
       const res = await w.mint(driver);

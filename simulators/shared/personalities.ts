@@ -1,0 +1,128 @@
+import type { OcppProtocol } from './rpc-client.js';
+
+/**
+ * Firmware personalities: the ways real chargers deviate from the spec's examples, named by
+ * behaviour. A charger can have several; the default (none) is the well-behaved charger.
+ */
+export const PERSONALITIES = {
+  'numeric-values': { protocols: ['ocpp1.6'], about: '1.6 sampled values as JSON numbers' },
+  'lowercase-units': { protocols: 'both', about: 'energy and power units in lower case (wh, kwh)' },
+  'decimal-meter-start': { protocols: ['ocpp1.6'], about: 'meterStart with a decimal fraction' },
+  'vendor-fields': { protocols: 'both', about: 'extra fields in requests and CALLRESULTs' },
+  'vendor-stop-reason': { protocols: 'both', about: 'stop reasons outside the enumeration' },
+  'no-txid-meter': { protocols: ['ocpp1.6'], about: 'MeterValues without transactionId' },
+  'connector-zero-meter': { protocols: ['ocpp1.6'], about: 'transaction samples on connector 0' },
+  'register-only': { protocols: 'both', about: 'samples only the register; refuses other lists' },
+  'interval-energy': {
+    protocols: 'both',
+    about: 'Energy.Active.Import.Interval, not the register',
+  },
+  'per-phase': { protocols: 'both', about: 'energy and power as L1/L2/L3 values, no total' },
+  'kwh-register': { protocols: 'both', about: 'the register in kWh' },
+  'no-meter-start': { protocols: 'both', about: '1.6 meterStart 0; 2.0.1 Started without meter' },
+  'no-energy': { protocols: 'both', about: 'no energy in samples during the transaction' },
+  'clock-skew': { protocols: 'both', about: 'clock off by hours (clock-skew=<hours>, default 2)' },
+  'no-millis-timestamps': { protocols: 'both', about: 'timestamps without milliseconds' },
+  'queued-burst': { protocols: 'both', about: "queues samples 'offline', replays them in a burst" },
+  'ignores-stop': { protocols: 'both', about: 'answers remote stops Accepted, keeps charging' },
+  'rejects-stop': { protocols: 'both', about: 'answers remote stops Rejected' },
+  'ignores-profile': { protocols: 'both', about: 'accepts SetChargingProfile, ignores it' },
+  'obeys-profile': { protocols: 'both', about: 'applies a TxProfile power limit (0 W stops)' },
+  'forgets-transaction-on-reboot': {
+    protocols: 'both',
+    about: 'after a reset or power cut, never reports the end of the running transaction',
+  },
+  'local-start': {
+    protocols: 'both',
+    about: 'starts with its own RFID idTag at plug-in (local-start=<idTag>)',
+  },
+  'late-finishing': { protocols: ['ocpp1.6'], about: 'Finishing only after StopTransaction' },
+} as const satisfies Record<string, { protocols: 'both' | readonly OcppProtocol[]; about: string }>;
+
+export type PersonalityName = keyof typeof PERSONALITIES;
+
+export const PERSONALITY_NAMES = Object.keys(PERSONALITIES) as PersonalityName[];
+
+const DEFAULT_CLOCK_SKEW_HOURS = 2;
+export const DEFAULT_LOCAL_ID_TAG = 'RFID-LOCAL-01';
+/** Samples a queued-burst charger holds back before replaying them. */
+export const QUEUED_BURST_SAMPLES = 3;
+
+const CONFLICTS: readonly [PersonalityName, PersonalityName][] = [
+  ['ignores-stop', 'rejects-stop'],
+  ['ignores-profile', 'obeys-profile'],
+  ['interval-energy', 'kwh-register'],
+  ['no-energy', 'interval-energy'],
+];
+
+/** A charger's personalities, parsed and checked against its protocol. */
+export class Personality {
+  readonly clockSkewMs: number;
+  readonly localIdTag: string;
+
+  private constructor(
+    private readonly names: ReadonlySet<PersonalityName>,
+    clockSkewHours: number,
+    localIdTag: string,
+  ) {
+    this.clockSkewMs = names.has('clock-skew') ? clockSkewHours * 3_600_000 : 0;
+    this.localIdTag = localIdTag;
+  }
+
+  static readonly none = new Personality(new Set(), 0, DEFAULT_LOCAL_ID_TAG);
+
+  /**
+   * Entries like "numeric-values", "clock-skew=-5", "local-start=CARD42"; a single string may
+   * list several separated by commas. Throws a RangeError naming the offending entry.
+   */
+  static parse(entries: readonly string[], protocol: OcppProtocol): Personality {
+    const names = new Set<PersonalityName>();
+    let clockSkewHours = DEFAULT_CLOCK_SKEW_HOURS;
+    let localIdTag = DEFAULT_LOCAL_ID_TAG;
+    const split = entries.flatMap((entry) => entry.split(',')).map((entry) => entry.trim());
+    for (const entry of split.filter((part) => part.length > 0)) {
+      const equals = entry.indexOf('=');
+      const name = equals < 0 ? entry : entry.slice(0, equals).trim();
+      const value = equals < 0 ? undefined : entry.slice(equals + 1).trim();
+      if (!isPersonalityName(name)) {
+        throw new RangeError(
+          `unknown personality "${name}" (known: ${PERSONALITY_NAMES.join(', ')})`,
+        );
+      }
+      const { protocols } = PERSONALITIES[name];
+      if (protocols !== 'both' && !(protocols as readonly string[]).includes(protocol)) {
+        throw new RangeError(`personality ${name} applies to ${protocols.join(', ')} only`);
+      }
+      if (value !== undefined) {
+        if (name === 'clock-skew' && value !== '' && Number.isFinite(Number(value))) {
+          clockSkewHours = Number(value);
+        } else if (name === 'local-start' && /^[\x21-\x7e]{1,20}$/.test(value)) {
+          localIdTag = value;
+        } else throw new RangeError(`personality ${name} takes no value "${value}"`);
+      }
+      names.add(name);
+    }
+    for (const [a, b] of CONFLICTS) {
+      if (names.has(a) && names.has(b))
+        throw new RangeError(`personalities ${a} and ${b} conflict`);
+    }
+    return new Personality(names, clockSkewHours, localIdTag);
+  }
+
+  has(name: PersonalityName): boolean {
+    return this.names.has(name);
+  }
+
+  get list(): PersonalityName[] {
+    return [...this.names];
+  }
+
+  /** The charger sends what its schema forbids, so it must not validate its own frames. */
+  get bendsTheSchema(): boolean {
+    return this.names.size > 0;
+  }
+}
+
+export function isPersonalityName(name: string): name is PersonalityName {
+  return Object.hasOwn(PERSONALITIES, name);
+}
