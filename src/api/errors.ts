@@ -21,11 +21,13 @@ export const CHARGING_ERROR_STATUS: Record<ChargingErrorCode, { status: number; 
   connector_unavailable: { status: 409, code: 'connector_unavailable' },
   charger_offline: { status: 503, code: 'charger_offline' },
   charger_rejected: { status: 409, code: 'charger_rejected' },
+  charger_unmetered: { status: 409, code: 'charger_unmetered' },
   charger_timeout: { status: 504, code: 'charger_timeout' },
   insufficient_balance: { status: 402, code: 'insufficient_balance' },
   invalid_amount: { status: 400, code: 'invalid_request' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   idempotency_key_in_progress: { status: 409, code: 'idempotency_key_in_progress' },
+  gateway_draining: { status: 503, code: 'gateway_draining' },
 };
 
 export function sendError(

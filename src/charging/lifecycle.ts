@@ -407,7 +407,8 @@ export class SessionLifecycle implements ChargerEvents {
   }
 }
 
-function trackOf(s: Session): MeterTrack {
+/** A session's meter track as stored on its row. */
+export function trackOf(s: Session): MeterTrack {
   const startWh = s.meterStartWh ?? 0;
   return {
     segmentStartWh: s.meterSegmentStartWh ?? startWh,

@@ -9,10 +9,13 @@ import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
-import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
+import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
+import { ChargerDeviations } from './deviations.js';
+import { edgeConnection } from './edge.js';
+import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
 import {
   ChargerOfflineError,
@@ -21,11 +24,12 @@ import {
   type ChargerSettings,
   type CommandOutcome,
   type ConnectorView,
+  type MeteringCapability,
   type StartRequest,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, validatedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, type RpcConnection } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -82,6 +86,9 @@ export class CentralSystem implements ChargerCommands {
   private readonly connections = new Map<string, Connection>();
   private readonly connectorState: ConnectorStateStore;
   private readonly eventLog: OcppEventLog;
+  /** What chargers send that departs from the schemas and was accepted (for the operator). */
+  readonly deviations: ChargerDeviations;
+  private readonly metering: ChargerMetering;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
@@ -90,6 +97,8 @@ export class CentralSystem implements ChargerCommands {
   constructor(private readonly opts: CentralSystemOptions) {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
+    this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
+    this.metering = new ChargerMetering(opts.db, opts.clock);
     this.throttle = new AuthThrottle({
       initialMs: opts.authFailureDelay.initialMs,
       maxMs: opts.authFailureDelay.maxMs,
@@ -97,7 +106,8 @@ export class CentralSystem implements ChargerCommands {
     });
     this.server = new RPCServer({
       protocols: [...ADAPTERS.keys()],
-      strictMode: true,
+      // Tolerant in, strict out: edge.ts repairs and validates each frame itself.
+      strictMode: false,
       callTimeoutMs: opts.callTimeoutMs,
       pingIntervalMs: opts.pingIntervalMs,
       respondWithDetailedErrors: false,
@@ -185,6 +195,10 @@ export class CentralSystem implements ChargerCommands {
     return this.connections.has(chargerId);
   }
 
+  meteringCapability(chargerId: string): MeteringCapability {
+    return this.metering.capability(chargerId);
+  }
+
   onlineCount(): number {
     return this.connections.size;
   }
@@ -251,23 +265,28 @@ export class CentralSystem implements ChargerCommands {
     }
     const protocol = raw.protocol || ASSUMED_PROTOCOL;
     const adapter = ADAPTERS.get(protocol);
-    if (!adapter) throw new Error(`no adapter for ${protocol}`);
+    const normalizer = NORMALIZERS.get(protocol);
+    if (!adapter || !normalizer) throw new Error(`no adapter for ${protocol}`);
+    const reports = this.reportsFor(chargerId);
+    const internalError = (method: string, err: unknown) =>
+      this.opts.log.error({ chargerId, method, err }, 'ocpp handler failed: InternalError sent');
     const session = adapter({
       chargerId,
       rpc: guardedConnection(
-        raw.protocol ? client : validatedConnection(client, protocol),
-        (method, err) =>
-          this.opts.log.error(
-            { chargerId, method, err },
-            'ocpp handler failed: InternalError sent',
-          ),
+        edgeConnection(client, protocol, normalizer, {
+          deviation: reports.deviation,
+          notUnderstood: (method, problem, payload) =>
+            reports.noted(method, `not understood: ${problem}`, payload),
+          ourMistake: internalError,
+        }),
+        internalError,
       ),
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
       log: this.opts.log,
       events: () => this.requireEvents(),
-      reports: this.reportsFor(chargerId),
+      reports,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
@@ -342,6 +361,11 @@ export class CentralSystem implements ChargerCommands {
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
+      deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
+      metering: (measurands) => {
+        this.metering.record(chargerId, measurands);
+        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+      },
     };
   }
 

@@ -5,6 +5,8 @@ import { schemaV3Uplink } from './schema-v3-uplink.js';
 import { schemaV4Money } from './schema-v4-money.js';
 import { schemaV5Meter } from './schema-v5-meter.js';
 import { schemaOperator } from './schema-operator.js';
+import { schemaFieldEdge } from './schema-field-edge.js';
+import { schemaOperations } from './schema-operations.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -14,6 +16,8 @@ const migrations: readonly string[] = [
   schemaV4Money,
   schemaV5Meter,
   schemaOperator,
+  schemaFieldEdge,
+  schemaOperations,
 ];
 
 export function migrate(db: Db): void {
