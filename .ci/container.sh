@@ -4,7 +4,7 @@
 #  1. builds a local stand-in for node:24-bookworm-slim when missing (../shared/container/make-node-base.sh),
 #  2. builds the image, prints its size,
 #  3. runs the gateway in it with a mounted config and a named volume, published on 127.0.0.1 only,
-#  4. seeds it, runs the image's HEALTHCHECK (podman healthcheck run),
+#  4. waits for the image's HEALTHCHECK (podman healthcheck run), seeds it,
 #  5. drives one paid session: a simulated OCPP 2.0.1 charger on the host connects to the published
 #     port, the session is minted, quoted and started over the API, charges, and settles,
 #  6. stops the container with SIGTERM: it must exit 0 promptly and log "gateway stopped",
@@ -98,8 +98,10 @@ session_state() {
 echo "== run, seed, health check"
 podman volume create "$VOLUME" >/dev/null
 run_gateway "$NAME"
-podman exec "$NAME" node dist/cli.js seed /etc/fleet-gateway/seed.json
+# Seed once the gateway answers, i.e. has migrated the new database: a seed racing the gateway's
+# first migration on an empty file can fail with "table ... already exists".
 wait_healthy "$NAME"
+podman exec "$NAME" node dist/cli.js seed /etc/fleet-gateway/seed.json
 podman healthcheck run "$NAME" && echo "podman healthcheck run: healthy"
 
 echo "== one paid session through the published port"
