@@ -11,10 +11,12 @@ import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
 import type { GatewayConfig } from './config/schema.js';
 import { SiteDirectory } from './config/site.js';
+import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
+import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { CentralSystem } from './ocpp/central-system.js';
@@ -60,6 +62,7 @@ export async function startGateway(
   const outbox = new Outbox(db);
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
+  const admin = new FleetAdmin(roster, wallet);
   const sessions = new SessionStore(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
@@ -70,8 +73,8 @@ export async function startGateway(
     clock,
     log,
     outbox,
-    wallet,
     roster,
+    admin,
     apiKeys,
     telematics,
   });
@@ -162,6 +165,8 @@ export async function startGateway(
     audit: new AuditTrail(db),
     roster,
     wallet,
+    admin,
+    requests: new OperatorRequests(db),
     apiKeys,
     chargers: central,
     settings: {

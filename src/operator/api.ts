@@ -3,6 +3,7 @@ import type { ApiKeys } from '../auth/api-keys.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
 import { createJsonServer } from '../api/server.js';
+import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
@@ -12,6 +13,7 @@ import type { Db } from '../store/database.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
 import { authenticate } from './guard.js';
+import type { OperatorRequests } from './requests.js';
 
 /** Where the operator API lives: every route a module registers is under it. */
 export const OPERATOR_PREFIX = '/admin/v1';
@@ -25,6 +27,8 @@ export interface OperatorDeps {
   audit: AuditTrail;
   roster: Roster;
   wallet: Wallet;
+  admin: FleetAdmin;
+  requests: OperatorRequests;
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;
