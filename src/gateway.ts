@@ -9,6 +9,7 @@ import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
+import { SessionViews } from './charging/session-view.js';
 import type { GatewayConfig } from './config/schema.js';
 import { SiteDirectory } from './config/site.js';
 import { FleetAdmin } from './fleet/admin.js';
@@ -16,6 +17,8 @@ import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
+import { LiveMeters } from './operator/live-meters.js';
+import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
@@ -64,6 +67,7 @@ export async function startGateway(
   const roster = new Roster(db);
   const admin = new FleetAdmin(roster, wallet);
   const sessions = new SessionStore(db);
+  const sessionViews = new SessionViews(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
   const telematics = new Telematics(db);
@@ -111,7 +115,8 @@ export async function startGateway(
     stopGraceMs: config.sessions.stopGraceSeconds * 1000,
     silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
   });
-  central.setEvents(lifecycle);
+  const live = new LiveMeters();
+  central.setEvents(live.observe(lifecycle));
   const charging = new Charging({
     db,
     clock,
@@ -155,6 +160,7 @@ export async function startGateway(
     driverTokens: new DriverTokens(db, clock, config.tokens.driverTokenTtlSeconds),
     roster,
     charging,
+    sessionViews,
     health,
   });
   const operatorDeps: OperatorDeps = {
@@ -169,6 +175,9 @@ export async function startGateway(
     requests: new OperatorRequests(db),
     apiKeys,
     chargers: central,
+    site,
+    live,
+    read: new SiteReadModel(db),
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { DriverTokens } from '../auth/driver-tokens.js';
 import type { Charging } from '../charging/charging.js';
+import type { SessionViews } from '../charging/session-view.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -22,6 +23,7 @@ export interface ApiDeps {
   driverTokens: DriverTokens;
   roster: Roster;
   charging: Charging;
+  sessionViews: SessionViews;
   health: () => Record<string, unknown>;
 }
 

@@ -44,6 +44,10 @@ export class SiteDirectory {
     }
   }
 
+  all(): SiteCharger[] {
+    return [...this.chargers.values()];
+  }
+
   charger(id: string): SiteCharger | undefined {
     return this.chargers.get(id);
   }

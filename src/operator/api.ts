@@ -5,6 +5,7 @@ import { sendError } from '../api/errors.js';
 import { createJsonServer } from '../api/server.js';
 import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
+import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -13,6 +14,8 @@ import type { Db } from '../store/database.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
 import { authenticate } from './guard.js';
+import type { LiveMeters } from './live-meters.js';
+import type { SiteReadModel } from './read-model.js';
 import type { OperatorRequests } from './requests.js';
 
 /** Where the operator API lives: every route a module registers is under it. */
@@ -32,6 +35,9 @@ export interface OperatorDeps {
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;
+  site: SiteDirectory;
+  live: LiveMeters;
+  read: SiteReadModel;
   settings: {
     siteId: string;
     maxAmount: number;

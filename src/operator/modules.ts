@@ -1,5 +1,6 @@
 import type { OperatorRoutes } from './api.js';
 import { registerMoneyRoutes } from './money-routes.js';
+import { registerReadRoutes } from './read-routes.js';
 import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 
@@ -9,6 +10,7 @@ import { registerSiteRoutes } from './site-routes.js';
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSiteRoutes,
+  registerReadRoutes,
   registerMoneyRoutes,
   registerRosterRoutes,
 ];
