@@ -463,7 +463,14 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
     async (request) => {
       const q = request.query as LedgerFilter & { cursor?: string; limit?: string };
       const [before, n] = pageArgs(q);
-      const { cursor: _c, limit: _l, ...filter } = q;
+      const filter: LedgerFilter = {
+        driverId: q.driverId,
+        fleetId: q.fleetId,
+        kind: q.kind,
+        sessionId: q.sessionId,
+        from: q.from,
+        to: q.to,
+      };
       return read.ledger(filter, before, n);
     },
   );
