@@ -11,6 +11,7 @@ import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
 import { SessionViews } from './charging/session-view.js';
 import type { GatewayConfig } from './config/schema.js';
+import { ChargerRegistry } from './config/charger-registry.js';
 import { SiteDirectory } from './config/site.js';
 import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
@@ -62,6 +63,8 @@ export async function startGateway(
   const log = options.log ?? createLogger(config.log.level);
   const db = openDatabase(config.database.path);
   const site = new SiteDirectory(config);
+  const chargerRegistry = new ChargerRegistry(db, site);
+  chargerRegistry.syncFromConfig(config.chargers, clock.now());
   const outbox = new Outbox(db);
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
@@ -176,12 +179,18 @@ export async function startGateway(
     apiKeys,
     chargers: central,
     site,
+    chargerRegistry,
+    disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,
     read: new SiteReadModel(db),
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,
       apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
+      chargerTls: {
+        tls: config.ocpp.tls !== undefined || config.http.tls !== undefined,
+        clientCa: config.ocpp.tls?.ca !== undefined,
+      },
     },
     health,
   };

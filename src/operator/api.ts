@@ -5,6 +5,7 @@ import { sendError } from '../api/errors.js';
 import { createJsonServer } from '../api/server.js';
 import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
+import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
@@ -36,12 +37,17 @@ export interface OperatorDeps {
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;
   site: SiteDirectory;
+  chargerRegistry: ChargerRegistry;
+  /** Ends a charger's live connection (retired); false when it had none. */
+  disconnect: (chargerId: string, reason: string) => boolean;
   live: LiveMeters;
   read: SiteReadModel;
   settings: {
     siteId: string;
     maxAmount: number;
     apiKeyOverlapHours: number;
+    /** What the listeners offer chargers: profile 2 needs TLS, profile 3 a client CA. */
+    chargerTls: { tls: boolean; clientCa: boolean };
   };
   health: () => Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
 import type { OperatorRoutes } from './api.js';
+import { registerChargerAdminRoutes } from './charger-admin-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerRosterRoutes } from './roster-routes.js';
@@ -13,4 +14,5 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerReadRoutes,
   registerMoneyRoutes,
   registerRosterRoutes,
+  registerChargerAdminRoutes,
 ];
