@@ -2,6 +2,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
+import { openApiDocument, serveOpenApi } from './api/openapi.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
@@ -202,6 +203,9 @@ export async function startGateway(
       })
     : undefined;
   if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  const document = () => openApiDocument(api, operatorApi);
+  serveOpenApi(api, document);
+  if (operatorApi) serveOpenApi(operatorApi, document);
 
   central.attach(api.server);
   await api.listen({ host: config.http.host, port: config.http.port });

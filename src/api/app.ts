@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import { sendError } from './errors.js';
+import { collectOpenApi } from './openapi.js';
 import { registerRoutes } from './routes.js';
 import { createJsonServer } from './server.js';
 
@@ -29,6 +30,7 @@ export interface ApiDeps {
 
 export function buildApi(deps: ApiDeps): FastifyInstance {
   const app = createJsonServer(deps);
+  collectOpenApi(app);
 
   const knownPaths = new Set([
     '/v1/driver-tokens',
@@ -50,6 +52,6 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
   });
 
-  registerRoutes(app, deps);
+  void app.register(async (scope) => registerRoutes(scope, deps));
   return app;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
+import { collectOpenApi } from '../api/openapi.js';
 import { createJsonServer } from '../api/server.js';
 import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
@@ -113,6 +114,7 @@ export function buildOperatorServer(
   options: { tls: TlsMaterial | undefined; bodyLimitBytes: number },
 ): FastifyInstance {
   const app = createJsonServer({ log: deps.log, ...options });
+  collectOpenApi(app);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
