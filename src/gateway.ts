@@ -65,7 +65,9 @@ export async function startGateway(
   const db = openDatabase(config.database.path);
   const site = new SiteDirectory(config);
   const chargerRegistry = new ChargerRegistry(db, site);
-  chargerRegistry.syncFromConfig(config.chargers, clock.now());
+  const retiredInConfig = chargerRegistry.syncFromConfig(config.chargers, clock.now());
+  if (retiredInConfig.length > 0)
+    log.warn({ chargerIds: retiredInConfig }, 'chargers in the config file were retired: refused');
   const outbox = new Outbox(db);
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);

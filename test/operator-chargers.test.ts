@@ -189,5 +189,14 @@ describe('chargers at runtime, without a restart', () => {
     const again = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-NEW/retire');
     expect(again.status).toBe(404);
     expect(errorCode(again)).toBe('charger_not_found');
+    // An id is never reused: its sessions and events keep meaning one charger.
+    const readd = await op(t.gw.operatorUrl, operator, 'POST', '/chargers', {
+      id: 'CP-NEW',
+      securityProfile: 1,
+      password: FIRST,
+      connectors: [{ id: '1', tariff: 'ac' }],
+    });
+    expect(readd.status).toBe(409);
+    expect(errorCode(readd)).toBe('charger_exists');
   });
 });

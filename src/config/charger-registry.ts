@@ -65,7 +65,7 @@ export class ChargerRegistry {
     );
     this.updateStmt = db.prepare(
       `UPDATE site_chargers SET security_profile = ?, connectors = ?, source = ?, config_fingerprint = ?,
-         updated_at = ?, retired_at = NULL WHERE id = ?`,
+         updated_at = ? WHERE id = ?`,
     );
     this.retireStmt = db.prepare(
       'UPDATE site_chargers SET retired_at = ?, updated_at = ? WHERE id = ? AND retired_at IS NULL',
@@ -85,48 +85,37 @@ export class ChargerRegistry {
   }
 
   /**
-   * Applies the config file: new entries are added, changed ones replace what the database held
-   * (a changed passwordHash ends the others at once), entries gone from the file retire the
-   * chargers they had added. Then the directory is loaded from the database.
+   * Applies the config file: a new entry adds its charger, a changed one replaces what the
+   * database held (its passwordHash becomes the only password, ending any rotated one), an
+   * unchanged one leaves the database alone. A config charger missing from the file is not loaded
+   * (it comes back with its entry); a retired charger stays retired. Then the directory is loaded.
    */
-  syncFromConfig(chargers: readonly ConfigCharger[], nowMs: number): void {
+  syncFromConfig(chargers: readonly ConfigCharger[], nowMs: number): string[] {
     const at = new Date(nowMs).toISOString();
+    const listed = new Set(chargers.map((c) => c.id));
+    const ignored: string[] = [];
     this.db.transaction(() => {
-      const listed = new Set<string>();
       for (const c of chargers) {
-        listed.add(c.id);
         const print = fingerprint(c);
         const row = this.getStmt.get(c.id);
-        if (row && row.source === 'config' && row.config_fingerprint === print && !row.retired_at)
+        if (row?.retired_at) {
+          ignored.push(c.id);
           continue;
-        if (row)
-          this.updateStmt.run(
-            c.securityProfile,
-            JSON.stringify(c.connectors),
-            'config',
-            print,
-            at,
-            c.id,
-          );
-        else
-          this.insertStmt.run(
-            c.id,
-            c.securityProfile,
-            JSON.stringify(c.connectors),
-            'config',
-            print,
-            at,
-            at,
-          );
+        }
+        if (row && row.source === 'config' && row.config_fingerprint === print) continue;
+        const connectors = JSON.stringify(c.connectors);
+        if (row) this.updateStmt.run(c.securityProfile, connectors, 'config', print, at, c.id);
+        else this.insertStmt.run(c.id, c.securityProfile, connectors, 'config', print, at, at);
         this.endPasswordsStmt.run(nowMs, c.id, nowMs);
         if (c.passwordHash !== undefined) this.addPasswordStmt.run(c.id, c.passwordHash, nowMs, at);
       }
-      for (const row of this.activeStmt.all()) {
-        if (row.source === 'config' && !listed.has(row.id)) this.retireStmt.run(at, at, row.id);
-      }
     })();
     for (const c of chargers) this.site.remove(c.id);
-    for (const row of this.activeStmt.all()) this.site.set(this.spec(row, nowMs));
+    for (const row of this.activeStmt.all()) {
+      if (row.source === 'config' && !listed.has(row.id)) continue;
+      this.site.set(this.spec(row, nowMs));
+    }
+    return ignored;
   }
 
   /** Adds a charger at runtime; it is accepted from the next connection on. */
@@ -142,12 +131,10 @@ export class ChargerRegistry {
     const at = new Date(nowMs).toISOString();
     this.db.transaction(() => {
       const row = this.getStmt.get(spec.id);
-      if (row && row.retired_at === null)
-        throw new ChargerRegistryError('charger_exists', `charger ${spec.id} exists`);
+      // Also a retired one: an id is never reused, so its history always means one charger.
+      if (row) throw new ChargerRegistryError('charger_exists', `charger ${spec.id} exists`);
       const connectors = JSON.stringify(spec.connectors);
-      if (row) this.updateStmt.run(spec.securityProfile, connectors, 'api', null, at, spec.id);
-      else this.insertStmt.run(spec.id, spec.securityProfile, connectors, 'api', null, at, at);
-      this.endPasswordsStmt.run(nowMs, spec.id, nowMs);
+      this.insertStmt.run(spec.id, spec.securityProfile, connectors, 'api', null, at, at);
       if (passwordHash !== undefined) this.addPasswordStmt.run(spec.id, passwordHash, nowMs, at);
     })();
     this.refresh(spec.id, nowMs);
@@ -190,13 +177,15 @@ export class ChargerRegistry {
 
   private active(chargerId: string): ChargerRow {
     const row = this.getStmt.get(chargerId);
-    if (!row || row.retired_at !== null)
+    // Not loaded (retired, or a config charger whose entry left the file): not at this site now.
+    if (!row || row.retired_at !== null || !this.site.charger(chargerId))
       throw new ChargerRegistryError('charger_not_found', `no charger with id ${chargerId}`);
     return row;
   }
 
   private refresh(chargerId: string, nowMs: number): void {
-    this.site.set(this.spec(this.active(chargerId), nowMs));
+    const row = this.getStmt.get(chargerId);
+    if (row) this.site.set(this.spec(row, nowMs));
   }
 
   private spec(row: ChargerRow, nowMs: number): ChargerSpec {
