@@ -9,10 +9,13 @@ import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
-import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
+import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
+import { ChargerDeviations } from './deviations.js';
+import { edgeConnection } from './edge.js';
+import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
 import {
   ChargerOfflineError,
@@ -21,11 +24,12 @@ import {
   type ChargerSettings,
   type CommandOutcome,
   type ConnectorView,
+  type MeteringCapability,
   type StartRequest,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, validatedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, type RpcConnection } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -59,6 +63,16 @@ interface Connection {
   session: ProtocolSession;
 }
 
+/**
+ * Answers an upgrade that is not for a charger, on the raw socket. The server that attaches
+ * passes its own (the API's port answers in the API's error shape); the default has no body.
+ */
+export type UpgradeRefusal = (socket: Duplex, status: 400 | 404, message: string) => void;
+
+const bareRefusal: UpgradeRefusal = (socket, status) => {
+  const reason = status === 404 ? 'Not Found' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+};
 /** Statuses in which a connector cannot take a new session whoever asks. */
 const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
 
@@ -72,6 +86,9 @@ export class CentralSystem implements ChargerCommands {
   private readonly connections = new Map<string, Connection>();
   private readonly connectorState: ConnectorStateStore;
   private readonly eventLog: OcppEventLog;
+  /** What chargers send that departs from the schemas and was accepted (for the operator). */
+  readonly deviations: ChargerDeviations;
+  private readonly metering: ChargerMetering;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
@@ -80,6 +97,8 @@ export class CentralSystem implements ChargerCommands {
   constructor(private readonly opts: CentralSystemOptions) {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
+    this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
+    this.metering = new ChargerMetering(opts.db, opts.clock);
     this.throttle = new AuthThrottle({
       initialMs: opts.authFailureDelay.initialMs,
       maxMs: opts.authFailureDelay.maxMs,
@@ -87,7 +106,8 @@ export class CentralSystem implements ChargerCommands {
     });
     this.server = new RPCServer({
       protocols: [...ADAPTERS.keys()],
-      strictMode: true,
+      // Tolerant in, strict out: edge.ts repairs and validates each frame itself.
+      strictMode: false,
       callTimeoutMs: opts.callTimeoutMs,
       pingIntervalMs: opts.pingIntervalMs,
       respondWithDetailedErrors: false,
@@ -155,17 +175,17 @@ export class CentralSystem implements ChargerCommands {
    * Takes WebSocket upgrades for `<path>/<chargePointId>` on an HTTP(S) server (the API's, and the
    * TLS listener for chargers); refuses others.
    */
-  attach(http: Server): void {
+  attach(http: Server, refuse: UpgradeRefusal = bareRefusal): void {
     const prefix = `${this.opts.path}/`;
     http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith(prefix)) {
-        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        refuse(socket, 404, 'no WebSocket endpoint at this path');
         return;
       }
       if (!decodableIdentity(path)) {
         // ocpp-rpc would answer a broken %-escape with a 500.
-        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        refuse(socket, 400, 'the charge point id is not valid percent-encoding');
         return;
       }
       void this.server.handleUpgrade(
@@ -178,6 +198,10 @@ export class CentralSystem implements ChargerCommands {
 
   isOnline(chargerId: string): boolean {
     return this.connections.has(chargerId);
+  }
+
+  meteringCapability(chargerId: string): MeteringCapability {
+    return this.metering.capability(chargerId);
   }
 
   onlineCount(): number {
@@ -254,23 +278,28 @@ export class CentralSystem implements ChargerCommands {
     }
     const protocol = raw.protocol || ASSUMED_PROTOCOL;
     const adapter = ADAPTERS.get(protocol);
-    if (!adapter) throw new Error(`no adapter for ${protocol}`);
+    const normalizer = NORMALIZERS.get(protocol);
+    if (!adapter || !normalizer) throw new Error(`no adapter for ${protocol}`);
+    const reports = this.reportsFor(chargerId);
+    const internalError = (method: string, err: unknown) =>
+      this.opts.log.error({ chargerId, method, err }, 'ocpp handler failed: InternalError sent');
     const session = adapter({
       chargerId,
       rpc: guardedConnection(
-        raw.protocol ? client : validatedConnection(client, protocol),
-        (method, err) =>
-          this.opts.log.error(
-            { chargerId, method, err },
-            'ocpp handler failed: InternalError sent',
-          ),
+        edgeConnection(client, protocol, normalizer, {
+          deviation: reports.deviation,
+          notUnderstood: (method, problem, payload) =>
+            reports.noted(method, `not understood: ${problem}`, payload),
+          ourMistake: internalError,
+        }),
+        internalError,
       ),
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
       log: this.opts.log,
       events: () => this.requireEvents(),
-      reports: this.reportsFor(chargerId),
+      reports,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
@@ -345,6 +374,11 @@ export class CentralSystem implements ChargerCommands {
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
+      deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
+      metering: (measurands) => {
+        this.metering.record(chargerId, measurands);
+        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+      },
     };
   }
 
