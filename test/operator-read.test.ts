@@ -149,7 +149,7 @@ describe('a live session seen by the driver and the operator', () => {
       connected: true,
       securityProfile: 1,
       protocol: 'ocpp1.6',
-      deviations: { source: 'ocpp_events' },
+      deviations: { source: 'charger_deviations', count: 0, kinds: [] },
       connectors: [
         {
           connectorId: '1',

@@ -302,12 +302,29 @@ export class SiteReadModel {
    * Field deviations counted for a charger: from charger_deviations when that table exists,
    * otherwise the odd things the OCPP adapters noted in ocpp_events.
    */
-  deviations(chargerId: string): { source: string; count: number } {
-    const source = this.hasDeviations ? 'charger_deviations' : 'ocpp_events';
-    const row = this.db
-      .prepare(`SELECT count(*) AS n FROM ${source} WHERE charger_id = ?`)
-      .get(chargerId) as { n: number };
-    return { source, count: row.n };
+  deviations(chargerId: string): {
+    source: string;
+    count: number;
+    kinds?: { kind: string; count: number; firstSeen: string; lastSeen: string }[];
+  } {
+    if (!this.hasDeviations) {
+      const row = this.db
+        .prepare('SELECT count(*) AS n FROM ocpp_events WHERE charger_id = ?')
+        .get(chargerId) as { n: number };
+      return { source: 'ocpp_events', count: row.n };
+    }
+    // One row per kind of deviation, each counted (src/store/schema-field-edge.ts).
+    const kinds = this.db
+      .prepare(
+        `SELECT kind, count, first_seen AS firstSeen, last_seen AS lastSeen
+         FROM charger_deviations WHERE charger_id = ? ORDER BY kind`,
+      )
+      .all(chargerId) as { kind: string; count: number; firstSeen: string; lastSeen: string }[];
+    return {
+      source: 'charger_deviations',
+      count: kinds.reduce((n, k) => n + k.count, 0),
+      kinds,
+    };
   }
 
   recentEvents(

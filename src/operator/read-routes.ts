@@ -122,7 +122,22 @@ const chargerRow = {
     lastSeenAt: nullable('string'),
     deviations: {
       type: 'object',
-      properties: { source: { type: 'string' }, count: { type: 'integer' } },
+      properties: {
+        source: { type: 'string', enum: ['charger_deviations', 'ocpp_events'] },
+        count: { type: 'integer' },
+        kinds: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              kind: { type: 'string' },
+              count: { type: 'integer' },
+              firstSeen: { type: 'string' },
+              lastSeen: { type: 'string' },
+            },
+          },
+        },
+      },
     },
     connectors: { type: 'array', items: connectorRow },
   },
