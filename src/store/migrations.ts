@@ -8,6 +8,7 @@ import { schemaOperator } from './schema-operator.js';
 import { schemaFieldEdge } from './schema-field-edge.js';
 import { schemaOperations } from './schema-operations.js';
 import { schemaFieldSession } from './schema-field-session.js';
+import { schemaOperatorChargers } from './schema-operator-chargers.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -20,6 +21,7 @@ const migrations: readonly string[] = [
   schemaFieldEdge,
   schemaOperations,
   schemaFieldSession,
+  schemaOperatorChargers,
 ];
 
 /**
