@@ -13,6 +13,9 @@ import type { GatewayConfig } from './config/schema.js';
 import { SiteDirectory } from './config/site.js';
 import { Roster } from './fleet/roster.js';
 import { Telematics } from './fleet/telematics.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { registerMetricsRoute } from './metrics/route.js';
+import { sqliteStorageFigures } from './metrics/storage-figures.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
@@ -70,7 +73,17 @@ export async function startGateway(
     telematics,
   });
 
-  const central = new CentralSystem({
+  const metrics: GatewayMetrics = new GatewayMetrics({
+    db,
+    site,
+    // Read at scrape time only, when the central system below exists.
+    chargers: {
+      onlineByProtocol: () => central.onlineByProtocol(),
+      connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+    },
+    storage: sqliteStorageFigures(db, () => clock.now()),
+  });
+  const central: CentralSystem = new CentralSystem({
     db,
     site,
     clock,
@@ -88,6 +101,7 @@ export async function startGateway(
       maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
     },
     onConnectorChange: (view) => uplink.connectorChanged(view),
+    observer: metrics,
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -147,6 +161,10 @@ export async function startGateway(
       uplink: uplink.health(),
     }),
   });
+  metrics.observeHttp(api);
+  if (config.metrics.bearerTokenSha256) {
+    registerMetricsRoute(api, metrics, config.metrics.bearerTokenSha256);
+  }
   central.attach(api.server);
   await api.listen({ host: config.http.host, port: config.http.port });
   const address = api.server.address() as AddressInfo;

@@ -7,6 +7,7 @@ import type {
 } from './charge-point-options.js';
 import type { ProtocolFlavour } from './events.js';
 import { ChargePointEmitter } from './charge-point-emitter.js';
+import { ConnectorLocks } from './connector-locks.js';
 import type { MeteredOutlet } from './metered-outlet.js';
 import type { CallMap, OcppProtocol, RpcClient } from './rpc-client.js';
 import { SimTimers } from './sim-timers.js';
@@ -44,6 +45,7 @@ export abstract class ChargePointBase<
   /** 1.6 connectors or 2.0.1 EVSEs, index = id - 1. */
   protected readonly outlets: O[];
   protected readonly link: CentralSystemLink<Out>;
+  readonly locks = new ConnectorLocks();
   protected active = false;
   protected booted = false;
   private rebooting = false;

@@ -252,6 +252,8 @@ export class Charging {
     if (!deps.chargers.isOnline(chargerId)) {
       throw new ChargingError('charger_offline', `charger ${chargerId} is offline`);
     }
+    const hold = deps.chargers.operatorHold(chargerId, connector.id);
+    if (hold !== null) throw new ChargingError('connector_unavailable', hold);
     const view = deps.chargers.connector(chargerId, connector.id);
     if (!FREE.has(view.status)) {
       throw new ChargingError(

@@ -36,6 +36,11 @@ export interface LifecycleOptions {
 
 const STOP_RETRY_MAX_MS = 60_000;
 
+export type OperatorStop =
+  | { kind: 'stopping'; chargerId: string; transactionRef: string }
+  | { kind: 'not_found' }
+  | { kind: 'not_stoppable'; session: Session };
+
 /**
  * Everything that happens to a session after the Start response: the EV starting (or never
  * starting), meter samples and the paid-energy stop, the charger's stop message and settlement,
@@ -421,6 +426,33 @@ export class SessionLifecycle implements ChargerEvents {
     const timer = this.startTimers.get(sessionId);
     if (timer) clearTimeout(timer);
     this.startTimers.delete(sessionId);
+  }
+
+  /**
+   * An operator stops a session: a charging one becomes stopping, as at the paid energy (its
+   * 'stopping' event names the operator), and settles normally when the charger reports the end.
+   * The caller sends the first stop itself, to answer with the charger's own reply, and hands a
+   * stop the charger refused or left unanswered to keepStopping().
+   */
+  beginOperatorStop(sessionId: string, by: string): OperatorStop {
+    const s = this.o.sessions.get(sessionId);
+    if (!s) return { kind: 'not_found' };
+    if (s.state !== 'charging' && s.state !== 'stopping')
+      return { kind: 'not_stoppable', session: s };
+    if (!s.transactionRef) return { kind: 'not_stoppable', session: s };
+    const at = this.now();
+    this.o.db.transaction(() => {
+      if (this.o.sessions.markStopping(s.id, at)) {
+        this.o.outcomes.event(s, 'stopping', at, { stoppedBy: 'operator', operator: by });
+      }
+    })();
+    this.o.log.info({ sessionId, operator: by }, 'operator stop: stopping');
+    return { kind: 'stopping', chargerId: s.chargerId, transactionRef: s.transactionRef };
+  }
+
+  /** The stop loop of a stopping session: sent again after a pause until the charger takes it. */
+  keepStopping(sessionId: string): void {
+    this.stop(sessionId);
   }
 
   private async stopForLimit(sessionId: string): Promise<void> {

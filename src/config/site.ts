@@ -44,6 +44,11 @@ export class SiteDirectory {
     }
   }
 
+  /** Every configured charger, in config order. */
+  all(): SiteCharger[] {
+    return [...this.chargers.values()];
+  }
+
   charger(id: string): SiteCharger | undefined {
     return this.chargers.get(id);
   }

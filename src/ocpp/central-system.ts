@@ -12,16 +12,23 @@ import { relaxed } from '../store/durability.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { AvailabilityHolds } from './availability-holds.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { OcppEventLog } from './event-log.js';
+import { observedConnection, type OcppObserver } from './observed-connection.js';
 import {
   ChargerOfflineError,
   type ChargerCommands,
   type ChargerEvents,
+  type ChargerOperations,
+  type ChargerReply,
   type ChargerSettings,
   type CommandOutcome,
+  type ConfigurationReport,
   type ConnectorView,
+  type ResetKind,
   type StartRequest,
+  type TriggerKind,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
@@ -50,6 +57,14 @@ export interface CentralSystemOptions {
   authFailureDelay: { initialMs: number; maxMs: number };
   /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
   onConnectorChange?: (view: ConnectorView) => void;
+  /** Optional: told of every OCPP call and its answer (metrics). */
+  observer?: OcppObserver;
+}
+
+/** Who changed a connector's availability, and why: kept with the intent. */
+export interface AvailabilityNote {
+  by: string;
+  reason: string | null;
 }
 
 interface Connection {
@@ -57,6 +72,7 @@ interface Connection {
     close(options?: { code?: number; reason?: string }): Promise<unknown>;
   };
   session: ProtocolSession;
+  protocol: string;
 }
 
 /** Statuses in which a connector cannot take a new session whoever asks. */
@@ -67,11 +83,12 @@ const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
  * connection per charger (a newer one replaces an older one) and routes each to its protocol
  * adapter. It implements the version-neutral ChargerCommands port.
  */
-export class CentralSystem implements ChargerCommands {
+export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly server: InstanceType<typeof RPCServer>;
   private readonly connections = new Map<string, Connection>();
   private readonly connectorState: ConnectorStateStore;
   private readonly eventLog: OcppEventLog;
+  private readonly holds: AvailabilityHolds;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
@@ -80,6 +97,7 @@ export class CentralSystem implements ChargerCommands {
   constructor(private readonly opts: CentralSystemOptions) {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
+    this.holds = new AvailabilityHolds(opts.db);
     this.throttle = new AuthThrottle({
       initialMs: opts.authFailureDelay.initialMs,
       maxMs: opts.authFailureDelay.maxMs,
@@ -179,6 +197,15 @@ export class CentralSystem implements ChargerCommands {
     return this.connections.size;
   }
 
+  /** Connected chargers per OCPP protocol. */
+  onlineByProtocol(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { protocol } of this.connections.values()) {
+      counts.set(protocol, (counts.get(protocol) ?? 0) + 1);
+    }
+    return counts;
+  }
+
   connector(chargerId: string, connectorId: string): ConnectorView {
     const view = this.connectorState.get(chargerId, connectorId);
     const whole = this.connectorState.get(chargerId, WHOLE_CHARGER);
@@ -201,6 +228,91 @@ export class CentralSystem implements ChargerCommands {
       this.eventLog.record(chargerId, 'configure', `not taken: ${refused.join(', ')}`);
     }
     return refused;
+  }
+
+  operatorHold(chargerId: string, connectorId: string): string | null {
+    return this.holds.hold(chargerId, connectorId);
+  }
+
+  stopTransaction(chargerId: string, transactionRef: string): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.stopTransaction(transactionRef);
+  }
+
+  unlock(chargerId: string, connectorId: string): Promise<ChargerReply> {
+    const number = this.ocppNumber(chargerId, connectorId);
+    return this.live(chargerId).session.operator.unlock(number);
+  }
+
+  reset(chargerId: string, kind: ResetKind): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.reset(kind);
+  }
+
+  /**
+   * Sends the change; when the charger takes it (Accepted, or Scheduled after its running
+   * transaction) the intent is kept with `note` and re-sent whenever the charger boots.
+   */
+  async changeAvailability(
+    chargerId: string,
+    connectorId: string | null,
+    operative: boolean,
+    note: AvailabilityNote = { by: 'gateway', reason: null },
+  ): Promise<ChargerReply> {
+    const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
+    const reply = await this.live(chargerId).session.operator.changeAvailability(number, operative);
+    if (reply.status === 'Accepted' || reply.status === 'Scheduled') {
+      this.holds.record({
+        chargerId,
+        connectorId: connectorId ?? WHOLE_CHARGER,
+        operative,
+        reason: note.reason,
+        setBy: note.by,
+        setAt: new Date(this.opts.clock.now()).toISOString(),
+      });
+    }
+    return reply;
+  }
+
+  trigger(chargerId: string, connectorId: string | null, kind: TriggerKind): Promise<ChargerReply> {
+    const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
+    return this.live(chargerId).session.operator.trigger(number, kind);
+  }
+
+  readConfiguration(chargerId: string, keys: readonly string[]): Promise<ConfigurationReport> {
+    return this.live(chargerId).session.operator.readConfiguration(keys);
+  }
+
+  changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.changeConfiguration(key, value);
+  }
+
+  /** The OCPP protocol a connected charger speaks, or undefined when it is offline. */
+  protocolOf(chargerId: string): string | undefined {
+    return this.connections.get(chargerId)?.protocol;
+  }
+
+  private ocppNumber(chargerId: string, connectorId: string): number {
+    const connector = this.opts.site.connector(chargerId, connectorId);
+    if (!connector) throw new Error(`connector ${connectorId} is not configured on ${chargerId}`);
+    return connector.ocppConnectorId;
+  }
+
+  /** After a boot: the operator's availability decisions, told again (a reboot may lose them). */
+  private async reapplyAvailability(chargerId: string): Promise<void> {
+    for (const intent of this.holds.of(chargerId)) {
+      if (!this.connections.has(chargerId)) return;
+      const connectorId = intent.connectorId === WHOLE_CHARGER ? null : intent.connectorId;
+      const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
+      const reply = await this.live(chargerId).session.operator.changeAvailability(
+        number,
+        intent.operative,
+      );
+      this.eventLog.record(
+        chargerId,
+        'ChangeAvailability',
+        `operator intent re-applied after boot: ${reply.status}`,
+        { connectorId: intent.connectorId, operative: intent.operative },
+      );
+    }
   }
 
   private settings(): ChargerSettings {
@@ -245,7 +357,11 @@ export class CentralSystem implements ChargerCommands {
     const session = adapter({
       chargerId,
       rpc: guardedConnection(
-        raw.protocol ? client : validatedConnection(client, protocol),
+        observedConnection(
+          raw.protocol ? client : validatedConnection(client, protocol),
+          protocol,
+          this.opts.observer,
+        ),
         (method, err) =>
           this.opts.log.error(
             { chargerId, method, err },
@@ -261,7 +377,7 @@ export class CentralSystem implements ChargerCommands {
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
-    const connection: Connection = { client, session };
+    const connection: Connection = { client, session, protocol };
     this.connections.set(chargerId, connection);
     this.touch(chargerId, protocol);
     this.opts.log.info(
@@ -314,12 +430,20 @@ export class CentralSystem implements ChargerCommands {
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
         setTimeout(() => {
           if (!this.connections.has(chargerId)) return;
-          this.configure(chargerId).catch((err: unknown) =>
-            this.opts.log.warn(
-              { chargerId, err: (err as Error).message },
-              'charger configuration not applied',
-            ),
-          );
+          this.configure(chargerId)
+            .catch((err: unknown) =>
+              this.opts.log.warn(
+                { chargerId, err: (err as Error).message },
+                'charger configuration not applied',
+              ),
+            )
+            .then(() => this.reapplyAvailability(chargerId))
+            .catch((err: unknown) =>
+              this.opts.log.warn(
+                { chargerId, err: (err as Error).message },
+                'operator availability not re-applied',
+              ),
+            );
         }, 0);
       },
       status: (connectorId, status, errorCode) => {

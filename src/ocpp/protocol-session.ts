@@ -2,7 +2,15 @@ import type { SiteDirectory } from '../config/site.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
-import type { ChargerEvents, ChargerSettings, CommandOutcome } from './port.js';
+import type {
+  ChargerEvents,
+  ChargerReply,
+  ChargerSettings,
+  CommandOutcome,
+  ConfigurationReport,
+  ResetKind,
+  TriggerKind,
+} from './port.js';
 import type { ChargerReports } from './reports.js';
 import type { RpcConnection } from './rpc.js';
 
@@ -28,6 +36,22 @@ export interface ProtocolSession {
   requestStop(transactionRef: string): Promise<CommandOutcome>;
   /** Returns the names of the settings the charger did not take. */
   configure(settings: ChargerSettings): Promise<string[]>;
+  /** The operator's commands, in this protocol's words. */
+  readonly operator: OperatorCalls;
+}
+
+/**
+ * The operator's commands to one connected charger. Connectors are the charger's own numbers
+ * (1.6 connectorId, 2.0.1 evseId); null means the whole charger.
+ */
+export interface OperatorCalls {
+  stopTransaction(transactionRef: string): Promise<ChargerReply>;
+  unlock(ocppConnectorId: number): Promise<ChargerReply>;
+  reset(kind: ResetKind): Promise<ChargerReply>;
+  changeAvailability(ocppConnectorId: number | null, operative: boolean): Promise<ChargerReply>;
+  trigger(ocppConnectorId: number | null, kind: TriggerKind): Promise<ChargerReply>;
+  readConfiguration(keys: readonly string[]): Promise<ConfigurationReport>;
+  changeConfiguration(key: string, value: string): Promise<ChargerReply>;
 }
 
 export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;

@@ -1,6 +1,7 @@
+import { operatorCalls16 } from './calls/operator.js';
 import { WHOLE_CHARGER } from '../connector-state.js';
 import type { ChargerSettings, CommandOutcome } from '../port.js';
-import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
 import { reportReading } from '../report-reading.js';
 import { callOutcome } from '../rpc.js';
 import { latestReading } from './meter-values.js';
@@ -41,7 +42,10 @@ const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 export class V16Session implements ProtocolSession {
   private readonly transactions: Transactions16;
 
+  readonly operator: OperatorCalls;
+
   constructor(private readonly ctx: AdapterContext) {
+    this.operator = operatorCalls16({ ctx });
     this.transactions = new Transactions16(ctx.db);
     this.register();
   }

@@ -1,6 +1,7 @@
+import { operatorCalls201 } from './calls/operator.js';
 import { WHOLE_CHARGER } from '../connector-state.js';
 import type { ChargerSettings, CommandOutcome } from '../port.js';
-import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
 import { reportReading } from '../report-reading.js';
 import { callOutcome } from '../rpc.js';
 import type {
@@ -43,7 +44,10 @@ export class V201Session implements ProtocolSession {
   private readonly txs: Transactions201;
   private readonly transactionEvents: TransactionEvents201;
 
+  readonly operator: OperatorCalls;
+
   constructor(private readonly ctx: AdapterContext) {
+    this.operator = operatorCalls201({ ctx });
     this.txs = new Transactions201(ctx.db);
     this.transactionEvents = new TransactionEvents201(ctx, this.txs);
     this.register();

@@ -1,0 +1,30 @@
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ConfigurationReport } from '../../port.js';
+
+interface GetConfigurationConf {
+  configurationKey?: { key: string; readonly: boolean; value?: string }[];
+  unknownKey?: string[];
+}
+
+/** GetConfiguration: no keys asks for every key the charger has. */
+export async function getConfiguration(
+  target: CallTarget,
+  keys: readonly string[],
+): Promise<ConfigurationReport> {
+  const reply = await callForReply(
+    target,
+    'GetConfiguration',
+    keys.length === 0 ? {} : { key: [...keys] },
+  );
+  if (reply.status === 'CallError') return { entries: [], unknownKeys: [...keys], raw: reply.raw };
+  const conf = reply.raw as GetConfigurationConf;
+  return {
+    entries: (conf.configurationKey ?? []).map((k) => ({
+      key: k.key,
+      value: k.value ?? null,
+      readonly: k.readonly,
+    })),
+    unknownKeys: conf.unknownKey ?? [],
+    raw: reply.raw,
+  };
+}
