@@ -4,6 +4,11 @@ import { readFileSync } from 'node:fs';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
 import { ApiKeys, type ApiKeyInfo } from './auth/api-keys.js';
+import {
+  OPERATOR_ROLES,
+  OperatorCredentials,
+  type OperatorRole,
+} from './auth/operator-credentials.js';
 import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
@@ -191,6 +196,70 @@ apiKey
       const now = Date.now();
       keys.revokeHash(key.keyHash, now, new Date(now).toISOString());
       console.log(`key ${key.keyId} revoked`);
+    } finally {
+      db.close();
+    }
+  });
+
+const operator = program
+  .command('operator')
+  .description('operator credentials for the operator API (/admin/v1)');
+operator
+  .command('create')
+  .description('create an operator; the credential is printed once and stored only as a hash')
+  .addOption(configOption())
+  .requiredOption('--name <name>', 'who the operator is (unique)')
+  .addOption(
+    new Option('--role <role>', 'viewer reads, operator also acts')
+      .choices(OPERATOR_ROLES)
+      .makeOptionMandatory(),
+  )
+  .action((opts: { config: string; name: string; role: OperatorRole }) => {
+    if (!/^[A-Za-z0-9._@-]{1,100}$/.test(opts.name)) {
+      throw new Error('--name: 1 to 100 letters, digits and . _ @ -');
+    }
+    const db = openDatabase(loadConfig(opts.config).database.path);
+    try {
+      const { credential } = new OperatorCredentials(db).create(
+        opts.name,
+        opts.role,
+        new Date().toISOString(),
+      );
+      console.log(credential);
+      console.error(
+        `operator ${opts.name} (${opts.role}) created; the credential is not shown again`,
+      );
+    } finally {
+      db.close();
+    }
+  });
+operator
+  .command('list')
+  .description('list operators: name, role, created, revoked')
+  .addOption(configOption())
+  .action((opts: { config: string }) => {
+    const db = openDatabase(loadConfig(opts.config).database.path);
+    try {
+      for (const o of new OperatorCredentials(db).list()) {
+        const state = o.revokedAt === null ? 'active' : `revoked ${o.revokedAt}`;
+        console.log(`${o.name}  ${o.role}  ${o.createdAt}  ${state}`);
+      }
+    } finally {
+      db.close();
+    }
+  });
+operator
+  .command('revoke')
+  .description('revoke an operator now; the running gateway refuses its credential at once')
+  .addOption(configOption())
+  .argument('<name>', 'the operator (from operator list)')
+  .action((name: string, opts: { config: string }) => {
+    const db = openDatabase(loadConfig(opts.config).database.path);
+    try {
+      if (!new OperatorCredentials(db).revoke(name, new Date().toISOString())) {
+        throw new Error(`no active operator named ${name}`);
+      }
+      console.log(`operator ${name} revoked`);
     } finally {
       db.close();
     }

@@ -12,6 +12,10 @@ import { SessionStore } from './charging/session-store.js';
 import type { GatewayConfig } from './config/schema.js';
 import { SiteDirectory } from './config/site.js';
 import { Roster } from './fleet/roster.js';
+import { OperatorCredentials } from './auth/operator-credentials.js';
+import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
+import { AuditTrail } from './operator/audit.js';
+import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
@@ -40,6 +44,8 @@ export interface RunningGateway {
   /** wss://host:port/<ocpp path> of the chargers' TLS listener (ocpp.tls), if configured */
   ocppTlsUrl: string | undefined;
   port: number;
+  /** http://host:port of the operator API (the driver API's URL unless operator.http is set) */
+  operatorUrl: string;
   db: Db;
   api: FastifyInstance;
   close(): Promise<void>;
@@ -144,6 +150,11 @@ export async function startGateway(
   if (killAt) log.warn({ killAt }, 'crash test: this process kills itself at a kill point');
   lifecycle.recover();
 
+  const health = () => ({
+    chargersOnline: central.onlineCount(),
+    outboxDepth: outbox.depth(),
+    uplink: uplink.health(),
+  });
   const api = buildApi({
     log,
     clock,
@@ -155,16 +166,40 @@ export async function startGateway(
     driverTokens: new DriverTokens(db, clock, config.tokens.driverTokenTtlSeconds),
     roster,
     charging,
-    health: () => ({
-      chargersOnline: central.onlineCount(),
-      outboxDepth: outbox.depth(),
-      uplink: uplink.health(),
-    }),
+    health,
   });
+  const operatorDeps: OperatorDeps = {
+    db,
+    clock,
+    log: log.child({ component: 'operator' }),
+    operators: new OperatorCredentials(db),
+    audit: new AuditTrail(db),
+    roster,
+    wallet,
+    apiKeys,
+    chargers: central,
+    settings: {
+      siteId: config.siteId,
+      maxAmount: config.sessions.maxAmount,
+      apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
+    },
+    health,
+  };
+  const operatorHttp = config.operator.http;
+  const operatorApi = operatorHttp
+    ? buildOperatorServer(operatorDeps, operatorRouteModules, {
+        tls: operatorHttp.tls ? readTlsFiles(operatorHttp.tls, 'operator.http.tls') : undefined,
+        bodyLimitBytes: config.http.bodyLimitBytes,
+      })
+    : undefined;
+  if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
   metrics.observeHttp(api);
+  if (operatorApi) metrics.observeHttp(operatorApi);
   if (config.metrics.bearerTokenSha256) {
-    registerMetricsRoute(api, metrics, config.metrics.bearerTokenSha256);
+    registerMetricsRoute(operatorApi ?? api, metrics, config.metrics.bearerTokenSha256);
   }
+
   central.attach(api.server);
   await api.listen({ host: config.http.host, port: config.http.port });
   const address = api.server.address() as AddressInfo;
@@ -174,6 +209,13 @@ export async function startGateway(
     { siteId: config.siteId, host: address.address, port: address.port, tls: secure },
     'gateway listening',
   );
+  let operatorUrl = `${secure ? 'https' : 'http'}://${host}:${address.port}`;
+  if (operatorApi && operatorHttp) {
+    await operatorApi.listen({ host: operatorHttp.host, port: operatorHttp.port });
+    const opAddress = operatorApi.server.address() as AddressInfo;
+    operatorUrl = `${operatorHttp.tls ? 'https' : 'http'}://${hostOf(opAddress)}:${opAddress.port}`;
+    log.info({ host: opAddress.address, port: opAddress.port }, 'operator api listening');
+  }
   let ocppTls: HttpsServer | undefined;
   let ocppTlsUrl: string | undefined;
   if (config.ocpp.tls) {
@@ -194,6 +236,7 @@ export async function startGateway(
     ocppUrl: `${secure ? 'wss' : 'ws'}://${host}:${address.port}${config.ocpp.path}`,
     ocppTlsUrl,
     port: address.port,
+    operatorUrl,
     db,
     api,
     async close() {
@@ -206,6 +249,7 @@ export async function startGateway(
         await new Promise((resolve) => ocppTls?.close(resolve));
       }
       await api.close();
+      await operatorApi?.close();
       await uplink.close();
       releaseRelaxed(db);
       db.close();

@@ -6,7 +6,7 @@ import type { KeyedRateLimiter } from '../shared/token-bucket.js';
 import { ApiError } from './errors.js';
 
 /** Splits `Authorization: <Scheme> <credential>`; the scheme is case-insensitive (RFC 9110). */
-function credential(request: FastifyRequest, scheme: string): string | null {
+export function credential(request: FastifyRequest, scheme: string): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
   const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);

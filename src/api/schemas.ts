@@ -4,7 +4,7 @@
  */
 const id = { type: 'string', minLength: 1, maxLength: 64 } as const;
 const email = { type: 'string', minLength: 3, maxLength: 254 } as const;
-const errorBody = {
+export const errorBody = {
   type: 'object',
   properties: {
     error: {

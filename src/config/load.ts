@@ -20,7 +20,12 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfi
   if (config.database.path !== ':memory:' && !isAbsolute(config.database.path)) {
     config.database.path = resolve(baseDir, config.database.path);
   }
-  for (const tls of [config.uplink.tls, config.http.tls, config.ocpp.tls]) {
+  for (const tls of [
+    config.uplink.tls,
+    config.http.tls,
+    config.ocpp.tls,
+    config.operator.http?.tls,
+  ]) {
     if (!tls) continue;
     const files = tls as Partial<Record<'ca' | 'cert' | 'key', string>>;
     for (const k of ['ca', 'cert', 'key'] as const) {

@@ -136,6 +136,23 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * The operator API (/admin/v1). Without `http` it is served on the driver API's listener;
+     * with it, on its own listener only (a site LAN address), and the driver listener has none.
+     */
+    operator: z
+      .object({
+        http: z
+          .object({
+            host: z.string().min(1).default('127.0.0.1'),
+            port: z.number().int().min(0).max(65535).default(8081),
+            tls: z.object(serverTls).strict().optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
     ocpp: z
       .object({
         path: z

@@ -4,6 +4,7 @@ import { schemaV2 } from './schema-v2.js';
 import { schemaV3Uplink } from './schema-v3-uplink.js';
 import { schemaV4Money } from './schema-v4-money.js';
 import { schemaV5Meter } from './schema-v5-meter.js';
+import { schemaOperator } from './schema-operator.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
@@ -13,6 +14,7 @@ const migrations: readonly string[] = [
   schemaV3Uplink,
   schemaV4Money,
   schemaV5Meter,
+  schemaOperator,
   schemaChargerOps,
 ];
 

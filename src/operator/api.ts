@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiKeys } from '../auth/api-keys.js';
+import type { OperatorCredentials } from '../auth/operator-credentials.js';
+import { sendError } from '../api/errors.js';
+import { createJsonServer } from '../api/server.js';
+import type { Roster } from '../fleet/roster.js';
+import type { ChargerCommands } from '../ocpp/port.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { TlsMaterial } from '../shared/tls-files.js';
+import type { Db } from '../store/database.js';
+import type { Wallet } from '../wallet/wallet.js';
+import type { AuditTrail } from './audit.js';
+import { authenticate } from './guard.js';
+
+/** Where the operator API lives: every route a module registers is under it. */
+export const OPERATOR_PREFIX = '/admin/v1';
+
+/** What operator route modules get. Reads may query the database; writes go through the owners. */
+export interface OperatorDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  operators: OperatorCredentials;
+  audit: AuditTrail;
+  roster: Roster;
+  wallet: Wallet;
+  apiKeys: ApiKeys;
+  /** The version-neutral charger port (connector views, commands). */
+  chargers: ChargerCommands;
+  settings: {
+    siteId: string;
+    maxAmount: number;
+    apiKeyOverlapHours: number;
+  };
+  health: () => Record<string, unknown>;
+}
+
+/**
+ * A module of operator routes (the plugin seam). It registers its routes on `app` with paths
+ * relative to /admin/v1; authentication has already happened (request.operator is set). Reads need
+ * nothing more (a viewer may read); every route that acts spreads `operatorAction('name')` from
+ * ./guard.js into its options: operator role required, answer recorded in the audit trail.
+ */
+export type OperatorRoutes = (app: FastifyInstance, deps: OperatorDeps) => void;
+
+/** The answer's error code, for the audit record (the body is already serialized here). */
+function errorCode(payload: unknown): string | undefined {
+  if (typeof payload !== 'string') return undefined;
+  try {
+    const body = JSON.parse(payload) as { error?: { code?: unknown } };
+    return typeof body.error?.code === 'string' ? body.error.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Mounts the operator API on `app` under /admin/v1: every request needs an operator credential
+ * (401), audited routes are recorded before their answer leaves (so an answer the client saw is
+ * in the trail), then each module adds its routes.
+ */
+export function registerOperatorApi(
+  app: FastifyInstance,
+  deps: OperatorDeps,
+  modules: readonly OperatorRoutes[],
+): void {
+  void app.register(
+    async (scope) => {
+      scope.addHook('onRequest', authenticate(deps.operators));
+      scope.addHook('onSend', async (request, reply, payload) => {
+        const action = request.routeOptions.config.audit;
+        const operator = request.operator;
+        if (action === undefined || operator === undefined) return payload;
+        const status = reply.statusCode;
+        const code = status >= 400 ? errorCode(payload) : undefined;
+        deps.audit.record(
+          operator,
+          action,
+          { params: request.params, query: request.query, body: request.body ?? null },
+          status,
+          code === undefined ? (request.auditResult ?? {}) : { error: code },
+          new Date(deps.clock.now()).toISOString(),
+        );
+        return payload;
+      });
+      for (const register of modules) register(scope, deps);
+    },
+    { prefix: OPERATOR_PREFIX },
+  );
+}
+
+/** The operator API on its own listener (config operator.http): only /admin/v1 is served there. */
+export function buildOperatorServer(
+  deps: OperatorDeps,
+  modules: readonly OperatorRoutes[],
+  options: { tls: TlsMaterial | undefined; bodyLimitBytes: number },
+): FastifyInstance {
+  const app = createJsonServer({ log: deps.log, ...options });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
+  });
+  registerOperatorApi(app, deps, modules);
+  return app;
+}
