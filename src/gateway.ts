@@ -15,6 +15,7 @@ import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
+import { ChargerActions } from './operator/charger-actions.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { GatewayMetrics } from './metrics/metrics.js';
@@ -178,6 +179,12 @@ export async function startGateway(
     wallet,
     apiKeys,
     chargers: central,
+    chargerActions: new ChargerActions({
+      site,
+      chargers: central,
+      lifecycle,
+      writableConfig: config.chargerOperations.writableConfig,
+    }),
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,

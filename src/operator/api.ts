@@ -11,6 +11,7 @@ import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
+import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 
 /** Where the operator API lives: every route a module registers is under it. */
@@ -28,6 +29,8 @@ export interface OperatorDeps {
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;
+  /** Commands to chargers and operator session stops (charger-actions.ts). */
+  chargerActions: ChargerActions;
   settings: {
     siteId: string;
     maxAmount: number;

@@ -1,8 +1,12 @@
 import type { OperatorRoutes } from './api.js';
+import { registerChargerRoutes } from './charger-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 
 /**
  * Every module of the operator API, in registration order. A new module (charger actions, …) is
  * one line here: it gets authentication, roles and the audit trail from registerOperatorApi.
  */
-export const operatorRouteModules: readonly OperatorRoutes[] = [registerSiteRoutes];
+export const operatorRouteModules: readonly OperatorRoutes[] = [
+  registerSiteRoutes,
+  registerChargerRoutes,
+];
