@@ -104,11 +104,10 @@ apiKey
 
 /** The fleet's key named by a key id (a hash prefix from `api-key list`); exactly one. */
 function keyById(keys: ApiKeys, fleetId: string, keyId: string): ApiKeyInfo {
-  const matches = keys.list(fleetId).filter((k) => k.keyHash.startsWith(keyId.toLowerCase()));
-  if (keyId.length < 8 || matches.length !== 1) {
+  const key = keys.byId(fleetId, keyId);
+  if (!key)
     throw new Error(`fleet ${fleetId} has no single key with id ${keyId} (see api-key list)`);
-  }
-  return matches[0] as ApiKeyInfo;
+  return key;
 }
 
 apiKey
@@ -168,12 +167,7 @@ apiKey
         const now = Date.now();
         const at = new Date(now).toISOString();
         const revokeAtMs = now + Math.round(hours * 3_600_000);
-        // One transaction: never a new key without the old one's end, nor the reverse.
-        const key = db.transaction(() => {
-          const created = keys.create(opts.fleet, opts.label, at);
-          keys.revokeHash(old.keyHash, revokeAtMs, at);
-          return created;
-        })();
+        const key = keys.rotate(opts.fleet, old.keyHash, opts.label, revokeAtMs, at);
         console.log(key);
         console.error(`key ${old.keyId} is accepted until ${new Date(revokeAtMs).toISOString()}`);
       } finally {

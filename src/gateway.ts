@@ -11,11 +11,13 @@ import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
 import type { GatewayConfig } from './config/schema.js';
 import { SiteDirectory } from './config/site.js';
+import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
 import { ChargerActions } from './operator/charger-actions.js';
+import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { GatewayMetrics } from './metrics/metrics.js';
@@ -64,6 +66,7 @@ export async function startGateway(
   const outbox = new Outbox(db);
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
+  const admin = new FleetAdmin(roster, wallet);
   const sessions = new SessionStore(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
@@ -74,8 +77,8 @@ export async function startGateway(
     clock,
     log,
     outbox,
-    wallet,
     roster,
+    admin,
     apiKeys,
     telematics,
   });
@@ -177,6 +180,8 @@ export async function startGateway(
     audit: new AuditTrail(db),
     roster,
     wallet,
+    admin,
+    requests: new OperatorRequests(db),
     apiKeys,
     chargers: central,
     chargerActions: new ChargerActions({

@@ -77,18 +77,19 @@ export const quoteSchema = {
  * Node joins a repeated header with ", ", so sending it twice is refused here too.
  */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const idempotencyKeyValue = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x21-\\x7E]+$',
+} as const;
 
 export function startSchema(maxAmount: number) {
   return {
     headers: {
       type: 'object',
       properties: {
-        [IDEMPOTENCY_KEY_HEADER]: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          pattern: '^[\\x21-\\x7E]+$',
-        },
+        [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyValue,
       },
     },
     body: {

@@ -3,6 +3,7 @@ import type { ApiKeys } from '../auth/api-keys.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
 import { createJsonServer } from '../api/server.js';
+import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
@@ -13,6 +14,7 @@ import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
+import type { OperatorRequests } from './requests.js';
 
 /** Where the operator API lives: every route a module registers is under it. */
 export const OPERATOR_PREFIX = '/admin/v1';
@@ -26,6 +28,8 @@ export interface OperatorDeps {
   audit: AuditTrail;
   roster: Roster;
   wallet: Wallet;
+  admin: FleetAdmin;
+  requests: OperatorRequests;
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;

@@ -1,5 +1,7 @@
 import type { OperatorRoutes } from './api.js';
 import { registerChargerRoutes } from './charger-routes.js';
+import { registerMoneyRoutes } from './money-routes.js';
+import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 
 /**
@@ -8,5 +10,7 @@ import { registerSiteRoutes } from './site-routes.js';
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSiteRoutes,
+  registerMoneyRoutes,
+  registerRosterRoutes,
   registerChargerRoutes,
 ];
