@@ -13,6 +13,7 @@ import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
 import { startGateway } from './gateway.js';
+import { registerChargerCommands } from './operator/charger-cli.js';
 import { openDatabase } from './store/database.js';
 
 const program = new Command()
@@ -258,6 +259,8 @@ operator
       db.close();
     }
   });
+
+registerChargerCommands(program);
 
 program
   .command('hash-password')

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WRITABLE_CONFIG } from '../src/config/charger-config-keys.js';
 import {
@@ -11,8 +14,15 @@ import {
 import { errorCode, mintToken, startSession, type JsonResponse } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
 import { rawCharger } from './helpers/raw-charger.js';
-import { IONIQ, PROTOCOLS, type SimulatedChargePoint } from './helpers/simulated-charger.js';
+import {
+  IONIQ,
+  ocpp16,
+  PROTOCOLS,
+  type SimulatedChargePoint,
+} from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
+
+const run = promisify(execFile);
 
 /** Where the two protocols answer the same command in their own words. */
 const WORDS: Record<
@@ -406,5 +416,77 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
     } finally {
       await raw.close({ force: true });
     }
+  });
+});
+
+describe('fleet-gateway charger: the CLI through the operator API', () => {
+  const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+  let t: TestGateway;
+  let cp: SimulatedChargePoint;
+  let env: Record<string, string>;
+
+  beforeEach(async () => {
+    t = await startTestGateway();
+    cp = await ocpp16.connect(t.gw.ocppUrl, 'CP-1');
+    await waitUntil(() =>
+      t.gw.db.prepare('SELECT 1 FROM charger_info WHERE booted_at IS NOT NULL').get(),
+    );
+    env = {
+      PATH: process.env.PATH ?? '',
+      FLEET_GATEWAY_OPERATOR_URL: t.gw.operatorUrl,
+      FLEET_GATEWAY_OPERATOR_CREDENTIAL: createOperator(t.gw.db, 'otto', 'operator'),
+    };
+  });
+  afterEach(async () => {
+    await cp.disconnect();
+    await t.close();
+  });
+
+  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, 'charger', ...args], { env });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+
+  it('prints the charger’s answer (--json), exits 2 on a refusal and 1 when nothing was delivered', async () => {
+    const unlocked = await cli('unlock', 'CP-1', '1', '--json');
+    expect(unlocked.code).toBe(0);
+    expect(JSON.parse(unlocked.stdout)).toMatchObject({ status: 'Unlocked', accepted: true });
+
+    cp.locks.set(2, 'jammed');
+    const jammed = await cli('unlock', 'CP-1', '2');
+    expect(jammed.code).toBe(2);
+    expect(jammed.stdout).toMatch(/UnlockFailed \(not taken by the charger\)/);
+
+    const off = await cli(
+      'availability',
+      'CP-1',
+      '2',
+      '--set',
+      'inoperative',
+      '--reason',
+      'repair',
+    );
+    expect(off.code).toBe(0);
+    expect(
+      t.gw.db.prepare('SELECT operative, reason, set_by FROM operator_availability').get(),
+    ).toEqual({
+      operative: 0,
+      reason: 'repair',
+      set_by: 'otto',
+    });
+
+    const config = await cli('config', 'get', 'CP-1', 'HeartbeatInterval', 'Nope');
+    expect(config.code).toBe(0);
+    expect(config.stdout).toMatch(/HeartbeatInterval\s+300/);
+    expect(config.stdout).toMatch(/unknown: Nope/);
+
+    const offline = await cli('reset', 'CP-OFF', '--hard');
+    expect(offline.code).toBe(1);
+    expect(offline.stderr).toMatch(/CP-OFF is not connected/);
   });
 });

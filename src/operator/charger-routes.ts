@@ -3,17 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { OperatorDeps } from './api.js';
 import type { ActionAnswer } from './charger-actions.js';
 import { operatorAction } from './guard.js';
-import { entityId, errorResponses } from './schemas.js';
+import { entityId, errorResponses, objectParams, reason } from './schemas.js';
 
-const idParams = (...names: string[]) => ({
-  type: 'object',
-  properties: Object.fromEntries(names.map((n) => [n, entityId])),
-  required: names,
-  additionalProperties: false,
-});
-const connectorParams = idParams('chargerId', 'connectorId');
-const chargerParams = idParams('chargerId');
-const reason = { type: 'string', minLength: 1, maxLength: 500 } as const;
+const connectorParams = objectParams('chargerId', 'connectorId');
+const chargerParams = objectParams('chargerId');
 
 /** The charger's answer: its own status word and whole reply, and whether it took the command. */
 const actionAnswer = {
@@ -258,7 +251,7 @@ export function registerChargerRoutes(app: FastifyInstance, deps: OperatorDeps):
       schema: {
         summary: 'Stop a charging session; it settles as any other when the charger ends it',
         tags: ['sessions'],
-        params: idParams('sessionId'),
+        params: objectParams('sessionId'),
         response: answers({
           type: 'object',
           properties: {
