@@ -12,4 +12,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Plain Node scripts that run before anything is compiled (npm postinstall).
+  { files: ['scripts/**/*.mjs'], languageOptions: { globals: { console: 'readonly' } } },
 );

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { applySeed, readSeedFile } from './admin/seed.js';
+import { healthUrl, probeHealth } from './admin/health-probe.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
 import { ApiKeys, type ApiKeyInfo } from './auth/api-keys.js';
 import {
@@ -65,6 +66,20 @@ program
     } finally {
       db.close();
     }
+  });
+
+program
+  .command('health')
+  .description(
+    "ask the running gateway's /healthz (http or https as the config says); exits 1 unless it answers 200",
+  )
+  .addOption(configOption())
+  .option('--timeout <ms>', 'how long to wait for the answer', '4000')
+  .action(async (opts: { config: string; timeout: string }) => {
+    const url = healthUrl(loadConfig(opts.config));
+    const ok = await probeHealth(url, Number(opts.timeout));
+    console.log(`${url}: ${ok ? 'ok' : 'not healthy'}`);
+    if (!ok) process.exitCode = 1;
   });
 
 const ledger = program.command('ledger').description('wallet ledger tools');

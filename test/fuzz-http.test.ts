@@ -10,7 +10,7 @@ import {
 import { mintToken } from './helpers/http.js';
 import { hostileValue, hostileString } from './helpers/hostile.js';
 
-/** The documented answers (README "Errors"): status → the codes it may carry. */
+/** The documented answers (docs/api.md "Errors"): status → the codes it may carry. */
 const DOCUMENTED: Record<number, string[]> = {
   400: ['invalid_request'],
   401: ['invalid_api_key', 'invalid_token', 'token_expired'],

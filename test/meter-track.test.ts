@@ -13,7 +13,7 @@ import {
  * happens, the energy the gateway settles on is never more than what flowed, never negative, and
  * exact when the register only glitches.
  *
- * One limit, by decision (README "Misbehaving chargers"): after a reboot a lower register is taken
+ * One limit, by decision (docs/ocpp.md "Misbehaving chargers"): after a reboot a lower register is taken
  * as a reset, so a charger that keeps its register but sends several garbage readings in a row
  * right after rebooting cannot be told from one whose register reset; the model allows one such
  * reading (a meter reading 0 while it boots), which the gateway must not count twice.

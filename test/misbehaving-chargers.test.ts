@@ -12,7 +12,7 @@ import { waitUntil } from './helpers/wait.js';
 
 /**
  * Chargers that misbehave the way real ones do, each case written once and run against OCPP 1.6J
- * and 2.0.1 (README "Misbehaving chargers" lists the outcomes). Every case ends with the same
+ * and 2.0.1 (docs/ocpp.md "Misbehaving chargers" lists the outcomes). Every case ends with the same
  * check: one settlement, the driver charged no more than the energy the charger proved, and the
  * ledger invariants intact.
  */

@@ -22,7 +22,7 @@ import { World } from './money-sim/world.js';
  * Property-based simulation of the money path (issue 4, part 6): seeded random interleavings of
  * API calls, charger messages, repeats, dropped links, offline replays, time jumps and gateway
  * restarts against the real gateway and store, every invariant checked after every step.
- * README "Property-based money simulation" says how to run more seeds and replay a failure.
+ * docs/development.md "Property-based money simulation" says how to run more seeds and replay a failure.
  *
  * SIM_RUNS, SIM_SEED, SIM_STEPS size the run; SIM_PATH and SIM_REPLAY (fast-check's path and the
  * command list's replayPath, both printed on failure) replay one failing run exactly.
@@ -179,7 +179,7 @@ it('found by the simulation: a held register repeated after a lost reply does no
 });
 
 it('a 2.0.1 charger without a start register sends a live reading after a meter reset, then its queue: the queue does not count', async () => {
-  // Before its fix (README "Property-based money simulation"): the live post-reset 0 Wh
+  // Before its fix (docs/development.md "Property-based money simulation"): the live post-reset 0 Wh
   // was taken as the start, the queued 19,000 Wh read before the reset raised the register, and
   // the Ended without a register billed 19,000 Wh for 150 delivered.
   await scenario(

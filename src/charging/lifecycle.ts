@@ -16,6 +16,8 @@ import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
 import type { Session, SessionStore } from './session-store.js';
+import { SessionTimers } from './session-timers.js';
+import { StopAssurance } from './stop-assurance.js';
 
 export interface LifecycleOptions {
   db: Db;
@@ -26,15 +28,13 @@ export interface LifecycleOptions {
   chargers: ChargerCommands;
   startTimeoutMs: number;
   stopLeadMs: number;
-  /** First pause before a stop is sent again; it doubles up to STOP_RETRY_MAX_MS. */
+  /** First pause before a stop is sent again (stop-assurance.ts). */
   stopRetryMs: number;
   /** How long a connector reported Available may go without its transaction's stop. */
   stopGraceMs: number;
   /** How long a transaction may go unheard of before it is settled on its last register. */
   silenceMs: number;
 }
-
-const STOP_RETRY_MAX_MS = 60_000;
 
 export type OperatorStop =
   | { kind: 'stopping'; chargerId: string; transactionRef: string }
@@ -47,19 +47,22 @@ export type OperatorStop =
  * and picking up open sessions after a restart. It is the charging side of the charger port.
  */
 export class SessionLifecycle implements ChargerEvents {
-  private readonly startTimers = new Map<string, NodeJS.Timeout>();
-  /** Per session: the silence timer and the connector-Available grace timer. */
-  private readonly endTimers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new SessionTimers();
   /** Sessions whose charger rebooted since their last sample: their register may have reset. */
   private readonly rebooted = new Set<string>();
   /** Sessions whose connector was seen in use (not Available) since their transaction started. */
   private readonly seenInUse = new Set<string>();
-  /** Sessions with a stop loop running, and how to cut its pause short (charger back online). */
-  private readonly stopLoops = new Map<string, () => void>();
   private readonly watch: LimitWatch;
-  private closed = false;
+  private readonly stops: StopAssurance;
 
   constructor(private readonly o: LifecycleOptions) {
+    this.stops = new StopAssurance({
+      log: o.log,
+      sessions: o.sessions,
+      chargers: o.chargers,
+      stopRetryMs: o.stopRetryMs,
+      background: (id, work) => this.background(id, work),
+    });
     this.watch = new LimitWatch({
       leadMs: o.stopLeadMs,
       onLimit: (id) => this.background(id, this.stopForLimit(id)),
@@ -119,7 +122,7 @@ export class SessionLifecycle implements ChargerEvents {
         meterStartWh: e.meterStartWh,
       });
     })();
-    this.clearStartTimer(s.id);
+    this.timers.clearStart(s.id);
     this.heard(s.id);
     if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
@@ -233,7 +236,7 @@ export class SessionLifecycle implements ChargerEvents {
   chargerOnline(chargerId: string): void {
     // A stop that could not be delivered while the charger was away is sent again.
     for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId === chargerId && s.state === 'stopping') this.stop(s.id);
+      if (s.chargerId === chargerId && s.state === 'stopping') this.stops.stop(s.id);
     }
   }
 
@@ -255,12 +258,12 @@ export class SessionLifecycle implements ChargerEvents {
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     if (status !== 'available') {
       this.seenInUse.add(s.id);
-      this.clearEndTimer(`idle:${s.id}`);
+      this.timers.clearEnd('idle', s.id);
       return;
     }
     const energyFlowed = s.meterStartWh !== null && deliveredWh(trackOf(s)) > 0;
     if (!this.seenInUse.has(s.id) && !energyFlowed) return;
-    this.armEndTimer(`idle:${s.id}`, this.o.stopGraceMs, () =>
+    this.timers.armEnd('idle', s.id, this.o.stopGraceMs, () =>
       this.settleWithoutStop(s.id, 'no_stop_connector_available'),
     );
   }
@@ -305,12 +308,8 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   close(): void {
-    this.closed = true;
-    for (const t of this.startTimers.values()) clearTimeout(t);
-    this.startTimers.clear();
-    for (const t of this.endTimers.values()) clearTimeout(t);
-    this.endTimers.clear();
-    for (const wake of this.stopLoops.values()) wake();
+    this.timers.close();
+    this.stops.close();
     this.watch.endAll();
   }
 
@@ -347,8 +346,7 @@ export class SessionLifecycle implements ChargerEvents {
   /** Settles the session unless it already has its outcome; true when this call settled it. */
   private settleOn(s: Session, delivered: number, reason: string): boolean {
     this.watch.end(s.id);
-    this.clearEndTimer(`idle:${s.id}`);
-    this.clearEndTimer(`silence:${s.id}`);
+    this.timers.clearEnds(s.id);
     this.rebooted.delete(s.id);
     this.seenInUse.delete(s.id);
     if (!this.o.outcomes.settle(s.id, delivered, reason, this.now())) return false;
@@ -374,25 +372,9 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private armSilence(sessionId: string, delayMs: number): void {
-    this.armEndTimer(`silence:${sessionId}`, Math.max(0, delayMs), () =>
+    this.timers.armEnd('silence', sessionId, delayMs, () =>
       this.settleWithoutStop(sessionId, 'no_stop_silence'),
     );
-  }
-
-  private armEndTimer(key: string, delayMs: number, then: () => void): void {
-    this.clearEndTimer(key);
-    const timer = setTimeout(() => {
-      this.endTimers.delete(key);
-      then();
-    }, delayMs);
-    timer.unref();
-    this.endTimers.set(key, timer);
-  }
-
-  private clearEndTimer(key: string): void {
-    const timer = this.endTimers.get(key);
-    if (timer) clearTimeout(timer);
-    this.endTimers.delete(key);
   }
 
   /** Work that runs after its trigger has returned: its failure is logged, never left unhandled. */
@@ -411,21 +393,11 @@ export class SessionLifecycle implements ChargerEvents {
 
   /** Refunds the session in full unless the charger reports its transaction within `delayMs`. */
   private armStartTimer(sessionId: string, delayMs: number, reason: string): void {
-    this.clearStartTimer(sessionId);
-    const timer = setTimeout(() => {
-      this.startTimers.delete(sessionId);
+    this.timers.armStart(sessionId, delayMs, () => {
       if (this.o.outcomes.refund(sessionId, reason, this.now())) {
         this.o.log.info({ sessionId, reason }, 'no transaction started in time: session refunded');
       }
-    }, delayMs);
-    timer.unref();
-    this.startTimers.set(sessionId, timer);
-  }
-
-  private clearStartTimer(sessionId: string): void {
-    const timer = this.startTimers.get(sessionId);
-    if (timer) clearTimeout(timer);
-    this.startTimers.delete(sessionId);
+    });
   }
 
   /**
@@ -437,9 +409,9 @@ export class SessionLifecycle implements ChargerEvents {
   beginOperatorStop(sessionId: string, by: string): OperatorStop {
     const s = this.o.sessions.get(sessionId);
     if (!s) return { kind: 'not_found' };
-    if (s.state !== 'charging' && s.state !== 'stopping')
+    if ((s.state !== 'charging' && s.state !== 'stopping') || !s.transactionRef) {
       return { kind: 'not_stoppable', session: s };
-    if (!s.transactionRef) return { kind: 'not_stoppable', session: s };
+    }
     const at = this.now();
     this.o.db.transaction(() => {
       if (this.o.sessions.markStopping(s.id, at)) {
@@ -452,7 +424,7 @@ export class SessionLifecycle implements ChargerEvents {
 
   /** The stop loop of a stopping session: sent again after a pause until the charger takes it. */
   keepStopping(sessionId: string): void {
-    this.stop(sessionId);
+    this.stops.stop(sessionId);
   }
 
   private async stopForLimit(sessionId: string): Promise<void> {
@@ -463,58 +435,7 @@ export class SessionLifecycle implements ChargerEvents {
       if (this.o.sessions.markStopping(s.id, at)) this.o.outcomes.event(s, 'stopping', at);
     })();
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
-    this.stop(sessionId);
-  }
-
-  /** Starts the stop loop of a session, or cuts its pause short if it is already running. */
-  private stop(sessionId: string): void {
-    const wake = this.stopLoops.get(sessionId);
-    if (wake) wake();
-    else this.background(sessionId, this.stopLoop(sessionId));
-  }
-
-  /**
-   * Sends the stop until the charger accepts it or the transaction ends, for as long as the
-   * session is stopping: a refused, unanswered or undeliverable stop is sent again after a pause
-   * that doubles up to a minute; a charger coming back online cuts the pause short.
-   */
-  private async stopLoop(sessionId: string): Promise<void> {
-    let pauseMs = this.o.stopRetryMs;
-    this.stopLoops.set(sessionId, () => undefined);
-    try {
-      for (let attempt = 1; !this.closed; attempt++) {
-        const s = this.o.sessions.get(sessionId);
-        if (s?.state !== 'stopping' || !s.transactionRef) return;
-        if (this.o.chargers.isOnline(s.chargerId)) {
-          try {
-            const outcome = await this.o.chargers.requestStop(s.chargerId, s.transactionRef);
-            if (outcome === 'accepted') return;
-            this.o.log.warn({ sessionId, attempt }, 'charger refused the stop');
-          } catch (err) {
-            this.o.log.warn(
-              { sessionId, attempt, err: (err as Error).message },
-              'stop not delivered',
-            );
-          }
-        }
-        await this.pause(sessionId, pauseMs);
-        pauseMs = Math.min(pauseMs * 2, STOP_RETRY_MAX_MS);
-      }
-    } finally {
-      this.stopLoops.delete(sessionId);
-    }
-  }
-
-  private pause(sessionId: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.stopLoops.set(sessionId, done);
-    });
+    this.stops.stop(sessionId);
   }
 }
 

@@ -1,5 +1,5 @@
 import ocppRpc from 'ocpp-rpc';
-import { ChargerTimeoutError, type ChargerReply } from './port.js';
+import { ChargerTimeoutError, type ChargerReply, type CommandOutcome } from './port.js';
 import type { RpcConnection } from './rpc.js';
 
 const { RPCError } = ocppRpc;
@@ -38,3 +38,7 @@ export async function callForReply(
     throw new ChargerTimeoutError(`${method} unanswered: ${(err as Error).message}`);
   }
 }
+
+/** A reply as the charging layer's outcome: only Accepted is accepted. */
+export const outcomeOf = (reply: ChargerReply): CommandOutcome =>
+  reply.status === 'Accepted' ? 'accepted' : 'rejected';

@@ -3,7 +3,7 @@ import type { ChargerKey, Model, ModelSession } from './model.js';
 
 /**
  * What the gateway must make of each charger message once it is delivered, written from the
- * rules in the README ("OCPP behaviour", "Money") rather than from the code: the verdict it must
+ * rules in docs/ocpp.md and docs/money.md rather than from the code: the verdict it must
  * answer and what the message does to the session and the wallet.
  */
 

@@ -64,7 +64,7 @@ export interface ModelSession {
   meterStart: number | null;
   /** The start register is a live sample (the charger gave none): queued readings do not count. */
   startSampled: boolean;
-  /** The register in segments (a reset after a reboot starts a new one, README "Misbehaving chargers"). */
+  /** The register in segments (a reset after a reboot starts a new one, docs/ocpp.md "Misbehaving chargers"). */
   track: Track | null;
   /** The reading held as a possible reset (the same frame again confirms nothing). */
   held: { wh: number; timestamp: string } | null;

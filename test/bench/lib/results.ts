@@ -11,7 +11,7 @@ export interface Figure {
   /** The bare library's figure from the same run, where the issue names one. */
   reference?: { label: string; value: number };
   ratio?: number;
-  /** The target as written in the README, e.g. "≥ 0.7× bare" or "≤ 40 KB". */
+  /** The target as written in docs/benchmarks.md, e.g. "≥ 0.7× bare" or "≤ 40 KB". */
   target?: string;
   met?: boolean;
   note?: string;

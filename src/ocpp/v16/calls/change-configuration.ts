@@ -1,7 +1,7 @@
 import { callForReply, type CallTarget } from '../../operator-call.js';
 import type { ChargerReply } from '../../port.js';
 
-/** ChangeConfiguration: Accepted, Rejected, RebootRequired or NotSupported. */
+/** ChangeConfiguration with the charger's own reply: Accepted, Rejected, RebootRequired or NotSupported. */
 export function changeConfiguration(
   target: CallTarget,
   key: string,
@@ -9,3 +9,7 @@ export function changeConfiguration(
 ): Promise<ChargerReply> {
   return callForReply(target, 'ChangeConfiguration', { key, value });
 }
+
+/** The charger took the setting, now or after a reboot. */
+export const settingTaken = (reply: ChargerReply): boolean =>
+  reply.status === 'Accepted' || reply.status === 'RebootRequired';

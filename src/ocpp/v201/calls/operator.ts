@@ -4,7 +4,7 @@ import { changeAvailability } from './change-availability.js';
 import { getVariables } from './get-variables.js';
 import { requestStopTransaction } from './request-stop-transaction.js';
 import { reset } from './reset.js';
-import { setVariables } from './set-variables.js';
+import { setVariable } from './set-variables.js';
 import { triggerMessage } from './trigger-message.js';
 import { unlockConnector } from './unlock-connector.js';
 
@@ -17,6 +17,6 @@ export function operatorCalls201(target: CallTarget): OperatorCalls {
     changeAvailability: (evseId, operative) => changeAvailability(target, evseId, operative),
     trigger: (evseId, kind) => triggerMessage(target, evseId, kind),
     readConfiguration: (keys) => getVariables(target, keys),
-    changeConfiguration: (key, value) => setVariables(target, key, value),
+    changeConfiguration: (key, value) => setVariable(target, key, value),
   };
 }

@@ -1,16 +1,39 @@
 import { callForReply, type CallTarget } from '../../operator-call.js';
 import { UnsayableCommandError, type ChargerReply } from '../../port.js';
+import type { SetVariablesConf } from '../messages.js';
 import { splitVariableName } from './variable-name.js';
 
-interface SetVariablesConf {
-  setVariableResult: { attributeStatus: string }[];
+/** [component, variable, value] */
+export type VariableSetting = [string, string, string];
+
+/** SetVariables with the station's own reply (one setVariableResult per setting). */
+export function setVariables(target: CallTarget, wanted: VariableSetting[]): Promise<ChargerReply> {
+  return callForReply(target, 'SetVariables', {
+    setVariableData: wanted.map(([component, variable, value]) => ({
+      component: { name: component },
+      variable: { name: variable },
+      attributeValue: value,
+    })),
+  });
+}
+
+/** `Component.Variable` of the settings the station did not take (now or after a reboot). */
+export function notTaken(wanted: VariableSetting[], reply: ChargerReply): string[] {
+  const results =
+    reply.status === 'CallError' ? [] : (reply.raw as SetVariablesConf).setVariableResult;
+  const taken = new Set(
+    results
+      .filter((r) => r.attributeStatus === 'Accepted' || r.attributeStatus === 'RebootRequired')
+      .map((r) => `${r.component.name}.${r.variable.name}`),
+  );
+  return wanted.map(([c, v]) => `${c}.${v}`).filter((name) => !taken.has(name));
 }
 
 /**
- * SetVariables of one `Component.Variable`: the reply's status is the variable's attributeStatus
- * (Accepted, Rejected, RebootRequired, UnknownComponent, UnknownVariable, ...).
+ * One variable named `Component.Variable`: the reply's status is its attributeStatus (Accepted,
+ * Rejected, RebootRequired, UnknownComponent, UnknownVariable, ...).
  */
-export async function setVariables(
+export async function setVariable(
   target: CallTarget,
   key: string,
   value: string,
@@ -21,15 +44,7 @@ export async function setVariables(
       `this station speaks OCPP 2.0.1: name its variable as Component.Variable, not ${key}`,
     );
   }
-  const reply = await callForReply(target, 'SetVariables', {
-    setVariableData: [
-      {
-        component: { name: name.component },
-        variable: { name: name.variable },
-        attributeValue: value,
-      },
-    ],
-  });
+  const reply = await setVariables(target, [[name.component, name.variable, value]]);
   if (reply.status === 'CallError') return reply;
   const result = (reply.raw as SetVariablesConf).setVariableResult[0];
   return { status: result?.attributeStatus ?? 'Rejected', raw: reply.raw };

@@ -1,0 +1,12 @@
+import type { BootNotificationReq } from '../messages.js';
+import type { Session16 } from '../session-context.js';
+
+export function bootNotification({ ctx, now }: Session16, req: BootNotificationReq) {
+  ctx.reports.booted({
+    vendor: req.chargePointVendor,
+    model: req.chargePointModel,
+    serialNumber: req.chargePointSerialNumber ?? req.chargeBoxSerialNumber ?? null,
+    firmwareVersion: req.firmwareVersion ?? null,
+  });
+  return { status: 'Accepted', currentTime: now(), interval: ctx.heartbeatIntervalSeconds };
+}

@@ -1,0 +1,48 @@
+import type { StartTransactionReq } from '../messages.js';
+import type { Session16 } from '../session-context.js';
+
+export function startTransaction(session: Session16, req: StartTransactionReq) {
+  return session.ctx.db.transaction(() => start(session, req))();
+}
+
+function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransactionReq) {
+  const chargerId = ctx.chargerId;
+  const repeat = transactions.findRepeat(chargerId, req.connectorId, req.idTag, req.timestamp);
+  if (repeat) {
+    ctx.reports.noted('StartTransaction', 'repeated start answered again', {
+      transactionId: repeat.id,
+    });
+    return {
+      transactionId: repeat.id,
+      idTagInfo: { status: repeat.accepted ? 'Accepted' : 'Invalid' },
+    };
+  }
+  const id = transactions.open(
+    chargerId,
+    req.connectorId,
+    req.idTag,
+    req.meterStart,
+    req.timestamp,
+  );
+  const connectorId = connectorIdOf(req.connectorId);
+  let accepted = false;
+  if (connectorId) {
+    accepted = ctx.events().transactionStarted({
+      chargerId,
+      connectorId,
+      idToken: req.idTag,
+      transactionRef: String(id),
+      meterStartWh: req.meterStart,
+      timestamp: req.timestamp,
+      receivedAtMs: ctx.clock.now(),
+    }).accepted;
+  }
+  transactions.setAccepted(id, accepted);
+  if (!accepted) {
+    ctx.reports.noted('StartTransaction', 'transaction not started by us: Invalid', {
+      transactionId: id,
+      connectorId: req.connectorId,
+    });
+  }
+  return { transactionId: id, idTagInfo: { status: accepted ? 'Accepted' : 'Invalid' } };
+}

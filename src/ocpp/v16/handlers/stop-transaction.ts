@@ -1,0 +1,42 @@
+import type { StopTransactionReq } from '../messages.js';
+import { latestReading } from '../meter-values.js';
+import { isPlaceholderId, queued } from '../queued.js';
+import type { Session16 } from '../session-context.js';
+
+export function stopTransaction(session: Session16, req: StopTransactionReq) {
+  return session.ctx.db.transaction(() => stop(session, req))();
+}
+
+function stop({ ctx, transactions }: Session16, req: StopTransactionReq) {
+  const chargerId = ctx.chargerId;
+  const tx = isPlaceholderId(req.transactionId)
+    ? transactions.resolveUnknown(chargerId, req.idTag === undefined ? {} : { idTag: req.idTag })
+    : transactions.get(req.transactionId, chargerId);
+  if (tx && tx.id !== req.transactionId) {
+    ctx.reports.noted('StopTransaction', `transactionId ${req.transactionId} taken as ${tx.id}`, {
+      idTag: req.idTag ?? null,
+    });
+  }
+  if (!tx) {
+    // Never block a charger's queue: answer, and keep the message for the operator.
+    ctx.reports.noted('StopTransaction', 'unknown transactionId', req);
+    return {};
+  }
+  const reason = req.reason ?? 'Local';
+  if (!transactions.stop(tx.id, req.meterStop, req.timestamp, reason)) {
+    ctx.reports.noted('StopTransaction', 'repeated stop answered again', {
+      transactionId: tx.id,
+    });
+  }
+  const final = req.transactionData ? latestReading(req.transactionData) : null;
+  ctx.events().transactionEnded({
+    chargerId,
+    transactionRef: String(tx.id),
+    meterStopWh: Number.isSafeInteger(req.meterStop) ? req.meterStop : (final?.energyWh ?? null),
+    reason,
+    timestamp: req.timestamp,
+    receivedAtMs: ctx.clock.now(),
+    live: !queued(req.timestamp, ctx.clock.now()),
+  });
+  return req.idTag ? { idTagInfo: { status: 'Accepted' } } : {};
+}

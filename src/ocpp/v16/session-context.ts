@@ -1,0 +1,15 @@
+import type { AdapterContext } from '../protocol-session.js';
+import type { Transactions16 } from './transactions.js';
+
+/** What every 1.6 handler and outgoing call is given for the charger it serves. */
+export interface Session16 {
+  ctx: AdapterContext;
+  transactions: Transactions16;
+  /** Our clock as an ISO timestamp. */
+  now(): string;
+  /** The site's connector id for an OCPP connector number, if configured. */
+  connectorIdOf(ocppConnectorId: number): string | undefined;
+}
+
+/** Answers one incoming OCPP 1.6 call; `req` has been through normalize.ts. */
+export type Handler16<Req = unknown> = (session: Session16, req: Req) => unknown;

@@ -1,0 +1,24 @@
+import type { CommandOutcome } from '../../port.js';
+import { callOutcome } from '../../rpc.js';
+import type { RequestStartStopConf } from '../messages.js';
+import type { Session201 } from '../session-context.js';
+
+export async function requestStartTransaction(
+  { ctx, txs, transactionEvents, now }: Session201,
+  connectorId: string,
+  idToken: string,
+): Promise<CommandOutcome> {
+  const connector = ctx.site.connector(ctx.chargerId, connectorId);
+  if (!connector) throw new Error(`connector ${connectorId} is not configured on ${ctx.chargerId}`);
+  const evseId = connector.ocppConnectorId;
+  const remoteStartId = txs.newRemoteStart(ctx.chargerId, evseId, idToken, now());
+  const reply = (await callOutcome(
+    ctx.rpc,
+    'RequestStartTransaction',
+    { evseId, remoteStartId, idToken: { idToken, type: 'Central' } },
+    ctx.callTimeoutMs,
+  )) as RequestStartStopConf | null;
+  if (reply?.status !== 'Accepted') return 'rejected';
+  if (reply.transactionId) transactionEvents.adopt(reply.transactionId, evseId, idToken);
+  return 'accepted';
+}

@@ -1,0 +1,12 @@
+import type { BootNotificationReq } from '../messages.js';
+import type { Session201 } from '../session-context.js';
+
+export function bootNotification({ ctx, now }: Session201, req: BootNotificationReq) {
+  ctx.reports.booted({
+    vendor: req.chargingStation.vendorName,
+    model: req.chargingStation.model,
+    serialNumber: req.chargingStation.serialNumber ?? null,
+    firmwareVersion: req.chargingStation.firmwareVersion ?? null,
+  });
+  return { status: 'Accepted', currentTime: now(), interval: ctx.heartbeatIntervalSeconds };
+}

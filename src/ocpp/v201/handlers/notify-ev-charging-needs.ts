@@ -1,0 +1,23 @@
+import type { NotifyEVChargingNeedsReq } from '../messages.js';
+import type { Session201 } from '../session-context.js';
+
+export function notifyEVChargingNeeds(
+  { ctx, connectorIdOf, now }: Session201,
+  req: NotifyEVChargingNeedsReq,
+) {
+  const connectorId = connectorIdOf(req.evseId);
+  const dc = req.chargingNeeds.dcChargingParameters;
+  if (connectorId && dc) {
+    ctx.reports.vehicle(
+      connectorId,
+      {
+        ...(dc.stateOfCharge !== undefined && { socPercent: dc.stateOfCharge }),
+        ...(dc.evEnergyCapacity !== undefined &&
+          dc.evEnergyCapacity > 0 && { batteryWh: dc.evEnergyCapacity }),
+      },
+      now(),
+    );
+  }
+  // Accepted: we take note; the gateway sends no charging schedule of its own.
+  return { status: 'Accepted' };
+}

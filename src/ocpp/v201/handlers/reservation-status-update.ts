@@ -1,0 +1,3 @@
+import { recorded } from './recorded.js';
+
+export const reservationStatusUpdate = recorded('ReservationStatusUpdate');
