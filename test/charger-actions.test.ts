@@ -15,6 +15,7 @@ import { errorCode, mintToken, startSession, type JsonResponse } from './helpers
 import { createOperator, op } from './helpers/operator.js';
 import { rawCharger } from './helpers/raw-charger.js';
 import {
+  bootedCharger,
   IONIQ,
   ocpp16,
   PROTOCOLS,
@@ -97,16 +98,8 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
   });
 
   async function charger(identity = 'CP-1'): Promise<SimulatedChargePoint> {
-    const cp = await protocol.connect(t.gw.ocppUrl, identity);
+    const cp = await bootedCharger(protocol, t.gw, identity);
     chargers.push(cp);
-    await waitUntil(
-      () =>
-        t.gw.db
-          .prepare('SELECT 1 FROM charger_info WHERE charger_id = ? AND booted_at IS NOT NULL')
-          .get(identity),
-      5000,
-      'boot',
-    );
     return cp;
   }
 
@@ -427,10 +420,7 @@ describe('fleet-gateway charger: the CLI through the operator API', () => {
 
   beforeEach(async () => {
     t = await startTestGateway();
-    cp = await ocpp16.connect(t.gw.ocppUrl, 'CP-1');
-    await waitUntil(() =>
-      t.gw.db.prepare('SELECT 1 FROM charger_info WHERE booted_at IS NOT NULL').get(),
-    );
+    cp = await bootedCharger(ocpp16, t.gw, 'CP-1');
     env = {
       PATH: process.env.PATH ?? '',
       FLEET_GATEWAY_OPERATOR_URL: t.gw.operatorUrl,

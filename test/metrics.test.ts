@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { errorCode, mintToken, startSession, type JsonResponse } from './helpers/http.js';
 import { createOperator } from './helpers/operator.js';
-import { IONIQ, ocpp16, ocpp201, type SimulatedChargePoint } from './helpers/simulated-charger.js';
+import {
+  bootedCharger,
+  IONIQ,
+  ocpp16,
+  ocpp201,
+  type SimulatedChargePoint,
+} from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
 const METRICS_TOKEN = 'fmt_test_metrics_token_0000000000000000000001';
@@ -86,16 +92,9 @@ describe('/metrics', () => {
   });
 
   it('after real sessions on both protocols, the figures are the database’s', async () => {
-    const cp16 = await ocpp16.connect(t.gw.ocppUrl, 'CP-1');
-    const cp201 = await ocpp201.connect(t.gw.ocppUrl, 'CP-AC', { connectors: 1 });
+    const cp16 = await bootedCharger(ocpp16, t.gw, 'CP-1');
+    const cp201 = await bootedCharger(ocpp201, t.gw, 'CP-AC', { connectors: 1 });
     chargers.push(cp16, cp201);
-    await waitUntil(
-      () =>
-        one<{ n: number }>('SELECT count(*) AS n FROM charger_info WHERE booted_at IS NOT NULL')
-          .n === 2,
-      5000,
-      'boots',
-    );
 
     // Two sessions charge and end early (shortfall credited); one Start is refused before any
     // debit, and one is debited and refused by the charger (refunded).

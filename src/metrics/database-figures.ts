@@ -1,15 +1,7 @@
+import { SESSION_STATES } from '../charging/session-store.js';
 import type { Db } from '../store/database.js';
 
 type Labelled = { labels: Record<string, string>; value: number }[];
-
-const SESSION_STATES = [
-  'authorizing',
-  'authorized',
-  'charging',
-  'stopping',
-  'settled',
-  'refunded',
-] as const;
 
 /**
  * Figures read from the database at scrape time: authoritative, and the same after a restart.

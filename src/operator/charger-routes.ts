@@ -86,51 +86,43 @@ export function registerChargerRoutes(app: FastifyInstance, deps: OperatorDeps):
       audited(request, await actions.unlock(request.params.chargerId, request.params.connectorId)),
   );
 
-  app.post<{ Params: { chargerId: string }; Body: AvailabilityBody }>(
-    '/chargers/:chargerId/availability',
-    {
-      schema: {
-        summary: 'Take a whole charger out of service, or back into it',
-        tags: ['chargers'],
-        params: chargerParams,
-        body: availabilityBody,
-        response: answers(actionAnswer),
+  // The whole charger, or one connector: one handler.
+  for (const [path, params, summary] of [
+    [
+      '/chargers/:chargerId/availability',
+      chargerParams,
+      'Take a whole charger out of service, or back into it',
+    ],
+    [
+      '/chargers/:chargerId/connectors/:connectorId/availability',
+      connectorParams,
+      'Take one connector out of service, or back into it',
+    ],
+  ] as const) {
+    app.post<{ Params: { chargerId: string; connectorId?: string }; Body: AvailabilityBody }>(
+      path,
+      {
+        schema: {
+          summary,
+          tags: ['chargers'],
+          params,
+          body: availabilityBody,
+          response: answers(actionAnswer),
+        },
+        ...operatorAction('charger.availability'),
       },
-      ...operatorAction('charger.availability'),
-    },
-    async (request) =>
-      audited(
-        request,
-        await actions.changeAvailability(request.params.chargerId, null, request.body.operative, {
-          by: request.operator?.name ?? 'unknown',
-          reason: request.body.reason ?? null,
-        }),
-      ),
-  );
-
-  app.post<{ Params: { chargerId: string; connectorId: string }; Body: AvailabilityBody }>(
-    '/chargers/:chargerId/connectors/:connectorId/availability',
-    {
-      schema: {
-        summary: 'Take one connector out of service, or back into it',
-        tags: ['chargers'],
-        params: connectorParams,
-        body: availabilityBody,
-        response: answers(actionAnswer),
-      },
-      ...operatorAction('charger.availability'),
-    },
-    async (request) =>
-      audited(
-        request,
-        await actions.changeAvailability(
-          request.params.chargerId,
-          request.params.connectorId,
-          request.body.operative,
-          { by: request.operator?.name ?? 'unknown', reason: request.body.reason ?? null },
+      async (request) =>
+        audited(
+          request,
+          await actions.changeAvailability(
+            request.params.chargerId,
+            request.params.connectorId ?? null,
+            request.body.operative,
+            { by: request.operator?.name ?? 'unknown', reason: request.body.reason ?? null },
+          ),
         ),
-      ),
-  );
+    );
+  }
 
   app.post<{
     Params: { chargerId: string };
