@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_STATES } from '../src/charging/session-store.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { errorCode, mintToken, startSession, type JsonResponse } from './helpers/http.js';
 import { createOperator } from './helpers/operator.js';
@@ -162,14 +163,7 @@ describe('/metrics', () => {
       { state: 'refunded', n: 1 },
       { state: 'settled', n: 2 },
     ]);
-    for (const state of [
-      'authorizing',
-      'authorized',
-      'charging',
-      'stopping',
-      'settled',
-      'refunded',
-    ]) {
+    for (const state of SESSION_STATES) {
       expect(value(s, 'fleetgw_sessions', { state }), state).toBe(
         byState.find((r) => r.state === state)?.n ?? 0,
       );
