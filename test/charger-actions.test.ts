@@ -378,6 +378,21 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
     ]);
   });
 
+  it('an operator stop for a session whose charger is offline changes nothing (503)', async () => {
+    const cp = await charger();
+    const sessionId = await chargingSession(cp);
+    await cp.disconnect();
+    await waitUntil(
+      async () => (await act('POST', '/chargers/CP-1/reset', { type: 'soft' })).status === 503,
+      5000,
+      'the gateway to see the charger gone',
+    );
+    const res = await act('POST', `/sessions/${sessionId}/stop`);
+    expect(res.status).toBe(503);
+    expect(errorCode(res)).toBe('charger_offline');
+    expect(sessionState(sessionId)).toBe('charging');
+  });
+
   it('an offline charger is 503 charger_offline and nothing is queued', async () => {
     for (const [method, path, body] of [
       ['POST', '/chargers/CP-OFF/connectors/1/unlock', undefined],

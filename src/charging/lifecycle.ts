@@ -39,7 +39,8 @@ export interface LifecycleOptions {
 export type OperatorStop =
   | { kind: 'stopping'; chargerId: string; transactionRef: string }
   | { kind: 'not_found' }
-  | { kind: 'not_stoppable'; session: Session };
+  | { kind: 'not_stoppable'; session: Session }
+  | { kind: 'offline'; chargerId: string };
 
 /**
  * Everything that happens to a session after the Start response: the EV starting (or never
@@ -404,7 +405,8 @@ export class SessionLifecycle implements ChargerEvents {
    * An operator stops a session: a charging one becomes stopping, as at the paid energy (its
    * 'stopping' event names the operator), and settles normally when the charger reports the end.
    * The caller sends the first stop itself, to answer with the charger's own reply, and hands a
-   * stop the charger refused or left unanswered to keepStopping().
+   * stop the charger refused or left unanswered to keepStopping(). A session whose charger is
+   * offline is left as it is.
    */
   beginOperatorStop(sessionId: string, by: string): OperatorStop {
     const s = this.o.sessions.get(sessionId);
@@ -412,6 +414,8 @@ export class SessionLifecycle implements ChargerEvents {
     if ((s.state !== 'charging' && s.state !== 'stopping') || !s.transactionRef) {
       return { kind: 'not_stoppable', session: s };
     }
+    // Nothing changes for a stop that cannot be sent now: the operator hears so, nothing waits.
+    if (!this.o.chargers.isOnline(s.chargerId)) return { kind: 'offline', chargerId: s.chargerId };
     const at = this.now();
     this.o.db.transaction(() => {
       if (this.o.sessions.markStopping(s.id, at)) {

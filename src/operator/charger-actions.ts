@@ -154,6 +154,13 @@ export class ChargerActions {
         `session ${sessionId} is ${begun.session.state}: only a charging session can be stopped`,
       );
     }
+    if (begun.kind === 'offline') {
+      throw new ApiError(
+        503,
+        'charger_offline',
+        `charger ${begun.chargerId} is not connected; the session was left as it was and nothing was queued`,
+      );
+    }
     const base = {
       sessionId,
       sessionState: 'stopping' as const,
@@ -168,7 +175,14 @@ export class ChargerActions {
     } catch (err) {
       // The session is stopping whatever happened to this attempt: the loop keeps at it.
       this.deps.lifecycle.keepStopping(sessionId);
-      throw translate(err, begun.chargerId);
+      if (err instanceof ChargerTimeoutError || err instanceof ChargerOfflineError) {
+        throw new ApiError(
+          err instanceof ChargerTimeoutError ? 504 : 503,
+          err instanceof ChargerTimeoutError ? 'charger_timeout' : 'charger_offline',
+          `charger ${begun.chargerId} did not take the stop now; session ${sessionId} is stopping and the gateway keeps sending the stop`,
+        );
+      }
+      throw err;
     }
   }
 
