@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { healthUrl, probeHealth } from './admin/health-probe.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
@@ -13,6 +13,8 @@ import {
 import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
+import { generateOpenApi, openApiText } from './admin/openapi.js';
+import { registerOperatorCommands } from './operator/cli-commands.js';
 import { startGateway } from './gateway.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
 import { openDatabase } from './store/database.js';
@@ -301,6 +303,18 @@ program
       ...(opts.database ? { databasePath: opts.database } : {}),
     });
   });
+
+program
+  .command('openapi')
+  .description('print (or write) the OpenAPI 3.1 document generated from the routes')
+  .option('--out <file>', 'write it to this file')
+  .action(async (opts: { out?: string }) => {
+    const text = openApiText(await generateOpenApi());
+    if (opts.out) writeFileSync(opts.out, text);
+    else process.stdout.write(text);
+  });
+
+registerOperatorCommands(program);
 
 program.parseAsync().catch((err: unknown) => {
   console.error(`fleet-gateway: ${err instanceof Error ? err.message : String(err)}`);

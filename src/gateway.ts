@@ -2,6 +2,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
+import { openApiDocument, serveOpenApi } from './api/openapi.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
@@ -9,7 +10,9 @@ import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
+import { SessionViews } from './charging/session-view.js';
 import type { GatewayConfig } from './config/schema.js';
+import { ChargerRegistry } from './config/charger-registry.js';
 import { SiteDirectory } from './config/site.js';
 import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
@@ -17,6 +20,8 @@ import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
 import { ChargerActions } from './operator/charger-actions.js';
+import { LiveMeters } from './operator/live-meters.js';
+import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
@@ -63,11 +68,14 @@ export async function startGateway(
   const log = options.log ?? createLogger(config.log.level);
   const db = openDatabase(config.database.path);
   const site = new SiteDirectory(config);
+  const chargerRegistry = new ChargerRegistry(db, site);
+  chargerRegistry.syncFromConfig(config.chargers, clock.now());
   const outbox = new Outbox(db);
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
   const admin = new FleetAdmin(roster, wallet);
   const sessions = new SessionStore(db);
+  const sessionViews = new SessionViews(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
   const telematics = new Telematics(db);
@@ -126,7 +134,8 @@ export async function startGateway(
     stopGraceMs: config.sessions.stopGraceSeconds * 1000,
     silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
   });
-  central.setEvents(lifecycle);
+  const live = new LiveMeters();
+  central.setEvents(live.observe(lifecycle));
   const charging = new Charging({
     db,
     clock,
@@ -170,6 +179,7 @@ export async function startGateway(
     driverTokens: new DriverTokens(db, clock, config.tokens.driverTokenTtlSeconds),
     roster,
     charging,
+    sessionViews,
     health,
   });
   const operatorDeps: OperatorDeps = {
@@ -190,10 +200,19 @@ export async function startGateway(
       lifecycle,
       writableConfig: config.chargerOperations.writableConfig,
     }),
+    site,
+    chargerRegistry,
+    disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
+    live,
+    read: new SiteReadModel(db),
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,
       apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
+      chargerTls: {
+        tls: config.ocpp.tls !== undefined || config.http.tls !== undefined,
+        clientCa: config.ocpp.tls?.ca !== undefined,
+      },
     },
     health,
   };
@@ -211,6 +230,9 @@ export async function startGateway(
   if (config.metrics.bearerTokenSha256) {
     registerMetricsRoute(operatorApi ?? api, metrics, config.metrics.bearerTokenSha256);
   }
+  const document = () => openApiDocument(api, operatorApi);
+  serveOpenApi(api, document);
+  if (operatorApi) serveOpenApi(operatorApi, document);
 
   central.attach(api.server);
   await api.listen({ host: config.http.host, port: config.http.port });

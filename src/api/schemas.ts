@@ -1,3 +1,5 @@
+import { sessionViewSchema } from '../charging/session-view.js';
+
 /**
  * JSON schemas of the three routes. Validation is strict: no type coercion, no removal of unknown
  * fields (the app's Ajv options turn both off), every listed field required.
@@ -70,6 +72,17 @@ export const quoteSchema = {
     '4xx': errorBody,
     '5xx': errorBody,
   },
+} as const;
+
+/** GET /v1/sessions/{sessionId}: the driver follows a session it started (read-only). */
+export const sessionReadSchema = {
+  params: {
+    type: 'object',
+    properties: { sessionId: { type: 'string', minLength: 1, maxLength: 64 } },
+    required: ['sessionId'],
+    additionalProperties: false,
+  },
+  response: { 200: sessionViewSchema, '4xx': errorBody, '5xx': errorBody },
 } as const;
 
 /**

@@ -13,9 +13,9 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { LimitWatch } from './limit-watch.js';
-import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
+import { applyRegister, deliveredAtStop, deliveredWh } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
-import type { Session, SessionStore } from './session-store.js';
+import { trackOf, type Session, type SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
 
@@ -441,14 +441,4 @@ export class SessionLifecycle implements ChargerEvents {
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
     this.stops.stop(sessionId);
   }
-}
-
-function trackOf(s: Session): MeterTrack {
-  const startWh = s.meterStartWh ?? 0;
-  return {
-    segmentStartWh: s.meterSegmentStartWh ?? startWh,
-    carriedWh: s.meterCarriedWh,
-    lastWh: s.lastMeterWh ?? startWh,
-    pendingResetWh: s.meterPendingResetWh,
-  };
 }

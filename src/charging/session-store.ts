@@ -285,3 +285,14 @@ export class SessionStore {
     return this.refundStmt.run(reason, at, id).changes === 1;
   }
 }
+
+/** The session's register track as the lifecycle keeps it in the row (see meter-track.ts). */
+export function trackOf(s: Session): MeterTrack {
+  const startWh = s.meterStartWh ?? 0;
+  return {
+    segmentStartWh: s.meterSegmentStartWh ?? startWh,
+    carriedWh: s.meterCarriedWh,
+    lastWh: s.lastMeterWh ?? startWh,
+    pendingResetWh: s.meterPendingResetWh,
+  };
+}

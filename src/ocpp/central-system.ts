@@ -116,7 +116,12 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       const remote = handshake.remoteAddress ?? 'unknown';
       const charger =
         handshake.endpoint === this.opts.path ? this.opts.site.charger(chargerId) : undefined;
-      const verdict = await admit(charger, handshake.password, handshake.request.socket as Socket);
+      const verdict = await admit(
+        charger,
+        handshake.password,
+        handshake.request.socket as Socket,
+        this.opts.clock.now(),
+      );
       if (!verdict.admitted) {
         const delayMs = this.throttle.failed(remote);
         this.opts.log.warn(
@@ -320,6 +325,14 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       meterSampleIntervalSeconds: this.opts.meterSampleIntervalSeconds,
       connectionTimeoutSeconds: this.opts.connectionTimeoutSeconds,
     };
+  }
+
+  /** Ends a charger's connection (it was retired); admission refuses it when it comes back. */
+  disconnect(chargerId: string, reason: string): boolean {
+    const connection = this.connections.get(chargerId);
+    if (!connection) return false;
+    void connection.client.close({ code: 1000, reason });
+    return true;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 import type { OperatorRoutes } from './api.js';
 import { registerChargerRoutes } from './charger-routes.js';
+import { registerChargerAdminRoutes } from './charger-admin-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
+import { registerReadRoutes } from './read-routes.js';
 import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 
@@ -10,7 +12,9 @@ import { registerSiteRoutes } from './site-routes.js';
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSiteRoutes,
+  registerReadRoutes,
   registerMoneyRoutes,
   registerRosterRoutes,
   registerChargerRoutes,
+  registerChargerAdminRoutes,
 ];

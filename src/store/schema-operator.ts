@@ -76,15 +76,15 @@ CREATE TABLE IF NOT EXISTS site_chargers (
   id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 48),
   security_profile INTEGER NOT NULL CHECK (security_profile IN (1, 2, 3)),
   connectors TEXT NOT NULL CHECK (json_valid(connectors) AND json_type(connectors) = 'array'),
+  -- 'config': from the config file (fingerprint of its entry there); 'api': added at runtime.
+  source TEXT NOT NULL CHECK (source IN ('config', 'api')),
+  config_fingerprint TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   retired_at TEXT
 ) STRICT;
 CREATE TRIGGER IF NOT EXISTS site_chargers_no_delete BEFORE DELETE ON site_chargers
 BEGIN SELECT RAISE(ABORT, 'chargers are retired, never deleted'); END;
-CREATE TRIGGER IF NOT EXISTS site_chargers_retired_final BEFORE UPDATE ON site_chargers
-WHEN OLD.retired_at IS NOT NULL
-BEGIN SELECT RAISE(ABORT, 'a retired charger never changes'); END;
 
 CREATE TABLE IF NOT EXISTS charger_passwords (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -52,7 +52,8 @@ export class Wallet {
   private readonly createStmt: Statement<[string, string]>;
   private readonly openingStmt: Statement<[string], { seq: number }>;
   private readonly referenceStmt: Statement<[string, string], { seq: number }>;
-  private readonly noteStmt: Statement<[string, string, string, string]>;
+  // Prepared on first use: a Wallet also runs on a database of an older schema (seed, upgrade).
+  private noteStmt: Statement<[string, string, string, string]> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -71,9 +72,6 @@ export class Wallet {
     );
     this.referenceStmt = db.prepare(
       'SELECT seq FROM ledger_entries WHERE driver_id = ? AND reference = ?',
-    );
-    this.noteStmt = db.prepare(
-      'INSERT INTO ledger_notes (entry_id, actor, reason, created_at) VALUES (?, ?, ?, ?)',
     );
     this.createStmt = db.prepare(
       'INSERT INTO wallets (driver_id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT DO NOTHING',
@@ -175,7 +173,12 @@ export class Wallet {
       createdAt: at,
     };
     this.insertEntry.run(entry.id, driverId, kind, amount, balanceAfter, sessionId, reference, at);
-    if (note) this.noteStmt.run(entry.id, note.actor, note.reason, at);
+    if (note) {
+      this.noteStmt ??= this.db.prepare(
+        'INSERT INTO ledger_notes (entry_id, actor, reason, created_at) VALUES (?, ?, ?, ?)',
+      );
+      this.noteStmt.run(entry.id, note.actor, note.reason, at);
+    }
     this.outbox.enqueue('ledger', { type: 'ledger_entry', entry, ...(note ? { note } : {}) }, at);
     return entry;
   }
