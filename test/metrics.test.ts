@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_STATES } from '../src/charging/session-store.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { errorCode, mintToken, startSession, type JsonResponse } from './helpers/http.js';
-import { createOperator } from './helpers/operator.js';
+import { createOperator, op } from './helpers/operator.js';
 import {
   bootedCharger,
   IONIQ,
@@ -90,6 +90,15 @@ describe('/metrics', () => {
     const ok = await scrape();
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    // The operator API's routes are counted too, by their pattern.
+    expect((await op(t.gw.operatorUrl, operator, 'GET', '/whoami')).status).toBe(200);
+    expect(
+      value(await samples(), 'fleetgw_http_requests_total', {
+        method: 'GET',
+        route: '/admin/v1/whoami',
+        status: '200',
+      }),
+    ).toBe(1);
   });
 
   it('after real sessions on both protocols, the figures are the database’s', async () => {
