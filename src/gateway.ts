@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
 import { openApiDocument, serveOpenApi } from './api/openapi.js';
+import { refuseUpgrade } from './api/edge-answers.js';
+import { securityHeaders } from './api/security-headers.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
@@ -234,7 +236,7 @@ export async function startGateway(
   serveOpenApi(api, document);
   if (operatorApi) serveOpenApi(operatorApi, document);
 
-  central.attach(api.server);
+  central.attach(api.server, refuseUpgrade(securityHeaders(config.http.tls !== undefined)));
   await api.listen({ host: config.http.host, port: config.http.port });
   const address = api.server.address() as AddressInfo;
   const host = hostOf(address);

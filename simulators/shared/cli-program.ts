@@ -51,7 +51,8 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function buildProgram(cli: SimulatorCli): Command {
+/** The simulators' command line (both versions share it); the docs test parses documented lines with it. */
+export function buildProgram(cli: SimulatorCli): Command {
   return new Command()
     .name(cli.name)
     .description(

@@ -7,8 +7,10 @@ import Fastify, {
 import { ChargingError } from '../charging/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
+import { answerExpectationFailed, clientErrorHandler } from './edge-answers.js';
 import { ApiError, CHARGING_ERROR_STATUS, sendError } from './errors.js';
 import { STRICT_AJV_OPTIONS } from './schemas.js';
+import { securityHeaders } from './security-headers.js';
 import { validationMessage } from './validation-message.js';
 
 export interface JsonServerOptions {
@@ -28,29 +30,18 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
 };
 
 /**
- * Headers for an API no browser should render, frame or cache: responses are JSON for apps and
- * backends, so the strictest policies cost nothing.
- */
-const SECURITY_HEADERS: Record<string, string> = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-/**
  * A fastify server as every HTTP face of the gateway has it (the driver API and the operator
  * API): strict JSON in, `{error:{code,message}}` out, security headers, no request log at info.
  */
 export function createJsonServer(options: JsonServerOptions): FastifyInstance {
-  const headers = options.tls
-    ? { ...SECURITY_HEADERS, 'strict-transport-security': 'max-age=31536000' }
-    : SECURITY_HEADERS;
+  const headers = securityHeaders(options.tls !== undefined);
+  // Node would answer a missing Host itself, with an empty body: the hook below does it instead.
+  const server = { requireHostHeader: false };
   // With TLS the server is an https.Server; the routes do not care which.
   const app = Fastify({
-    ...(options.tls ? { https: { ...options.tls, minVersion: 'TLSv1.2' as const } } : {}),
+    ...(options.tls
+      ? { https: { ...options.tls, ...server, minVersion: 'TLSv1.2' as const } }
+      : { http: server }),
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
     ajv: { customOptions: STRICT_AJV_OPTIONS },
@@ -60,7 +51,21 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: true,
+    // Requests refused before routing, in the API's error shape with its headers: a path that is
+    // not valid percent-encoding (fastify runs no hook for it, so the headers are set here), and
+    // bytes Node's parser cannot read.
+    frameworkErrors: (error, _request, reply) =>
+      error.code === 'FST_ERR_ASYNC_CONSTRAINT'
+        ? sendError(reply.headers(headers), 500, 'internal_error', 'internal error')
+        : sendError(
+            reply.headers(headers),
+            400,
+            'invalid_request',
+            'the request path is not valid percent-encoding',
+          ),
+    clientErrorHandler: clientErrorHandler(headers, options.log),
   }) as unknown as FastifyInstance;
+  app.server.on('checkExpectation', answerExpectationFailed(headers));
 
   // The API speaks JSON only; fastify would otherwise hand text/plain bodies to the routes.
   app.removeContentTypeParser('text/plain');
@@ -68,6 +73,13 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.headers(headers);
     return payload;
+  });
+
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal has no body.
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ApiError(400, 'invalid_request', 'the Host header is required');
+    }
   });
 
   // The route's pattern, not the raw URL: nothing a client typed reaches the log unparsed. The

@@ -75,6 +75,16 @@ interface Connection {
   protocol: string;
 }
 
+/**
+ * Answers an upgrade that is not for a charger, on the raw socket. The server that attaches
+ * passes its own (the API's port answers in the API's error shape); the default has no body.
+ */
+export type UpgradeRefusal = (socket: Duplex, status: 400 | 404, message: string) => void;
+
+const bareRefusal: UpgradeRefusal = (socket, status) => {
+  const reason = status === 404 ? 'Not Found' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+};
 /** Statuses in which a connector cannot take a new session whoever asks. */
 const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
 
@@ -173,17 +183,17 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
    * Takes WebSocket upgrades for `<path>/<chargePointId>` on an HTTP(S) server (the API's, and the
    * TLS listener for chargers); refuses others.
    */
-  attach(http: Server): void {
+  attach(http: Server, refuse: UpgradeRefusal = bareRefusal): void {
     const prefix = `${this.opts.path}/`;
     http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith(prefix)) {
-        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        refuse(socket, 404, 'no WebSocket endpoint at this path');
         return;
       }
       if (!decodableIdentity(path)) {
         // ocpp-rpc would answer a broken %-escape with a 500.
-        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        refuse(socket, 400, 'the charge point id is not valid percent-encoding');
         return;
       }
       void this.server.handleUpgrade(

@@ -1,3 +1,13 @@
+/** The headers every API answer carries on plain HTTP (docs/security.md, "HTTP"). */
+export const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 export interface JsonResponse {
   status: number;
   headers: Headers;
