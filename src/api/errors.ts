@@ -21,6 +21,7 @@ export const CHARGING_ERROR_STATUS: Record<ChargingErrorCode, { status: number; 
   connector_unavailable: { status: 409, code: 'connector_unavailable' },
   charger_offline: { status: 503, code: 'charger_offline' },
   charger_rejected: { status: 409, code: 'charger_rejected' },
+  charger_unmetered: { status: 409, code: 'charger_unmetered' },
   charger_timeout: { status: 504, code: 'charger_timeout' },
   insufficient_balance: { status: 402, code: 'insufficient_balance' },
   invalid_amount: { status: 400, code: 'invalid_request' },

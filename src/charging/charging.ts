@@ -125,6 +125,14 @@ export class Charging {
       throw new ChargingError('driver_not_found', `${driver.email} is not an active fleet driver`);
     }
     const connector = this.usableConnector(chargerId, connectorId, driver.id);
+    // Paid energy is enforced by stopping on the live register: a charger that said it sends no
+    // energy during a transaction cannot be held to it, so nothing is debited.
+    if (deps.chargers.meteringCapability(chargerId) === 'none') {
+      throw new ChargingError(
+        'charger_unmetered',
+        `charger ${chargerId} reports no energy during a transaction; it cannot be held to a paid amount`,
+      );
+    }
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > deps.settings.maxAmount) {
       throw new ChargingError(
         'invalid_amount',

@@ -5,6 +5,7 @@ export type ChargingErrorCode =
   | 'connector_unavailable'
   | 'charger_offline'
   | 'charger_rejected'
+  | 'charger_unmetered'
   | 'charger_timeout'
   | 'insufficient_balance'
   | 'invalid_amount'

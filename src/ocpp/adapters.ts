@@ -1,6 +1,9 @@
+import type { FrameNormalizer } from './edge.js';
 import type { ProtocolAdapter } from './protocol-session.js';
 import { V16Session } from './v16/adapter.js';
+import { normalize16 } from './v16/normalize.js';
 import { V201Session } from './v201/adapter.js';
+import { normalize201 } from './v201/normalize.js';
 
 /**
  * The OCPP versions the central system speaks, each with its adapter. The only place that knows
@@ -9,6 +12,12 @@ import { V201Session } from './v201/adapter.js';
 export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter> = new Map<string, ProtocolAdapter>([
   ['ocpp2.0.1', (ctx) => new V201Session(ctx)],
   ['ocpp1.6', (ctx) => new V16Session(ctx)],
+]);
+
+/** Each version's tolerant reading of charger frames (its normalize.ts). */
+export const NORMALIZERS: ReadonlyMap<string, FrameNormalizer> = new Map([
+  ['ocpp2.0.1', normalize201],
+  ['ocpp1.6', normalize16],
 ]);
 
 /** What a charger that offers no subprotocol speaks: 1.6J, as such chargers do in the field. */

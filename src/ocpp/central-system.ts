@@ -9,11 +9,14 @@ import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
-import { ADAPTERS, ASSUMED_PROTOCOL, pickProtocol } from './adapters.js';
+import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { AvailabilityHolds } from './availability-holds.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
+import { ChargerDeviations } from './deviations.js';
+import { edgeConnection } from './edge.js';
+import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
 import { observedConnection, type OcppObserver } from './observed-connection.js';
 import {
@@ -27,12 +30,13 @@ import {
   type ConfigurationReport,
   type ConnectorView,
   type ResetKind,
+  type MeteringCapability,
   type StartRequest,
   type TriggerKind,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, validatedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, type RpcConnection } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -99,6 +103,9 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly connectorState: ConnectorStateStore;
   private readonly eventLog: OcppEventLog;
   private readonly holds: AvailabilityHolds;
+  /** What chargers send that departs from the schemas and was accepted (for the operator). */
+  readonly deviations: ChargerDeviations;
+  private readonly metering: ChargerMetering;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
@@ -108,6 +115,8 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
     this.holds = new AvailabilityHolds(opts.db);
+    this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
+    this.metering = new ChargerMetering(opts.db, opts.clock);
     this.throttle = new AuthThrottle({
       initialMs: opts.authFailureDelay.initialMs,
       maxMs: opts.authFailureDelay.maxMs,
@@ -115,7 +124,8 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     });
     this.server = new RPCServer({
       protocols: [...ADAPTERS.keys()],
-      strictMode: true,
+      // Tolerant in, strict out: edge.ts repairs and validates each frame itself.
+      strictMode: false,
       callTimeoutMs: opts.callTimeoutMs,
       pingIntervalMs: opts.pingIntervalMs,
       respondWithDetailedErrors: false,
@@ -206,6 +216,10 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
 
   isOnline(chargerId: string): boolean {
     return this.connections.has(chargerId);
+  }
+
+  meteringCapability(chargerId: string): MeteringCapability {
+    return this.metering.capability(chargerId);
   }
 
   onlineCount(): number {
@@ -376,27 +390,33 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     }
     const protocol = raw.protocol || ASSUMED_PROTOCOL;
     const adapter = ADAPTERS.get(protocol);
-    if (!adapter) throw new Error(`no adapter for ${protocol}`);
+    const normalizer = NORMALIZERS.get(protocol);
+    if (!adapter || !normalizer) throw new Error(`no adapter for ${protocol}`);
+    const reports = this.reportsFor(chargerId);
+    const internalError = (method: string, err: unknown) =>
+      this.opts.log.error({ chargerId, method, err }, 'ocpp handler failed: InternalError sent');
     const session = adapter({
       chargerId,
       rpc: guardedConnection(
-        observedConnection(
-          raw.protocol ? client : validatedConnection(client, protocol),
+        edgeConnection(
+          observedConnection(client, protocol, this.opts.observer),
           protocol,
-          this.opts.observer,
+          normalizer,
+          {
+            deviation: reports.deviation,
+            notUnderstood: (method, problem, payload) =>
+              reports.noted(method, `not understood: ${problem}`, payload),
+            ourMistake: internalError,
+          },
         ),
-        (method, err) =>
-          this.opts.log.error(
-            { chargerId, method, err },
-            'ocpp handler failed: InternalError sent',
-          ),
+        internalError,
       ),
       db: this.opts.db,
       site: this.opts.site,
       clock: this.opts.clock,
       log: this.opts.log,
       events: () => this.requireEvents(),
-      reports: this.reportsFor(chargerId),
+      reports,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
@@ -479,6 +499,11 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
+      deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
+      metering: (measurands) => {
+        this.metering.record(chargerId, measurands);
+        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+      },
     };
   }
 

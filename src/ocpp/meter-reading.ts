@@ -6,6 +6,8 @@
 export interface MeterReading {
   timestamp: string;
   energyWh: number | null;
+  /** Energy.Active.Import.Interval: energy since the previous sample, in Wh (not a register). */
+  intervalWh?: number;
   powerW: number | null;
   socPercent: number | null;
 }
@@ -23,12 +25,17 @@ export interface Sample {
 }
 
 export const ENERGY_REGISTER = 'Energy.Active.Import.Register';
+export const ENERGY_INTERVAL = 'Energy.Active.Import.Interval';
 const POWER = 'Power.Active.Import';
 const SOC = 'SoC';
 
+/** Units in any case (`kwh`, `KWH`): the edge counts the deviation, the meaning is the same. */
 function scale(unit: string | undefined, base: 'Wh' | 'W'): number | null {
-  if (unit === undefined || unit === base) return 1;
-  if (unit === `k${base}`) return 1000;
+  const folded = unit?.trim().toLowerCase();
+  const b = base.toLowerCase();
+  if (folded === undefined || folded === b) return 1;
+  if (folded === `k${b}`) return 1000;
+  if (folded === `m${b}`) return 1_000_000;
   return null;
 }
 
@@ -45,30 +52,55 @@ function total(samples: Sample[], base: 'Wh' | 'W'): number | null {
     .filter((v): v is { phase: string | undefined; value: number } => v !== null);
   const whole = converted.find((v) => v.phase === undefined);
   if (whole) return whole.value;
-  const lines = converted.filter((v) => v.phase === 'L1' || v.phase === 'L2' || v.phase === 'L3');
-  return lines.length > 0 ? lines.reduce((sum, v) => sum + v.value, 0) : null;
+  // Per line to neutral or per line: one set, never both (that would count each line twice).
+  for (const set of [PHASES, PHASES_TO_NEUTRAL]) {
+    const lines = converted.filter((v) => v.phase !== undefined && set.includes(v.phase));
+    if (lines.length > 0) return lines.reduce((sum, v) => sum + v.value, 0);
+  }
+  return null;
 }
 
+const PHASES = ['L1', 'L2', 'L3'];
+const PHASES_TO_NEUTRAL = ['L1-N', 'L2-N', 'L3-N'];
+
+/**
+ * A periodic sample may carry the transaction's start register beside the current one (context
+ * Transaction.Begin, sent again in every sample by some chargers): the current one counts.
+ */
+const BEGIN = 'Transaction.Begin';
+
 export function readSamples(timestamp: string, samples: Sample[]): MeterReading {
-  const of = (m: string) => samples.filter((s) => s.measurand === m);
+  const of = (m: string) => {
+    const all = samples.filter((s) => s.measurand === m);
+    const current = all.filter((s) => s.context !== BEGIN);
+    return current.length > 0 ? current : all;
+  };
   const energy = total(of(ENERGY_REGISTER), 'Wh');
+  const interval = total(of(ENERGY_INTERVAL), 'Wh');
   const soc = of(SOC)
     .map((s) => s.value)
     .find((n): n is number => n !== null && n >= 0 && n <= 100);
   return {
     timestamp,
     energyWh: energy === null ? null : Math.round(energy),
+    ...(interval !== null && { intervalWh: interval }),
     powerW: total(of(POWER), 'W'),
     socPercent: soc ?? null,
   };
 }
 
-/** The last reading of a list that has each quantity (a message may hold several samples). */
+/**
+ * The last reading of a list that has each quantity (a message may hold several samples); interval
+ * energy is the sum of the list's intervals.
+ */
 export function latestOf(readings: MeterReading[]): MeterReading | null {
   return readings.reduce<MeterReading | null>(
     (latest, r) => ({
       timestamp: r.timestamp,
       energyWh: r.energyWh ?? latest?.energyWh ?? null,
+      ...((r.intervalWh ?? latest?.intervalWh) !== undefined && {
+        intervalWh: (r.intervalWh ?? 0) + (latest?.intervalWh ?? 0),
+      }),
       powerW: r.powerW ?? latest?.powerW ?? null,
       socPercent: r.socPercent ?? latest?.socPercent ?? null,
     }),

@@ -50,8 +50,16 @@ export interface ChargerSettings {
   connectionTimeoutSeconds: number;
 }
 
+/**
+ * What energy a charger reports during a transaction, as it said when read back after
+ * configuration: its register, only interval energy (summed by the adapter into a register), no
+ * energy at all (it cannot be held to a paid amount), or not known (never read back).
+ */
+export type MeteringCapability = 'register' | 'interval' | 'none' | 'unknown';
+
 export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
+  meteringCapability(chargerId: string): MeteringCapability;
   connector(chargerId: string, connectorId: string): ConnectorView;
   requestStart(request: StartRequest): Promise<CommandOutcome>;
   requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome>;

@@ -25,4 +25,8 @@ export interface ChargerReports {
   status(connectorId: string, status: ConnectorStatus, errorCode: string | null): void;
   vehicle(connectorId: string, info: VehicleInfo, at: string): void;
   noted(action: string, note: string, payload?: unknown): void;
+  /** A departure from the schema the edge accepted (counted per charger and kind). */
+  deviation(kind: string, example: unknown): void;
+  /** The measurands the charger says it will send during a transaction (read back). */
+  metering(measurands: string[]): void;
 }

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import ocppRpc from 'ocpp-rpc';
 import { ChargerTimeoutError } from './port.js';
 
@@ -30,34 +29,6 @@ export async function callOutcome(
     if (err instanceof RPCError) return null;
     throw new ChargerTimeoutError(`${method} unanswered: ${(err as Error).message}`);
   }
-}
-
-interface SchemaValidator {
-  subprotocol: string;
-  validate(schemaId: string, params: unknown): unknown;
-}
-
-// ocpp-rpc's own validators for the official schemas (the ones its strict mode uses).
-const standardValidators = createRequire(import.meta.url)(
-  'ocpp-rpc/lib/standard-validators.js',
-) as SchemaValidator[];
-
-/**
- * ocpp-rpc validates frames only on connections that negotiated a subprotocol. A charger that
- * offers none is still held to the schemas of the protocol we assume for it: each incoming call is
- * validated before its handler runs, and a bad one is answered with the schema's CALLERROR.
- */
-export function validatedConnection(rpc: RpcConnection, subprotocol: string): RpcConnection {
-  const validator = standardValidators.find((v) => v.subprotocol === subprotocol);
-  if (!validator) throw new Error(`no schema validator for ${subprotocol}`);
-  return {
-    call: (method, params, options) => rpc.call(method, params, options),
-    handle: (method, handler) =>
-      rpc.handle(method, (args) => {
-        validator.validate(`urn:${method}.req`, args.params);
-        return handler(args);
-      }),
-  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { schemaV3Uplink } from './schema-v3-uplink.js';
 import { schemaV4Money } from './schema-v4-money.js';
 import { schemaV5Meter } from './schema-v5-meter.js';
 import { schemaOperator } from './schema-operator.js';
+import { schemaFieldEdge } from './schema-field-edge.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
@@ -15,6 +16,7 @@ const migrations: readonly string[] = [
   schemaV4Money,
   schemaV5Meter,
   schemaOperator,
+  schemaFieldEdge,
   schemaChargerOps,
 ];
 

@@ -1,17 +1,24 @@
 import type { ChargerSettings, CommandOutcome } from '../port.js';
 import { outcomeOf } from '../operator-call.js';
 import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
-import { changeConfiguration, settingTaken } from './calls/change-configuration.js';
 import { operatorCalls16 } from './calls/operator.js';
+import { IntervalEnergy } from '../interval-energy.js';
+import { ENERGY_REGISTER } from '../meter-reading.js';
+import { measurandList } from '../metering.js';
+import { changeConfiguration } from './calls/change-configuration.js';
+import { getConfiguration } from './calls/get-configuration.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
-import { normalize16, type Requests16 } from './normalize.js';
+import type { Requests16 } from './normalize.js';
 import { ROUTES16 } from './routes.js';
 import type { Handler16, Session16 } from './session-context.js';
 import { Transactions16 } from './transactions.js';
 
 /** Measurands the gateway needs: the register for settlement, power for the stop prediction, SoC for quotes. */
 const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
+/** What a charger that refuses the list above (no SoC, say) must at least send: the register. */
+const REGISTER_ONLY = ENERGY_REGISTER;
+const SAMPLED_DATA_KEY = 'MeterValuesSampledData';
 
 /** Speaks OCPP 1.6J with one connected charge point. */
 export class V16Session implements ProtocolSession {
@@ -22,6 +29,7 @@ export class V16Session implements ProtocolSession {
     this.session = {
       ctx,
       transactions: new Transactions16(ctx.db),
+      intervals: new IntervalEnergy(ctx.db),
       now: () => new Date(ctx.clock.now()).toISOString(),
       connectorIdOf: (ocppConnectorId) =>
         ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
@@ -29,7 +37,7 @@ export class V16Session implements ProtocolSession {
     this.operator = operatorCalls16(this.session);
     for (const action of Object.keys(ROUTES16) as (keyof Requests16)[]) {
       const handler = ROUTES16[action] as Handler16;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, normalize16(action, params)));
+      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
     }
   }
 
@@ -43,18 +51,39 @@ export class V16Session implements ProtocolSession {
 
   /**
    * Asks for the meter data the gateway needs, at the interval it can work with, and aligns the
-   * charger's wait for the EV (ConnectionTimeOut) with the session start timeout.
+   * charger's wait for the EV (ConnectionTimeOut) with the session start timeout. A charger that
+   * refuses the measurand list is asked for the register alone; what it will send is then read
+   * back and recorded, so that a charger reporting no energy is known before a Start.
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
     const wanted: [string, string][] = [
       ['MeterValueSampleInterval', String(settings.meterSampleIntervalSeconds)],
-      ['MeterValuesSampledData', SAMPLED_DATA],
+      [SAMPLED_DATA_KEY, SAMPLED_DATA],
       ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
     ];
     const refused: string[] = [];
+    let measurands: string | null = null;
     for (const [key, value] of wanted) {
-      if (!settingTaken(await changeConfiguration(this.session, key, value))) refused.push(key);
+      if (await changeConfiguration(this.session, key, value)) {
+        if (key === SAMPLED_DATA_KEY) measurands = value;
+        continue;
+      }
+      if (key === SAMPLED_DATA_KEY && (await this.registerOnly())) measurands = REGISTER_ONLY;
+      else refused.push(key);
     }
+    const readBack = await getConfiguration(this.session, SAMPLED_DATA_KEY);
+    if (readBack !== null) measurands = readBack;
+    if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
     return refused;
+  }
+
+  private async registerOnly(): Promise<boolean> {
+    const taken = await changeConfiguration(this.session, SAMPLED_DATA_KEY, REGISTER_ONLY);
+    this.session.ctx.reports.noted(
+      'ChangeConfiguration',
+      taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
+      { key: SAMPLED_DATA_KEY },
+    );
+    return taken;
   }
 }

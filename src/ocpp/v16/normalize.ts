@@ -1,3 +1,4 @@
+import { conformMessage, type FrameNormalizer } from '../edge.js';
 import type {
   AuthorizeReq,
   BootNotificationReq,
@@ -23,12 +24,21 @@ export interface Requests16 {
 }
 
 /**
- * The one place where a 1.6 charger's frame becomes the request a handler reads. ocpp-rpc's
- * strict mode has already checked the frame against the official schema.
+ * 1.6's transaction-related messages a charger retries while it gets CALLERRORs, and that must
+ * never block its queue: one that cannot be understood is answered (and kept in ocpp_events).
  */
-export function normalize16<A extends keyof Requests16>(
-  _action: A,
-  params: unknown,
-): Requests16[A] {
-  return params as Requests16[A];
-}
+const ANSWERED_ANYWAY = new Set(['StopTransaction', 'MeterValues']);
+
+/**
+ * The one place where a 1.6 charger's frame becomes the request a handler reads (and its reply to
+ * our call the result we read): the schema-guided repairs of tolerant.ts, which cover what 1.6
+ * chargers get wrong in the field (numbers as JSON numbers, units and enumerations in any case,
+ * decimal registers, vendor fields, vendor stop reasons), before strict validation.
+ */
+export const normalize16: FrameNormalizer = {
+  request: (method, params, note) =>
+    conformMessage('ocpp1.6', `urn:${method}.req`, params, method, note),
+  result: (method, result, note) =>
+    conformMessage('ocpp1.6', `urn:${method}.conf`, result, `${method}.conf`, note),
+  answerAnyway: (method) => (ANSWERED_ANYWAY.has(method) ? {} : undefined),
+};

@@ -1,3 +1,4 @@
+import type { IntervalEnergy } from '../interval-energy.js';
 import type { AdapterContext } from '../protocol-session.js';
 import type { Transactions16 } from './transactions.js';
 
@@ -5,6 +6,7 @@ import type { Transactions16 } from './transactions.js';
 export interface Session16 {
   ctx: AdapterContext;
   transactions: Transactions16;
+  intervals: IntervalEnergy;
   /** Our clock as an ISO timestamp. */
   now(): string;
   /** The site's connector id for an OCPP connector number, if configured. */

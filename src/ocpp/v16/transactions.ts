@@ -6,6 +6,7 @@ export interface Transaction16 {
   chargerId: string;
   connector: number;
   idTag: string;
+  meterStart: number;
   accepted: boolean;
   stopped: boolean;
 }
@@ -15,6 +16,7 @@ interface Row {
   charger_id: string;
   connector: number;
   id_tag: string;
+  meter_start: number;
   accepted: number;
   stopped_at: string | null;
 }
@@ -25,6 +27,7 @@ function toTx(row: Row): Transaction16 {
     chargerId: row.charger_id,
     connector: row.connector,
     idTag: row.id_tag,
+    meterStart: row.meter_start,
     accepted: row.accepted === 1,
     stopped: row.stopped_at !== null,
   };
@@ -116,14 +119,20 @@ export class Transactions16 {
     chargerId: string,
     hint: { idTag?: string; connector?: number },
   ): Transaction16 | undefined {
+    const rows = this.candidates(chargerId, hint);
+    const only = rows.length === 1 ? rows[0] : undefined;
+    return only?.accepted ? only : undefined;
+  }
+
+  /** Up to two open transactions a message without a usable transactionId could mean. */
+  candidates(chargerId: string, hint: { idTag?: string; connector?: number }): Transaction16[] {
     const rows =
       hint.idTag !== undefined
         ? this.openByTag.all(chargerId, hint.idTag)
         : hint.connector === undefined
           ? this.openOnCharger.all(chargerId)
           : this.openOnConnector.all(chargerId, hint.connector);
-    const only = rows.length === 1 ? toTx(rows[0] as Row) : undefined;
-    return only?.accepted ? only : undefined;
+    return rows.map(toTx);
   }
 
   /** Returns false when the transaction had already been stopped (a repeated StopTransaction). */

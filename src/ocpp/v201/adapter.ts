@@ -4,8 +4,10 @@ import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol
 import { operatorCalls201 } from './calls/operator.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
-import { notTaken, setVariables, type VariableSetting } from './calls/set-variables.js';
-import { normalize201, type Requests201 } from './normalize.js';
+import { measurandList } from '../metering.js';
+import { getVariable } from './calls/get-variables.js';
+import { setVariables } from './calls/set-variables.js';
+import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
 import type { Handler201, Session201 } from './session-context.js';
 import { TransactionEvents201 } from './transaction-events.js';
@@ -14,6 +16,8 @@ import { Transactions201 } from './transactions.js';
 /** Measurands the gateway needs: the register for settlement, power for the stop prediction, SoC for quotes. */
 const UPDATED_MEASURANDS = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 const REGISTER = 'Energy.Active.Import.Register';
+const CTRLR = 'SampledDataCtrlr';
+const UPDATED = 'TxUpdatedMeasurands';
 
 /**
  * Speaks OCPP 2.0.1 with one connected charging station. The API's connectorId is the station's
@@ -36,7 +40,7 @@ export class V201Session implements ProtocolSession {
     this.operator = operatorCalls201(this.session);
     for (const action of Object.keys(ROUTES201) as (keyof Requests201)[]) {
       const handler = ROUTES201[action] as Handler201;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, normalize201(action, params)));
+      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
     }
   }
 
@@ -51,16 +55,32 @@ export class V201Session implements ProtocolSession {
   /**
    * Device-model variables: meter samples during a transaction at the interval the paid-energy
    * stop needs, the register at its start and end (settlement), and the wait for the EV after a
-   * remote start equal to the gateway's start timeout.
+   * remote start equal to the gateway's start timeout. A station that refuses the measurand list
+   * is asked for the register alone; what it will send is then read back and recorded.
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
-    const wanted: VariableSetting[] = [
+    const refused = await setVariables(this.session, [
       ['SampledDataCtrlr', 'TxUpdatedInterval', String(settings.meterSampleIntervalSeconds)],
-      ['SampledDataCtrlr', 'TxUpdatedMeasurands', UPDATED_MEASURANDS],
+      [CTRLR, UPDATED, UPDATED_MEASURANDS],
       ['SampledDataCtrlr', 'TxStartedMeasurands', REGISTER],
       ['SampledDataCtrlr', 'TxEndedMeasurands', REGISTER],
       ['TxCtrlr', 'EVConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
-    ];
-    return notTaken(wanted, await setVariables(this.session, wanted));
+    ]);
+    const updated = `${CTRLR}.${UPDATED}`;
+    let measurands: string | null = refused.includes(updated) ? null : UPDATED_MEASURANDS;
+    if (measurands === null) {
+      const again = await setVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
+      const taken = again.length === 0;
+      this.session.ctx.reports.noted(
+        'SetVariables',
+        taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
+        { variable: updated },
+      );
+      if (taken) measurands = REGISTER;
+    }
+    const readBack = await getVariable(this.session, CTRLR, UPDATED);
+    if (readBack !== null) measurands = readBack;
+    if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
+    return measurands === null ? refused : refused.filter((name) => name !== updated);
   }
 }

@@ -1,3 +1,5 @@
+import { conformMessage, type FrameNormalizer } from '../edge.js';
+import type { NoteDeviation } from '../tolerant.js';
 import type {
   AuthorizeReq,
   BootNotificationReq,
@@ -28,12 +30,51 @@ export interface Requests201 {
 }
 
 /**
- * The one place where a 2.0.1 station's frame becomes the request a handler reads. ocpp-rpc's
- * strict mode has already checked the frame against the official schema.
+ * 2.0.1's unitOfMeasure.unit is free text (the spec lists the values, the schema does not), so
+ * the schema-guided repair cannot fix its case: this list does.
  */
-export function normalize201<A extends keyof Requests201>(
-  _action: A,
-  params: unknown,
-): Requests201[A] {
-  return params as Requests201[A];
+const UNITS = ['Wh', 'kWh', 'MWh', 'varh', 'kvarh', 'W', 'kW', 'MW', 'VA', 'kVA', 'var', 'kvar'];
+const UNIT_BY_FOLDED = new Map(UNITS.map((u) => [u.toLowerCase(), u]));
+
+function canonicalUnits(method: string, meterValues: unknown, note: NoteDeviation): void {
+  if (!Array.isArray(meterValues)) return;
+  for (const mv of meterValues as { sampledValue?: unknown }[]) {
+    if (!Array.isArray(mv?.sampledValue)) continue;
+    for (const sv of mv.sampledValue as { unitOfMeasure?: { unit?: unknown } }[]) {
+      const unit = sv?.unitOfMeasure?.unit;
+      if (typeof unit !== 'string') continue;
+      const canonical = UNIT_BY_FOLDED.get(unit.trim().toLowerCase());
+      if (canonical === undefined || canonical === unit) continue;
+      note(`${method} meterValue[].sampledValue[].unitOfMeasure.unit unit_case`, unit);
+      (sv.unitOfMeasure as { unit: string }).unit = canonical;
+    }
+  }
 }
+
+/**
+ * A TransactionEvent that ends a transaction is never refused, however broken: the charger would
+ * retry it, and a refused end is a lost stop. Other events that cannot be understood are refused.
+ */
+function endsTransaction(params: unknown): boolean {
+  return (params as { eventType?: unknown } | null)?.eventType === 'Ended';
+}
+
+/**
+ * The one place where a 2.0.1 station's frame becomes the request a handler reads (and its reply
+ * to our call the result we read): the schema-guided repairs of tolerant.ts, then unit case.
+ */
+export const normalize201: FrameNormalizer = {
+  request: (method, params, note) => {
+    const req = conformMessage('ocpp2.0.1', `urn:${method}.req`, params, method, note);
+    if (method === 'TransactionEvent' || method === 'MeterValues') {
+      canonicalUnits(method, (req as { meterValue?: unknown } | null)?.meterValue, note);
+    }
+    return req;
+  },
+  result: (method, result, note) =>
+    conformMessage('ocpp2.0.1', `urn:${method}.conf`, result, `${method}.conf`, note),
+  answerAnyway: (method, params) =>
+    method === 'MeterValues' || (method === 'TransactionEvent' && endsTransaction(params))
+      ? {}
+      : undefined,
+};

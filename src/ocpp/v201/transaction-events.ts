@@ -1,4 +1,6 @@
 import { relaxed } from '../../store/durability.js';
+import { IntervalEnergy } from '../interval-energy.js';
+import type { MeterReading } from '../meter-reading.js';
 import type { AdapterContext } from '../protocol-session.js';
 import { reportReading } from '../report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
@@ -14,10 +16,14 @@ import type { Transaction201, Transactions201 } from './transactions.js';
  * brings them) and as ended once.
  */
 export class TransactionEvents201 {
+  private readonly intervals: IntervalEnergy;
+
   constructor(
     private readonly ctx: AdapterContext,
     private readonly txs: Transactions201,
-  ) {}
+  ) {
+    this.intervals = new IntervalEnergy(ctx.db);
+  }
 
   /**
    * Most events are meter samples: committed without waiting for the disk, unless the event
@@ -61,7 +67,7 @@ export class TransactionEvents201 {
     }
 
     const meterValues = req.meterValue ?? [];
-    const reading = latestReading201(meterValues);
+    const reading = this.withIntervals(transactionId, latestReading201(meterValues));
     const beginWh = registerAt(meterValues, 'Transaction.Begin');
     const remoteStartId = req.transactionInfo.remoteStartId;
     let tx = txs.fill(chargerId, transactionId, {
@@ -95,6 +101,22 @@ export class TransactionEvents201 {
 
     if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs);
     return this.answer(req, tx);
+  }
+
+  /**
+   * A station that meters only interval energy: its register counts from 0 at the transaction's
+   * first event (whose reading becomes the start register) and adds each interval.
+   */
+  private withIntervals(transactionId: string, reading: MeterReading | null): MeterReading | null {
+    if (!reading || reading.energyWh !== null || reading.intervalWh === undefined) return reading;
+    const energyWh = this.intervals.register(
+      this.ctx.chargerId,
+      transactionId,
+      0,
+      reading.timestamp,
+      reading.intervalWh,
+    );
+    return { ...reading, energyWh };
   }
 
   private connectorOf(tx: Transaction201): string | undefined {

@@ -2,7 +2,7 @@ import { callForReply, type CallTarget } from '../../operator-call.js';
 import type { ChargerReply } from '../../port.js';
 
 /** ChangeConfiguration with the charger's own reply: Accepted, Rejected, RebootRequired or NotSupported. */
-export function changeConfiguration(
+export function sendChangeConfiguration(
   target: CallTarget,
   key: string,
   value: string,
@@ -13,3 +13,12 @@ export function changeConfiguration(
 /** The charger took the setting, now or after a reboot. */
 export const settingTaken = (reply: ChargerReply): boolean =>
   reply.status === 'Accepted' || reply.status === 'RebootRequired';
+
+/** Sets one configuration key; true when the charger took it (now or after a reboot). */
+export async function changeConfiguration(
+  target: CallTarget,
+  key: string,
+  value: string,
+): Promise<boolean> {
+  return settingTaken(await sendChangeConfiguration(target, key, value));
+}

@@ -7,7 +7,7 @@ interface GetConfigurationConf {
 }
 
 /** GetConfiguration: no keys asks for every key the charger has. */
-export async function getConfiguration(
+export async function readConfiguration(
   target: CallTarget,
   keys: readonly string[],
 ): Promise<ConfigurationReport> {
@@ -27,4 +27,10 @@ export async function getConfiguration(
     unknownKeys: conf.unknownKey ?? [],
     raw: reply.raw,
   };
+}
+
+/** The value of one configuration key, or null when the charger does not say. */
+export async function getConfiguration(target: CallTarget, key: string): Promise<string | null> {
+  const report = await readConfiguration(target, [key]);
+  return report.entries.find((e) => e.key === key)?.value ?? null;
 }

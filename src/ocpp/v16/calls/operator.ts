@@ -1,8 +1,8 @@
 import type { OperatorCalls } from '../../protocol-session.js';
 import type { CallTarget } from '../../operator-call.js';
 import { changeAvailability } from './change-availability.js';
-import { changeConfiguration } from './change-configuration.js';
-import { getConfiguration } from './get-configuration.js';
+import { sendChangeConfiguration } from './change-configuration.js';
+import { readConfiguration } from './get-configuration.js';
 import { remoteStopTransaction } from './remote-stop-transaction.js';
 import { reset } from './reset.js';
 import { triggerMessage } from './trigger-message.js';
@@ -17,7 +17,7 @@ export function operatorCalls16(target: CallTarget): OperatorCalls {
     changeAvailability: (connectorId, operative) =>
       changeAvailability(target, connectorId, operative),
     trigger: (connectorId, kind) => triggerMessage(target, connectorId, kind),
-    readConfiguration: (keys) => getConfiguration(target, keys),
-    changeConfiguration: (key, value) => changeConfiguration(target, key, value),
+    readConfiguration: (keys) => readConfiguration(target, keys),
+    changeConfiguration: (key, value) => sendChangeConfiguration(target, key, value),
   };
 }

@@ -3,30 +3,61 @@ import type { MeterValuesReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
 import { isPlaceholderId, queued } from '../queued.js';
 import type { Session16 } from '../session-context.js';
+import type { Transaction16 } from '../transactions.js';
 
+/**
+ * Meter samples, in whatever shape the charger sends them: on the connector or on connector 0
+ * (the charger's own meter), with the transaction's id, a placeholder id or none; a register, or
+ * only interval energy (summed into a register from the transaction's meterStart).
+ */
 export function meterValues(session: Session16, req: MeterValuesReq) {
   const { ctx } = session;
-  const connectorId = session.connectorIdOf(req.connectorId);
   const reading = latestReading(req.meterValue);
-  if (!connectorId || !reading) return {};
-  const tx = req.transactionId === undefined ? undefined : meterTransaction(session, req);
-  if (req.transactionId !== undefined && !tx) {
-    ctx.reports.noted('MeterValues', 'unknown transactionId', {
-      transactionId: req.transactionId,
-    });
-  }
+  if (!reading) return {};
+  const tx = meterTransaction(session, req);
+  const connectorId = session.connectorIdOf(tx?.connector ?? req.connectorId);
+  if (!connectorId) return {};
+  const energyWh =
+    reading.energyWh ??
+    (tx && reading.intervalWh !== undefined
+      ? session.intervals.register(
+          ctx.chargerId,
+          String(tx.id),
+          tx.meterStart,
+          reading.timestamp,
+          reading.intervalWh,
+        )
+      : null);
   const live = !queued(reading.timestamp, ctx.clock.now());
-  reportReading(ctx, connectorId, reading, tx ? String(tx.id) : null, live);
+  reportReading(ctx, connectorId, { ...reading, energyWh }, tx ? String(tx.id) : null, live);
   return {};
 }
 
-/** The transaction a MeterValues names, or (id 0 / -1) the only one open on its connector. */
-function meterTransaction({ ctx, transactions }: Session16, req: MeterValuesReq) {
-  const id = req.transactionId as number;
-  if (!isPlaceholderId(id)) return transactions.get(id, ctx.chargerId);
-  const tx = transactions.resolveUnknown(ctx.chargerId, { connector: req.connectorId });
+/**
+ * The transaction a MeterValues belongs to: the one it names, or (id 0 / -1, or no id at all) the
+ * only one open where it was measured: on its connector, or anywhere on the charger for connector
+ * 0. More than one open there is ambiguous: recorded, not guessed.
+ */
+function meterTransaction(
+  { ctx, transactions }: Session16,
+  req: MeterValuesReq,
+): Transaction16 | undefined {
+  const id = req.transactionId;
+  if (id !== undefined && !isPlaceholderId(id)) {
+    const tx = transactions.get(id, ctx.chargerId);
+    if (!tx) ctx.reports.noted('MeterValues', 'unknown transactionId', { transactionId: id });
+    return tx;
+  }
+  const hint = req.connectorId === 0 ? {} : { connector: req.connectorId };
+  const open = transactions.candidates(ctx.chargerId, hint);
+  const tx = open.length === 1 && open[0]?.accepted ? open[0] : undefined;
+  const named = id === undefined ? 'no transactionId' : `transactionId ${id}`;
   if (tx) {
-    ctx.reports.noted('MeterValues', `transactionId ${id} taken as ${tx.id}`, {
+    ctx.reports.noted('MeterValues', `${named} taken as ${tx.id}`, {
+      connectorId: req.connectorId,
+    });
+  } else if (open.length > 1 || id !== undefined) {
+    ctx.reports.noted('MeterValues', `${named}: no single open transaction, not attributed`, {
       connectorId: req.connectorId,
     });
   }

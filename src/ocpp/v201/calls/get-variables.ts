@@ -32,7 +32,7 @@ interface GetVariablesConf {
 }
 
 /** GetVariables for `Component.Variable` names; unknown ones come back as unknownKeys. */
-export async function getVariables(
+export async function readVariables(
   target: CallTarget,
   keys: readonly string[],
 ): Promise<ConfigurationReport> {
@@ -69,4 +69,15 @@ export async function getVariables(
     }
   }
   return { entries, unknownKeys, raw: reply.raw };
+}
+
+/** The Actual value of one device-model variable, or null when the station does not say. */
+export async function getVariable(
+  target: CallTarget,
+  component: string,
+  variable: string,
+): Promise<string | null> {
+  const key = `${component}.${variable}`;
+  const entry = (await readVariables(target, [key])).entries.find((e) => e.key === key);
+  return entry && entry.status === undefined ? entry.value : null;
 }

@@ -1,7 +1,7 @@
 import type { OperatorCalls } from '../../protocol-session.js';
 import type { CallTarget } from '../../operator-call.js';
 import { changeAvailability } from './change-availability.js';
-import { getVariables } from './get-variables.js';
+import { readVariables } from './get-variables.js';
 import { requestStopTransaction } from './request-stop-transaction.js';
 import { reset } from './reset.js';
 import { setVariable } from './set-variables.js';
@@ -16,7 +16,7 @@ export function operatorCalls201(target: CallTarget): OperatorCalls {
     reset: (kind) => reset(target, kind),
     changeAvailability: (evseId, operative) => changeAvailability(target, evseId, operative),
     trigger: (evseId, kind) => triggerMessage(target, evseId, kind),
-    readConfiguration: (keys) => getVariables(target, keys),
+    readConfiguration: (keys) => readVariables(target, keys),
     changeConfiguration: (key, value) => setVariable(target, key, value),
   };
 }

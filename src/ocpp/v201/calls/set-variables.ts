@@ -7,7 +7,10 @@ import { splitVariableName } from './variable-name.js';
 export type VariableSetting = [string, string, string];
 
 /** SetVariables with the station's own reply (one setVariableResult per setting). */
-export function setVariables(target: CallTarget, wanted: VariableSetting[]): Promise<ChargerReply> {
+export function sendSetVariables(
+  target: CallTarget,
+  wanted: VariableSetting[],
+): Promise<ChargerReply> {
   return callForReply(target, 'SetVariables', {
     setVariableData: wanted.map(([component, variable, value]) => ({
       component: { name: component },
@@ -44,8 +47,16 @@ export async function setVariable(
       `this station speaks OCPP 2.0.1: name its variable as Component.Variable, not ${key}`,
     );
   }
-  const reply = await setVariables(target, [[name.component, name.variable, value]]);
+  const reply = await sendSetVariables(target, [[name.component, name.variable, value]]);
   if (reply.status === 'CallError') return reply;
   const result = (reply.raw as SetVariablesConf).setVariableResult[0];
   return { status: result?.attributeStatus ?? 'Rejected', raw: reply.raw };
+}
+
+/** Sets device-model variables; returns `Component.Variable` of those the station did not take. */
+export async function setVariables(
+  target: CallTarget,
+  wanted: VariableSetting[],
+): Promise<string[]> {
+  return notTaken(wanted, await sendSetVariables(target, wanted));
 }

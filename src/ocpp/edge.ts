@@ -1,0 +1,197 @@
+import { createRequire } from 'node:module';
+import ocppRpc from 'ocpp-rpc';
+import type { RpcConnection } from './rpc.js';
+import { conformToSchema, type JsonSchema, type NoteDeviation } from './tolerant.js';
+
+const { createRPCError } = ocppRpc;
+
+/**
+ * One protocol version's tolerant reading of charger frames (its normalize.ts): the schema-guided
+ * repairs of tolerant.ts plus whatever that version's field chargers need beyond them.
+ */
+export interface FrameNormalizer {
+  /** A call from the charger. */
+  request(method: string, params: unknown, note: NoteDeviation): unknown;
+  /** The charger's CALLRESULT to one of our calls. */
+  result(method: string, result: unknown, note: NoteDeviation): unknown;
+  /**
+   * The answer to a call that still breaks its schema after repair, when refusing it would keep the
+   * charger retrying a message that must not be lost (a stop); undefined: refuse with a CALLERROR.
+   */
+  answerAnyway(method: string, params: unknown): object | undefined;
+}
+
+export interface EdgeReports {
+  deviation(kind: string, example: unknown): void;
+  /** A frame that could not be understood even after repair (kept in ocpp_events). */
+  notUnderstood(method: string, problem: string, payload: unknown): void;
+  /** Something we were about to send breaks its schema: a bug of ours. */
+  ourMistake(method: string, err: unknown): void;
+}
+
+interface SchemaValidator {
+  subprotocol: string;
+  validate(schemaId: string, params: unknown): unknown;
+}
+
+const load = createRequire(import.meta.url);
+// ocpp-rpc's validators for the official schemas, and the schemas themselves.
+const validators = load('ocpp-rpc/lib/standard-validators.js') as SchemaValidator[];
+const SCHEMA_FILES: Record<string, string> = {
+  'ocpp1.6': 'ocpp-rpc/lib/schemas/ocpp1_6.json',
+  'ocpp2.0.1': 'ocpp-rpc/lib/schemas/ocpp2_0_1.json',
+};
+const schemaCache = new Map<string, Map<string, JsonSchema>>();
+
+/** The official schema of `urn:<Action>.req` / `.conf` in a subprotocol. */
+export function schemaOf(subprotocol: string, id: string): JsonSchema | undefined {
+  let schemas = schemaCache.get(subprotocol);
+  if (!schemas) {
+    const file = SCHEMA_FILES[subprotocol];
+    const list = file ? (load(file) as (JsonSchema & { $id: string })[]) : [];
+    schemas = new Map(list.map((s) => [s.$id, s]));
+    schemaCache.set(subprotocol, schemas);
+  }
+  return schemas.get(id);
+}
+
+/** The schema-guided repair of one message of a subprotocol (unknown messages pass as they are). */
+export function conformMessage(
+  subprotocol: string,
+  id: string,
+  message: unknown,
+  label: string,
+  note: NoteDeviation,
+): unknown {
+  const schema = schemaOf(subprotocol, id);
+  return schema ? conformToSchema(schema, message, label, note) : message;
+}
+
+interface SchemaError {
+  instancePath?: string;
+}
+
+function schemaErrors(err: unknown): string[][] {
+  const errors = (err as { details?: { errors?: SchemaError[] } }).details?.errors ?? [];
+  return errors.map((e) => (e.instancePath ?? '').split('/').slice(1));
+}
+
+/** Rounds of pruning: each may uncover another unreadable part (ajv reports the first it meets). */
+const PRUNE_ROUNDS = 4;
+
+/**
+ * What cannot be read even after repair is left out when the rest keeps its meaning: an
+ * unreadable element of a list (a sampled value in a unit no schema knows, say) is dropped from
+ * its list, an unreadable optional top-level field (a StopTransaction's garbled transactionData)
+ * is dropped. Required fields are never dropped: a message without them is not understood.
+ */
+function withoutUnreadableParts(
+  subprotocol: string,
+  validator: SchemaValidator,
+  method: string,
+  params: unknown,
+  note: NoteDeviation,
+): unknown {
+  const id = `urn:${method}.req`;
+  const required = new Set(schemaOf(subprotocol, id)?.required ?? []);
+  let current = params;
+  for (let round = 0; round < PRUNE_ROUNDS; round++) {
+    let paths: string[][];
+    try {
+      validator.validate(id, current);
+      return current;
+    } catch (err) {
+      paths = schemaErrors(err);
+    }
+    if (paths.length === 0 || typeof current !== 'object' || current === null) return params;
+    const copy = structuredClone(current) as Record<string, unknown>;
+    for (const path of paths) {
+      if (!prune(copy, path, required, method, note)) return params;
+    }
+    current = copy;
+  }
+  return params;
+}
+
+/** Removes the list element or optional top-level field that holds an unreadable part. */
+function prune(
+  root: Record<string, unknown>,
+  path: string[],
+  required: Set<string>,
+  method: string,
+  note: NoteDeviation,
+): boolean {
+  let lastIndex = -1;
+  path.forEach((seg, i) => {
+    if (/^\d+$/.test(seg)) lastIndex = i;
+  });
+  if (lastIndex < 0) {
+    const field = path[0];
+    if (field === undefined || field === '' || required.has(field)) return false;
+    note(`${method} ${field} unreadable_optional_field`, root[field]);
+    delete root[field];
+    return true;
+  }
+  let list: unknown = root;
+  for (const seg of path.slice(0, lastIndex)) list = (list as Record<string, unknown>)?.[seg];
+  const index = Number(path[lastIndex]);
+  if (!Array.isArray(list) || index >= list.length) return true; // pruned by an earlier path
+  const where = path
+    .slice(0, lastIndex)
+    .filter((seg) => !/^\d+$/.test(seg))
+    .join('[].');
+  note(`${method} ${where}[] unreadable_element_dropped`, list[index]);
+  list.splice(index, 1);
+  return true;
+}
+
+/**
+ * Tolerant in, strict out. Calls from the charger and its replies to ours are repaired by the
+ * version's normalizer (each repair counted as a deviation), then validated against the official
+ * schema; what we send (our calls and our answers) is validated as it is, and never repaired.
+ */
+export function edgeConnection(
+  rpc: RpcConnection,
+  subprotocol: string,
+  normalizer: FrameNormalizer,
+  reports: EdgeReports,
+): RpcConnection {
+  const validator = validators.find((v) => v.subprotocol === subprotocol);
+  if (!validator) throw new Error(`no schema validator for ${subprotocol}`);
+  const note: NoteDeviation = (kind, example) => reports.deviation(kind, example);
+  return {
+    call: async (method, params, options) => {
+      validator.validate(`urn:${method}.req`, params);
+      const raw = await rpc.call(method, params, options);
+      const result = normalizer.result(method, raw, note);
+      try {
+        validator.validate(`urn:${method}.conf`, result);
+      } catch (err) {
+        reports.notUnderstood(`${method}.conf`, (err as Error).message, raw);
+        throw err;
+      }
+      return result;
+    },
+    handle: (method, handler) =>
+      rpc.handle(method, async (args) => {
+        const normalized = normalizer.request(method, args.params, note);
+        const params = withoutUnreadableParts(subprotocol, validator, method, normalized, note);
+        try {
+          validator.validate(`urn:${method}.req`, params);
+        } catch (err) {
+          reports.notUnderstood(method, (err as Error).message, args.params);
+          const answer = normalizer.answerAnyway(method, params);
+          if (answer) return answer;
+          throw err;
+        }
+        const answer = await handler({ ...args, params });
+        try {
+          validator.validate(`urn:${method}.conf`, answer);
+        } catch (err) {
+          reports.ourMistake(method, err);
+          throw createRPCError('InternalError', 'internal error');
+        }
+        return answer;
+      }),
+  };
+}
