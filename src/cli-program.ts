@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { backupDatabase } from './admin/backup.js';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { healthUrl, probeHealth } from './admin/health-probe.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
@@ -22,6 +24,19 @@ import { openDatabase } from './store/database.js';
 function loadConfig(path: string): ReturnType<typeof loadConfigFile> {
   if (path.trim() === '') throw new Error('missing --config <file> (or FLEET_GATEWAY_CONFIG)');
   return loadConfigFile(path);
+}
+
+/** The version in the package.json above dist/ (or src/ when run from the sources). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Commands that work on an existing database never create one on a mistyped path. */
+function openExisting(path: string): ReturnType<typeof openDatabase> {
+  return openDatabase(path, { mustExist: true });
 }
 
 function configOption(): Option {
@@ -49,6 +64,7 @@ export function buildProgram(): Command {
     .description(
       'Fleet charging gateway: OCPP central system, fleet charging session API, prepaid driver sub-wallets.',
     )
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError();
 
   program
@@ -58,9 +74,18 @@ export function buildProgram(): Command {
     .action(async (opts: { config: string }) => {
       const config = loadConfig(opts.config);
       const gateway = await startGateway(config);
-      const stop = () => void gateway.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      let stopping = false;
+      // With shutdown.drainTimeoutSeconds, the first SIGTERM/SIGINT drains (no new Starts, open
+      // sessions run to their end or the timeout) and then stops; a second one stops at once.
+      const stop = () => {
+        if (stopping) return gateway.interruptDrain();
+        stopping = true;
+        const drained =
+          config.shutdown.drainTimeoutSeconds > 0 ? gateway.drain() : Promise.resolve();
+        void drained.then(() => gateway.close()).then(() => process.exit(0));
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
     });
 
   program
@@ -106,7 +131,7 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action((opts: { config: string }) => {
       const config = loadConfig(opts.config);
-      const db = openDatabase(config.database.path);
+      const db = openExisting(config.database.path);
       try {
         const report = verifyLedger(db);
         console.log(formatLedgerReport(report));
@@ -125,7 +150,7 @@ export function buildProgram(): Command {
     .option('--label <text>', 'what the key is for', 'cli')
     .action((opts: { config: string; fleet: string; label: string }) => {
       const config = loadConfig(opts.config);
-      const db = openDatabase(config.database.path);
+      const db = openExisting(config.database.path);
       try {
         const exists = db.prepare('SELECT 1 FROM fleets WHERE id = ?').get(opts.fleet);
         if (!exists) throw new Error(`no fleet with id ${opts.fleet}`);
@@ -141,7 +166,7 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .requiredOption('--fleet <id>', 'fleet id')
     .action((opts: { config: string; fleet: string }) => {
-      const db = openDatabase(loadConfig(opts.config).database.path);
+      const db = openExisting(loadConfig(opts.config).database.path);
       try {
         const now = Date.now();
         for (const k of new ApiKeys(db).list(opts.fleet)) {
@@ -188,7 +213,7 @@ export function buildProgram(): Command {
         if (!Number.isFinite(hours) || hours < 0 || hours > 8760) {
           throw new Error('--overlap-hours must be a number of hours from 0 to 8760');
         }
-        const db = openDatabase(config.database.path);
+        const db = openExisting(config.database.path);
         try {
           const keys = new ApiKeys(db);
           const old = keyById(keys, opts.fleet, opts.replace);
@@ -211,7 +236,7 @@ export function buildProgram(): Command {
     .requiredOption('--fleet <id>', 'fleet id')
     .argument('<keyId>', 'id of the key (from api-key list)')
     .action((keyId: string, opts: { config: string; fleet: string }) => {
-      const db = openDatabase(loadConfig(opts.config).database.path);
+      const db = openExisting(loadConfig(opts.config).database.path);
       try {
         const keys = new ApiKeys(db);
         const key = keyById(keys, opts.fleet, keyId);
@@ -240,7 +265,7 @@ export function buildProgram(): Command {
       if (!/^[A-Za-z0-9._@-]{1,100}$/.test(opts.name)) {
         throw new Error('--name: 1 to 100 letters, digits and . _ @ -');
       }
-      const db = openDatabase(loadConfig(opts.config).database.path);
+      const db = openExisting(loadConfig(opts.config).database.path);
       try {
         const { credential } = new OperatorCredentials(db).create(
           opts.name,
@@ -260,7 +285,7 @@ export function buildProgram(): Command {
     .description('list operators: name, role, created, revoked')
     .addOption(configOption())
     .action((opts: { config: string }) => {
-      const db = openDatabase(loadConfig(opts.config).database.path);
+      const db = openExisting(loadConfig(opts.config).database.path);
       try {
         for (const o of new OperatorCredentials(db).list()) {
           const state = o.revokedAt === null ? 'active' : `revoked ${o.revokedAt}`;
@@ -276,7 +301,7 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .argument('<name>', 'the operator (from operator list)')
     .action((name: string, opts: { config: string }) => {
-      const db = openDatabase(loadConfig(opts.config).database.path);
+      const db = openExisting(loadConfig(opts.config).database.path);
       try {
         if (!new OperatorCredentials(db).revoke(name, new Date().toISOString())) {
           throw new Error(`no active operator named ${name}`);
@@ -288,6 +313,23 @@ export function buildProgram(): Command {
     });
 
   registerChargerCommands(program);
+
+  program
+    .command('backup')
+    .description(
+      'write a consistent copy of the database to a new file, also while the gateway runs ' +
+        '(restore: stop the gateway, put the copy at database.path, run ledger verify, start)',
+    )
+    .addOption(configOption())
+    .argument('<file>', 'the backup file to create (must not exist)')
+    .action((file: string, opts: { config: string }) => {
+      const config = loadConfig(opts.config);
+      const r = backupDatabase(config.database.path, file);
+      console.log(
+        `backed up ${config.database.path} to ${r.path}: ${r.bytes} bytes, schema version ` +
+          `${r.schemaVersion}, ${r.ledgerEntries} ledger entries, ${r.openSessions} open sessions`,
+      );
+    });
 
   program
     .command('hash-password')

@@ -8,6 +8,12 @@ import { securityHeaders } from './api/security-headers.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
 import { Charging } from './charging/charging.js';
+import {
+  Drain,
+  type DrainResult,
+  type DrainStatus,
+  type OpenSessionSummary,
+} from './charging/drain.js';
 import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
@@ -29,7 +35,6 @@ import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
-import { sqliteStorageFigures } from './metrics/storage-figures.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
@@ -37,7 +42,11 @@ import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
 import { releaseRelaxed } from './store/durability.js';
 import { openDatabase, type Db } from './store/database.js';
+import { acquireGatewayLock, type GatewayLock } from './store/gateway-lock.js';
 import { Outbox } from './store/outbox.js';
+import { Retention } from './store/retention.js';
+import { StorageHealth } from './store/storage-health.js';
+import { WriteProbe } from './store/write-probe.js';
 import { startUplink } from './uplink/start.js';
 import { Wallet } from './wallet/wallet.js';
 
@@ -58,8 +67,25 @@ export interface RunningGateway {
   operatorUrl: string;
   db: Db;
   api: FastifyInstance;
+  /** Outbox backlog and database size, for health and metrics. */
+  storage: StorageHealth;
+  /**
+   * Refuses new Starts (503 gateway_draining) and resolves when no session is open or after
+   * `timeoutSeconds` (default shutdown.drainTimeoutSeconds, or 600 when that is 0). The gateway
+   * keeps running: call close() after it. A second call joins the first.
+   */
+  drain(options?: { timeoutSeconds?: number }): Promise<DrainResult>;
+  /** Drain state and the open sessions. */
+  drainStatus(): DrainStatus;
+  /** Ends a drain's wait now (a second stop signal). */
+  interruptDrain(): void;
+  /** Stops; sessions still open are logged and resume on restart. */
   close(): Promise<void>;
 }
+
+/** Drain timeout of drain() when shutdown.drainTimeoutSeconds is 0 (SIGTERM then stops at once). */
+const DEFAULT_DRAIN_SECONDS = 600;
+const DRAIN_POLL_MS = 1000;
 
 /** The composition root: builds every part from the config and starts listening. */
 export async function startGateway(
@@ -68,7 +94,14 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.log.level);
-  const db = openDatabase(config.database.path);
+  const lock = lockDatabase(config.database.path, clock);
+  let db: Db;
+  try {
+    db = openDatabase(config.database.path);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const site = new SiteDirectory(config);
   const chargerRegistry = new ChargerRegistry(db, site);
   chargerRegistry.syncFromConfig(config.chargers, clock.now());
@@ -101,7 +134,10 @@ export async function startGateway(
       onlineByProtocol: () => central.onlineByProtocol(),
       connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
     },
-    storage: sqliteStorageFigures(db, () => clock.now()),
+    storage: {
+      outboxHealth: () => storage.outboxHealth(),
+      databaseSizeBytes: () => storage.databaseSizeBytes(),
+    },
   });
   const central: CentralSystem = new CentralSystem({
     db,
@@ -161,6 +197,30 @@ export async function startGateway(
     telematics,
   });
 
+  const storage: StorageHealth = new StorageHealth(db, outbox, () => clock.now(), {
+    warnDepth: config.uplink.outbox.warnDepth,
+    errorDepth: config.uplink.outbox.errorDepth,
+    warnAgeMs: config.uplink.outbox.warnAgeMinutes * 60_000,
+    errorAgeMs: config.uplink.outbox.errorAgeMinutes * 60_000,
+  });
+  const retention = new Retention({
+    db,
+    clock,
+    log: log.child({ component: 'retention' }),
+    windows: config.retention,
+    batchRows: config.retention.batchRows,
+    intervalMs: config.retention.intervalMinutes * 60_000,
+  });
+  const drain = new Drain({
+    sessions,
+    charging,
+    clock,
+    log: log.child({ component: 'drain' }),
+    pollMs: DRAIN_POLL_MS,
+  });
+  const writeProbe = new WriteProbe(db);
+  let ocppTls: HttpsServer | undefined;
+
   const killAt = armedKillPoint();
   if (killAt) log.warn({ killAt }, 'crash test: this process kills itself at a kill point');
   lifecycle.recover();
@@ -169,6 +229,9 @@ export async function startGateway(
     chargersOnline: central.onlineCount(),
     outboxDepth: outbox.depth(),
     uplink: uplink.health(),
+    outbox: storage.outboxHealth(),
+    database: storage.databaseSize(),
+    drain: drain.status(),
   });
   const api = buildApi({
     log,
@@ -183,6 +246,16 @@ export async function startGateway(
     charging,
     sessionViews,
     health,
+    readiness: () => {
+      const problems: string[] = [];
+      const written = writeProbe.check(clock.now());
+      if (written) problems.push(written);
+      if (!api.server.listening || (config.ocpp.tls && !ocppTls?.listening)) {
+        problems.push('the HTTP/OCPP listener is not listening');
+      }
+      if (drain.draining) problems.push('the gateway is draining for a stop');
+      return problems;
+    },
   });
   const operatorDeps: OperatorDeps = {
     db,
@@ -252,7 +325,6 @@ export async function startGateway(
     operatorUrl = `${operatorHttp.tls ? 'https' : 'http'}://${hostOf(opAddress)}:${opAddress.port}`;
     log.info({ host: opAddress.address, port: opAddress.port }, 'operator api listening');
   }
-  let ocppTls: HttpsServer | undefined;
   let ocppTlsUrl: string | undefined;
   if (config.ocpp.tls) {
     const tlsConfig = config.ocpp.tls;
@@ -266,6 +338,8 @@ export async function startGateway(
     );
   }
 
+  retention.start();
+
   let closed = false;
   return {
     url: `${secure ? 'https' : 'http'}://${host}:${address.port}`,
@@ -275,9 +349,24 @@ export async function startGateway(
     operatorUrl,
     db,
     api,
+    storage,
+    drain: (o = {}) =>
+      drain.drain(
+        (o.timeoutSeconds ?? (config.shutdown.drainTimeoutSeconds || DEFAULT_DRAIN_SECONDS)) * 1000,
+      ),
+    drainStatus: () => drain.status(),
+    interruptDrain: () => drain.interrupt(),
     async close() {
       if (closed) return;
       closed = true;
+      drain.interrupt();
+      retention.stop();
+      try {
+        logOpenSessions(log, drain.openSessions());
+      } catch (err) {
+        // The database failed under the gateway: stopping matters more than the list.
+        log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
+      }
       lifecycle.close();
       await central.close();
       if (ocppTls) {
@@ -289,9 +378,30 @@ export async function startGateway(
       await uplink.close();
       releaseRelaxed(db);
       db.close();
+      lock?.release();
       log.info('gateway stopped');
     },
   };
+}
+
+/** One gateway per database file (an in-memory one is its own). */
+function lockDatabase(path: string, clock: Clock): GatewayLock | undefined {
+  if (path === ':memory:') return undefined;
+  return acquireGatewayLock(path, new Date(clock.now()).toISOString());
+}
+
+/**
+ * Chargers go on charging while the gateway is down: a stop says which sessions it leaves open,
+ * so the operator knows what the next start picks up (recover(): their limits are watched again
+ * and their stops and settlements happen then).
+ */
+function logOpenSessions(log: Logger, open: OpenSessionSummary[]): void {
+  if (open.length === 0) return;
+  log.warn(
+    { openSessions: open },
+    `stopping with ${open.length} open sessions: their chargers keep charging unwatched; ` +
+      'the sessions resume (limit watch, stop, settlement) when the gateway starts again',
+  );
 }
 
 function hostOf(address: AddressInfo): string {

@@ -108,6 +108,14 @@ function parseOnly(program: Command): { ran: () => boolean } {
   return { ran: () => ran };
 }
 
+/** `--help` and `--version` end a parse through commander's exit: a command the docs may show. */
+function cleanExit(error: unknown): boolean {
+  return (
+    error instanceof CommanderError &&
+    (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+  );
+}
+
 /** Table notation to a command line: `[--label TEXT]` is shown as optional, `…` elides. */
 function fromNotation(args: string[]): string[] {
   return args.map((a) => a.replace(/^\[|\]$/g, '')).filter((a) => a !== '' && a !== '…');
@@ -127,8 +135,7 @@ async function parseGatewayArgs(args: string[], mention: boolean): Promise<strin
     await program.parseAsync(fromNotation(args), { from: 'user' });
     return ran() ? undefined : 'names a command group, not a command';
   } catch (error) {
-    if (error instanceof CommanderError && error.code === 'commander.helpDisplayed')
-      return undefined;
+    if (cleanExit(error)) return undefined;
     return error instanceof Error ? error.message : String(error);
   } finally {
     if (saved === undefined) delete process.env.FLEET_GATEWAY_CONFIG;
@@ -150,8 +157,7 @@ function parseSimulatorArgs(args: string[]): string | undefined {
     program.parse(fromNotation(args), { from: 'user' });
     return undefined;
   } catch (error) {
-    if (error instanceof CommanderError && error.code === 'commander.helpDisplayed')
-      return undefined;
+    if (cleanExit(error)) return undefined;
     return error instanceof Error ? error.message : String(error);
   }
 }

@@ -26,6 +26,8 @@ export interface ApiDeps {
   charging: Charging;
   sessionViews: SessionViews;
   health: () => Record<string, unknown>;
+  /** What keeps the gateway from taking work (empty: ready), for /readyz. */
+  readiness: () => string[];
 }
 
 export function buildApi(deps: ApiDeps): FastifyInstance {
@@ -37,11 +39,12 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     '/v1/sessions/quote',
     '/v1/sessions',
     '/healthz',
+    '/readyz',
   ]);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (knownPaths.has(path)) {
-      reply.header('allow', path === '/healthz' ? 'GET, HEAD' : 'POST');
+      reply.header('allow', path.startsWith('/v1/') ? 'POST' : 'GET, HEAD');
       return sendError(
         reply,
         405,

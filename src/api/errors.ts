@@ -27,6 +27,7 @@ export const CHARGING_ERROR_STATUS: Record<ChargingErrorCode, { status: number; 
   invalid_amount: { status: 400, code: 'invalid_request' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
   idempotency_key_in_progress: { status: 409, code: 'idempotency_key_in_progress' },
+  gateway_draining: { status: 503, code: 'gateway_draining' },
 };
 
 export function sendError(

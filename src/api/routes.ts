@@ -4,7 +4,7 @@ import { normalizeEmail, type Driver } from '../fleet/roster.js';
 import type { ApiDeps } from './app.js';
 import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
 import { KeyedRateLimiter } from '../shared/token-bucket.js';
-import { ApiError } from './errors.js';
+import { ApiError, sendError } from './errors.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   mintTokenSchema,
@@ -125,4 +125,11 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.get('/healthz', async () => ({ status: 'ok', ...deps.health() }));
+  // Readiness beside liveness: 503 while the database takes no write, the listener is down or
+  // the gateway drains, so a load balancer or supervisor sends no new work here.
+  app.get('/readyz', async (_request, reply) => {
+    const problems = deps.readiness();
+    if (problems.length > 0) return sendError(reply, 503, 'not_ready', problems.join('; '));
+    return { status: 'ready' };
+  });
 }

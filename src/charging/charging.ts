@@ -68,7 +68,15 @@ const FREE = new Set(['available', 'occupied', 'unknown']);
 
 /** The two driver operations: quote (moves no money) and start (debit, then remote start). */
 export class Charging {
+  /** Why new Starts are refused (the gateway is draining for a stop); null: they are taken. */
+  private startsRefused: string | null = null;
+
   constructor(private readonly deps: ChargingDeps) {}
+
+  /** Refuse new Starts with `gateway_draining` and this reason; null takes them again. */
+  refuseStarts(reason: string | null): void {
+    this.startsRefused = reason;
+  }
 
   quote(driver: Driver, chargerId: string, connectorId: string): Quote {
     const connector = this.usableConnector(chargerId, connectorId, driver.id);
@@ -120,6 +128,10 @@ export class Charging {
     // must hear what the first attempt got, not connector_unavailable.
     const prior = key && deps.idempotency.find(driver.id, key.key);
     if (key && prior) return this.replay(key.key, key.hash, prior);
+    // After the replay: a retry of a Start made before the drain still hears its outcome.
+    if (this.startsRefused !== null) {
+      throw new ChargingError('gateway_draining', this.startsRefused);
+    }
 
     if (!driver.active) {
       throw new ChargingError('driver_not_found', `${driver.email} is not an active fleet driver`);

@@ -10,7 +10,8 @@ export type ChargingErrorCode =
   | 'insufficient_balance'
   | 'invalid_amount'
   | 'idempotency_key_reused'
-  | 'idempotency_key_in_progress';
+  | 'idempotency_key_in_progress'
+  | 'gateway_draining';
 
 /** A refusal the caller can act on; the API layer maps each code to its HTTP status. */
 export class ChargingError extends Error {

@@ -7,8 +7,21 @@ import { configSchema, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {}
 
+/**
+ * What the example configs put where a site must fill in its own value (a charger's password
+ * hash, the broker password): a gateway started on an unedited copy refuses to run.
+ */
+export const PLACEHOLDER_PREFIX = 'CHANGE-ME';
+
 /** Validates a parsed config object; every error names the key and what was wrong. */
 export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfig {
+  const placeholder = findPlaceholder(raw, []);
+  if (placeholder) {
+    throw new ConfigError(
+      `config key ${placeholder} still holds a ${PLACEHOLDER_PREFIX} placeholder: ` +
+        "replace it with this site's own value (see the comment beside it)",
+    );
+  }
   const result = configSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -50,6 +63,27 @@ export function loadConfigFile(path: string): GatewayConfig {
     throw new ConfigError(`config file ${path} is not valid YAML: ${(err as Error).message}`);
   }
   return parseConfig(raw, dirname(resolve(path)));
+}
+
+/** The first key (dotted path) whose value is a placeholder string. */
+function findPlaceholder(value: unknown, path: (string | number)[]): string | undefined {
+  if (typeof value === 'string') {
+    return value.trim().startsWith(PLACEHOLDER_PREFIX)
+      ? path.join('.') || '(top level)'
+      : undefined;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = findPlaceholder(item, [...path, i]);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, item] of Object.entries(value)) {
+      const found = findPlaceholder(item, [...path, k]);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 function checkReferences(config: GatewayConfig): void {

@@ -100,8 +100,14 @@ const uplink = z
       .object({
         /** Published rows are deleted this long after the broker acknowledged them. */
         sentRetentionHours: z.number().min(0).max(8760).default(168),
-        /** Unsent rows are never dropped; above this many the log warns (every minute). */
+        /** Unsent rows are never dropped; from this many the log warns (every minute). */
         warnDepth: z.number().int().min(1).max(100_000_000).default(10_000),
+        /** From this many unsent rows the log writes an error line (every minute). */
+        errorDepth: z.number().int().min(1).max(100_000_000).default(100_000),
+        /** The oldest unsent row this old: a warning (the cloud is that far behind). */
+        warnAgeMinutes: z.number().min(1).max(525_600).default(15),
+        /** The oldest unsent row this old: an error line. */
+        errorAgeMinutes: z.number().min(1).max(525_600).default(240),
       })
       .strict()
       .prefault({}),
@@ -285,6 +291,35 @@ export const configSchema = z
     tariffs: z.record(z.string().min(1), tariff),
     chargers: z.array(charger),
     uplink: uplink.prefault({}),
+    /** How long rows that only grow are kept (days; 0 keeps them forever). Money rows are never pruned. */
+    retention: z
+      .object({
+        /** Odd or refused charger messages kept for the operator (ocpp_events). */
+        ocppEventsDays: z.number().min(0).max(3650).default(90),
+        /** OCPP 2.0.1 TransactionEvents, once their session is no longer open. */
+        transactionEventsDays: z.number().min(0).max(3650).default(90),
+        /** Start Idempotency-Keys of settled or refunded sessions: a retry after this starts anew. */
+        idempotencyKeysDays: z.number().min(0).max(3650).default(30),
+        /** Ids of applied uplink commands: a redelivery after this is applied again (top-ups are
+         *  still applied once: the ledger keeps their reference forever). */
+        uplinkCommandsDays: z.number().min(0).max(3650).default(30),
+        /** How often the pruning job runs. */
+        intervalMinutes: z.number().min(1).max(1440).default(60),
+        /** Rows deleted per table per batch (one short transaction each). */
+        batchRows: z.number().int().min(10).max(100_000).default(1000),
+      })
+      .strict()
+      .prefault({}),
+    shutdown: z
+      .object({
+        /**
+         * On SIGTERM/SIGINT, refuse new Starts and wait up to this long for open sessions to end
+         * before stopping; 0 stops at once (open sessions resume on restart).
+         */
+        drainTimeoutSeconds: z.number().min(0).max(86_400).default(0),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z

@@ -1,22 +1,71 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
+
+export interface OpenOptions {
+  /**
+   * Refuse to create the database: for commands that only read or change an existing one
+   * (`ledger verify`, `backup`, `api-key ...`), where a mistyped path would otherwise give an
+   * empty database that holds every invariant.
+   */
+  mustExist?: boolean;
+}
+
+/** A database that could not be opened; the message names the file and what to do. */
+export class DatabaseError extends Error {}
 
 /**
  * Opens the gateway database with the pragmas every connection must have, then migrates it.
  * synchronous=FULL matters: better-sqlite3's default in WAL mode is NORMAL, which can lose the
  * last committed transactions (debits, credits) on power loss.
  */
-export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
-  return db;
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
+  if (path !== ':memory:' && options.mustExist && !existsSync(path)) {
+    throw new DatabaseError(
+      `no database at ${path} (database.path): check the path in the config; ` +
+        '`fleet-gateway serve` or `seed` creates it',
+    );
+  }
+  let db: Db | undefined;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { fileMustExist: options.mustExist === true });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw new DatabaseError(`database ${path}: ${databaseAdvice(err)}`);
+  }
+}
+
+/** What went wrong with a database file and what the operator can do about it. */
+export function databaseAdvice(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown }).code;
+  switch (code) {
+    case 'SQLITE_READONLY':
+    case 'SQLITE_READONLY_DIRECTORY':
+    case 'EACCES':
+    case 'EPERM':
+    case 'SQLITE_PERM':
+      return `${message}: the gateway's user must be able to write the file, its -wal and -shm files and their folder`;
+    case 'SQLITE_CANTOPEN':
+      return `${message}: check that the folder exists and the gateway's user may create files in it`;
+    case 'SQLITE_FULL':
+      return `${message}: the disk is full; free space (sent outbox rows and old events are pruned, see retention)`;
+    case 'SQLITE_NOTADB':
+    case 'SQLITE_CORRUPT':
+      return `${message}: this is not an intact gateway database; restore the last backup`;
+    case 'SQLITE_BUSY':
+      return `${message}: another process holds the database locked; try again`;
+    default:
+      return message;
+  }
 }

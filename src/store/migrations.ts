@@ -6,6 +6,7 @@ import { schemaV4Money } from './schema-v4-money.js';
 import { schemaV5Meter } from './schema-v5-meter.js';
 import { schemaOperator } from './schema-operator.js';
 import { schemaFieldEdge } from './schema-field-edge.js';
+import { schemaOperations } from './schema-operations.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
@@ -17,6 +18,7 @@ const migrations: readonly string[] = [
   schemaV5Meter,
   schemaOperator,
   schemaFieldEdge,
+  schemaOperations,
   schemaChargerOps,
 ];
 

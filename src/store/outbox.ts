@@ -11,14 +11,16 @@ export type OutboxTopic = 'ledger' | 'sessions' | 'replies';
  */
 export class Outbox {
   private readonly insert: Statement<[string, string, string, string]>;
-  private readonly depthStmt: Statement<[], { n: number }>;
+  private readonly backlogStmt: Statement<[], { n: number; oldest: string | null }>;
   private listener: (() => void) | null = null;
 
   constructor(db: Db) {
     this.insert = db.prepare(
       'INSERT INTO outbox (id, topic, payload, created_at) VALUES (?, ?, ?, ?)',
     );
-    this.depthStmt = db.prepare('SELECT count(*) AS n FROM outbox WHERE sent_at IS NULL');
+    this.backlogStmt = db.prepare(
+      'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE sent_at IS NULL',
+    );
   }
 
   enqueue(topic: OutboxTopic, payload: Record<string, unknown>, at: string): string {
@@ -35,6 +37,12 @@ export class Outbox {
   }
 
   depth(): number {
-    return this.depthStmt.get()?.n ?? 0;
+    return this.backlog().depth;
+  }
+
+  /** Unsent rows and when the oldest of them was written. */
+  backlog(): { depth: number; oldestUnsentAt: string | null } {
+    const row = this.backlogStmt.get();
+    return { depth: row?.n ?? 0, oldestUnsentAt: row?.oldest ?? null };
   }
 }

@@ -11,7 +11,7 @@ export interface OutboxRow {
 export class OutboxQueue {
   private readonly nextStmt: Statement<[number, number], OutboxRow>;
   private readonly markStmt: Statement<[string, number]>;
-  private readonly pruneStmt: Statement<[string]>;
+  private readonly pruneStmt: Statement<[string, number]>;
   private readonly depthStmt: Statement<[], { n: number; oldest: string | null }>;
 
   constructor(private readonly db: Db) {
@@ -20,7 +20,10 @@ export class OutboxQueue {
        ORDER BY seq LIMIT ?`,
     );
     this.markStmt = db.prepare('UPDATE outbox SET sent_at = ? WHERE seq = ? AND sent_at IS NULL');
-    this.pruneStmt = db.prepare('DELETE FROM outbox WHERE sent_at IS NOT NULL AND sent_at < ?');
+    this.pruneStmt = db.prepare(
+      `DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox
+         WHERE sent_at IS NOT NULL AND sent_at < ? ORDER BY sent_at LIMIT ?)`,
+    );
     this.depthStmt = db.prepare(
       'SELECT count(*) AS n, min(created_at) AS oldest FROM outbox WHERE sent_at IS NULL',
     );
@@ -38,9 +41,12 @@ export class OutboxQueue {
     })();
   }
 
-  /** Deletes rows sent before `before` (ISO); unsent rows are never deleted. Returns how many. */
-  pruneSent(before: string): number {
-    return this.pruneStmt.run(before).changes;
+  /**
+   * Deletes at most `limit` rows sent before `before` (ISO); unsent rows are never deleted.
+   * Returns how many.
+   */
+  pruneSent(before: string, limit: number): number {
+    return this.pruneStmt.run(before, limit).changes;
   }
 
   depth(): { depth: number; oldestUnsentAt: string | null } {

@@ -47,6 +47,9 @@ export function startUplink(d: UplinkDeps): RunningUplink {
     log,
     sentRetentionMs: d.config.uplink.outbox.sentRetentionHours * 3_600_000,
     warnDepth: d.config.uplink.outbox.warnDepth,
+    errorDepth: d.config.uplink.outbox.errorDepth,
+    warnAgeMs: d.config.uplink.outbox.warnAgeMinutes * 60_000,
+    errorAgeMs: d.config.uplink.outbox.errorAgeMinutes * 60_000,
     intervalMs: MONITOR_INTERVAL_MS,
   });
   monitor.start();

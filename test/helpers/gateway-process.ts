@@ -23,15 +23,29 @@ export interface GatewayProcess {
   kill(): Promise<void>;
 }
 
+export interface SpawnOptions {
+  /**
+   * RLIMIT_FSIZE of the gateway (KiB): a write that would make any file larger fails (EFBIG),
+   * as on a full disk, for this process only.
+   */
+  fileSizeLimitKiB?: number;
+}
+
 export async function spawnGateway(
   configPath: string,
   lines: string[] = [],
   env: Record<string, string> = {},
+  options: SpawnOptions = {},
 ): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const args = [CLI, 'serve', '--config', configPath];
+  const limited = options.fileSizeLimitKiB;
+  const child = spawn(
+    limited === undefined ? process.execPath : 'bash',
+    limited === undefined
+      ? args
+      : ['-c', `ulimit -f ${limited} && exec "$0" "$@"`, process.execPath, ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+  );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('gateway did not start in 15 s')), 15_000);

@@ -1,0 +1,134 @@
+import type { Statement } from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from './database.js';
+
+/** How long each kind of row that only grows is kept, in days; 0 keeps it forever. */
+export interface RetentionWindows {
+  ocppEventsDays: number;
+  transactionEventsDays: number;
+  idempotencyKeysDays: number;
+  uplinkCommandsDays: number;
+}
+
+export interface RetentionOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  windows: RetentionWindows;
+  /** Rows deleted per table per batch: one short transaction, so the event loop never waits long. */
+  batchRows: number;
+  intervalMs: number;
+}
+
+export type PrunedCounts = Record<keyof RetentionWindows, number>;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Deletes rows past their window, in bounded batches. What it may delete is what only serves
+ * diagnosis or deduplication for a while; it never touches money rows (ledger, sessions, wallets:
+ * their triggers refuse anyway) nor what an open session needs: the idempotency key of a session
+ * that is not settled or refunded, and the transaction events of an open session (the schema
+ * refuses both too, see schema-operations.ts). Sent outbox rows are pruned by the uplink's outbox
+ * monitor (uplink.outbox.sentRetentionHours); unsent ones never are.
+ */
+export class Retention {
+  private readonly statements: Record<keyof RetentionWindows, Statement<[string, number]>>;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(private readonly o: RetentionOptions) {
+    const { db } = o;
+    this.statements = {
+      ocppEventsDays: db.prepare(
+        `DELETE FROM ocpp_events WHERE seq IN
+           (SELECT seq FROM ocpp_events WHERE at < ? ORDER BY at LIMIT ?)`,
+      ),
+      transactionEventsDays: db.prepare(
+        `DELETE FROM ocpp201_transaction_events WHERE rowid IN
+           (SELECT e.rowid FROM ocpp201_transaction_events e
+             WHERE e.received_at < ? AND NOT EXISTS (
+               SELECT 1 FROM sessions s WHERE s.charger_id = e.charger_id
+                 AND s.transaction_ref = e.transaction_id
+                 AND s.state IN ('authorizing', 'authorized', 'charging', 'stopping'))
+             ORDER BY e.received_at LIMIT ?)`,
+      ),
+      idempotencyKeysDays: db.prepare(
+        `DELETE FROM idempotency_keys WHERE rowid IN
+           (SELECT k.rowid FROM idempotency_keys k JOIN sessions s ON s.id = k.session_id
+             WHERE k.created_at < ? AND s.state IN ('settled', 'refunded')
+             ORDER BY k.created_at LIMIT ?)`,
+      ),
+      uplinkCommandsDays: db.prepare(
+        `DELETE FROM uplink_commands WHERE rowid IN
+           (SELECT rowid FROM uplink_commands WHERE applied_at < ? ORDER BY applied_at LIMIT ?)`,
+      ),
+    };
+  }
+
+  /**
+   * One batch per table: deletes at most `batchRows` rows of each, each table in its own short
+   * transaction. Returns how many went; a table that filled its batch may have more.
+   */
+  pruneBatch(): PrunedCounts {
+    const now = this.o.clock.now();
+    const counts: PrunedCounts = {
+      ocppEventsDays: 0,
+      transactionEventsDays: 0,
+      idempotencyKeysDays: 0,
+      uplinkCommandsDays: 0,
+    };
+    for (const key of Object.keys(this.statements) as (keyof RetentionWindows)[]) {
+      const days = this.o.windows[key];
+      if (days <= 0) continue;
+      const before = new Date(now - days * DAY_MS).toISOString();
+      counts[key] = this.statements[key].run(before, this.o.batchRows).changes;
+    }
+    return counts;
+  }
+
+  /** Prunes everything past its window, a batch at a time, yielding to the event loop between. */
+  async pruneAll(): Promise<PrunedCounts> {
+    const total: PrunedCounts = {
+      ocppEventsDays: 0,
+      transactionEventsDays: 0,
+      idempotencyKeysDays: 0,
+      uplinkCommandsDays: 0,
+    };
+    for (;;) {
+      const counts = this.pruneBatch();
+      let more = false;
+      for (const key of Object.keys(total) as (keyof RetentionWindows)[]) {
+        total[key] += counts[key];
+        if (counts[key] >= this.o.batchRows) more = true;
+      }
+      if (!more) break;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.stopped) break;
+    }
+    if (Object.values(total).some((n) => n > 0)) {
+      this.o.log.info({ pruned: total }, 'retention: rows past their window deleted');
+    }
+    return total;
+  }
+
+  start(): void {
+    const run = (): void => {
+      this.pruneAll()
+        .catch((err: unknown) =>
+          this.o.log.error({ err: (err as Error).message }, 'retention run failed'),
+        )
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(run, this.o.intervalMs).unref();
+        });
+    };
+    this.timer = setTimeout(run, 0).unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
