@@ -15,8 +15,9 @@ import {
 import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
-import { startGateway } from './gateway.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
+import { startGateway } from './gateway.js';
+import { registerChargerCommands } from './operator/charger-cli.js';
 import { openDatabase } from './store/database.js';
 
 /** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
@@ -310,6 +311,8 @@ export function buildProgram(): Command {
         db.close();
       }
     });
+
+  registerChargerCommands(program);
 
   program
     .command('backup')

@@ -27,11 +27,14 @@ import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
+import { ChargerActions } from './operator/charger-actions.js';
 import { LiveMeters } from './operator/live-meters.js';
 import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
@@ -125,7 +128,20 @@ export async function startGateway(
     telematics,
   });
 
-  const central = new CentralSystem({
+  const metrics: GatewayMetrics = new GatewayMetrics({
+    db,
+    site,
+    // Read at scrape time only, when the central system below exists.
+    chargers: {
+      onlineByProtocol: () => central.onlineByProtocol(),
+      connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+    },
+    storage: {
+      outboxHealth: () => storage.outboxHealth(),
+      databaseSizeBytes: () => storage.databaseSizeBytes(),
+    },
+  });
+  const central: CentralSystem = new CentralSystem({
     db,
     site,
     clock,
@@ -145,6 +161,7 @@ export async function startGateway(
       maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
     },
     onConnectorChange: (view) => uplink.connectorChanged(view),
+    observer: metrics,
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -189,7 +206,7 @@ export async function startGateway(
     telematics,
   });
 
-  const storage = new StorageHealth(db, outbox, () => clock.now(), {
+  const storage: StorageHealth = new StorageHealth(db, outbox, () => clock.now(), {
     warnDepth: config.uplink.outbox.warnDepth,
     errorDepth: config.uplink.outbox.errorDepth,
     warnAgeMs: config.uplink.outbox.warnAgeMinutes * 60_000,
@@ -261,6 +278,12 @@ export async function startGateway(
     requests: new OperatorRequests(db),
     apiKeys,
     chargers: central,
+    chargerActions: new ChargerActions({
+      site,
+      chargers: central,
+      lifecycle,
+      writableConfig: config.chargerOperations.writableConfig,
+    }),
     site,
     chargerRegistry,
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
@@ -285,6 +308,12 @@ export async function startGateway(
       })
     : undefined;
   if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
+  metrics.observeHttp(api);
+  if (operatorApi) metrics.observeHttp(operatorApi);
+  if (config.metrics.bearerTokenSha256) {
+    registerMetricsRoute(operatorApi ?? api, metrics, config.metrics.bearerTokenSha256);
+  }
   const document = () => openApiDocument(api, operatorApi);
   serveOpenApi(api, document);
   if (operatorApi) serveOpenApi(operatorApi, document);

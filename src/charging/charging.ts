@@ -275,6 +275,8 @@ export class Charging {
     // An open session first: its own driver is told which one (to follow or wait for it).
     const open = deps.sessions.openOn(chargerId, connector.id);
     if (open) throw this.occupied(connector, driverId, open);
+    const hold = deps.chargers.operatorHold(chargerId, connector.id);
+    if (hold !== null) throw new ChargingError('connector_unavailable', hold);
     const view = deps.chargers.connector(chargerId, connector.id);
     if (!FREE.has(view.status)) {
       throw new ChargingError(

@@ -45,6 +45,12 @@ export interface LifecycleOptions {
   maxPowerW: (chargerId: string, connectorId: string) => number;
 }
 
+export type OperatorStop =
+  | { kind: 'stopping'; chargerId: string; transactionRef: string }
+  | { kind: 'not_found' }
+  | { kind: 'not_stoppable'; session: Session }
+  | { kind: 'offline'; chargerId: string };
+
 /**
  * Everything that happens to a session after the Start response: the EV starting (or never
  * starting), meter samples and the paid-energy stop, the charger's stop message and settlement,
@@ -525,6 +531,36 @@ export class SessionLifecycle implements ChargerEvents {
         this.o.log.info({ sessionId, reason }, 'no transaction started in time: session refunded');
       }
     });
+  }
+
+  /**
+   * An operator stops a session: a charging one becomes stopping, as at the paid energy (its
+   * 'stopping' event names the operator), and settles normally when the charger reports the end.
+   * The caller sends the first stop itself, to answer with the charger's own reply, and hands a
+   * stop the charger refused or left unanswered to keepStopping(). A session whose charger is
+   * offline is left as it is.
+   */
+  beginOperatorStop(sessionId: string, by: string): OperatorStop {
+    const s = this.o.sessions.get(sessionId);
+    if (!s) return { kind: 'not_found' };
+    if ((s.state !== 'charging' && s.state !== 'stopping') || !s.transactionRef) {
+      return { kind: 'not_stoppable', session: s };
+    }
+    // Nothing changes for a stop that cannot be sent now: the operator hears so, nothing waits.
+    if (!this.o.chargers.isOnline(s.chargerId)) return { kind: 'offline', chargerId: s.chargerId };
+    const at = this.now();
+    this.o.db.transaction(() => {
+      if (this.o.sessions.markStopping(s.id, at)) {
+        this.o.outcomes.event(s, 'stopping', at, { stoppedBy: 'operator', operator: by });
+      }
+    })();
+    this.o.log.info({ sessionId, operator: by }, 'operator stop: stopping');
+    return { kind: 'stopping', chargerId: s.chargerId, transactionRef: s.transactionRef };
+  }
+
+  /** The stop loop of a stopping session: sent again after a pause until the charger takes it. */
+  keepStopping(sessionId: string): void {
+    this.stops.stop(sessionId);
   }
 
   private async stopForLimit(sessionId: string): Promise<void> {

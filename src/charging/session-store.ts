@@ -12,8 +12,16 @@ import type { MeterTrack } from './meter-track.js';
  * - refunded:    never charged (refused, unanswered, EV never started, gateway restarted before the
  *                charger answered); the whole debit went back (terminal).
  */
-export type SessionState =
-  'authorizing' | 'authorized' | 'charging' | 'stopping' | 'settled' | 'refunded';
+/** Every state a session can be in, open ones first (the schema's CHECK lists the same). */
+export const SESSION_STATES = [
+  'authorizing',
+  'authorized',
+  'charging',
+  'stopping',
+  'settled',
+  'refunded',
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
 
 export interface Session {
   id: string;

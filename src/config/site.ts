@@ -100,6 +100,7 @@ export class SiteDirectory {
     this.chargers.delete(id);
   }
 
+  /** Every configured charger, in config order. */
   all(): SiteCharger[] {
     return [...this.chargers.values()];
   }

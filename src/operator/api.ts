@@ -15,6 +15,7 @@ import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
+import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
 import type { SiteReadModel } from './read-model.js';
@@ -37,6 +38,8 @@ export interface OperatorDeps {
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;
+  /** Commands to chargers and operator session stops (charger-actions.ts). */
+  chargerActions: ChargerActions;
   site: SiteDirectory;
   chargerRegistry: ChargerRegistry;
   /** Ends a charger's live connection (retired); false when it had none. */

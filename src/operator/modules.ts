@@ -1,4 +1,5 @@
 import type { OperatorRoutes } from './api.js';
+import { registerChargerRoutes } from './charger-routes.js';
 import { registerChargerAdminRoutes } from './charger-admin-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerReadRoutes } from './read-routes.js';
@@ -15,6 +16,7 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerReadRoutes,
   registerMoneyRoutes,
   registerRosterRoutes,
+  registerChargerRoutes,
   registerChargerAdminRoutes,
   registerStopRecordRoutes,
 ];

@@ -9,6 +9,7 @@ import { schemaFieldEdge } from './schema-field-edge.js';
 import { schemaOperations } from './schema-operations.js';
 import { schemaFieldSession } from './schema-field-session.js';
 import { schemaOperatorChargers } from './schema-operator-chargers.js';
+import { schemaChargerOps } from './schema-charger-ops.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -22,6 +23,7 @@ const migrations: readonly string[] = [
   schemaOperations,
   schemaFieldSession,
   schemaOperatorChargers,
+  schemaChargerOps,
 ];
 
 /**
