@@ -72,8 +72,11 @@ export interface SessionLoss {
   beyondPaidWh: number;
   /** What that energy would have cost: the operator's loss. */
   beyondPaidNgn: number;
-  /** What another part of the gateway recorded for the session (table session_losses), if any. */
-  recorded: Record<string, unknown> | null;
+  /**
+   * What the stop assurance recorded as the operator's loss (operator_losses), Wh by reason:
+   * beyond the paid energy, and proven by a stop that came after a settlement without one.
+   */
+  recorded: { beyondPaidWh: number; afterSettlementWh: number } | null;
 }
 
 /** Adds `sql` (which names @name) when the value is given. */
@@ -161,14 +164,12 @@ function toLedgerRow(r: LedgerDbRow): LedgerRow {
 export class SiteReadModel {
   /** Tables other branches add; read when present (the seam for charger deviations and losses). */
   private readonly hasDeviations: boolean;
-  private readonly hasLossTable: boolean;
 
   constructor(private readonly db: Db) {
     const has = (name: string) =>
       db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !==
       undefined;
     this.hasDeviations = has('charger_deviations');
-    this.hasLossTable = has('session_losses');
   }
 
   sessions(f: SessionFilter, before: number | undefined, limit: number): Page<SessionRow> {
@@ -456,9 +457,9 @@ export class SiteReadModel {
   }
 
   /**
-   * The operator's losses, per settled session with energy beyond what was paid. The seam for a
-   * per-session record made elsewhere (energy delivered but not proven, …): when a
-   * `session_losses` table with a `session_id` column exists, its row rides along as `recorded`.
+   * The operator's losses, per settled session: energy delivered beyond what was paid (from the
+   * session's registers), with what the stop assurance recorded for it in operator_losses (also
+   * energy a late stop proved after the session was settled without one).
    */
   losses(f: SessionFilter): {
     sessions: SessionLoss[];
@@ -468,14 +469,23 @@ export class SiteReadModel {
     const sessions: SessionLoss[] = [];
     let wh = 0;
     let ngn = 0;
-    const recorded = this.hasLossTable
-      ? this.db.prepare('SELECT * FROM session_losses WHERE session_id = ?')
-      : undefined;
+    const recorded = this.db.prepare(
+      `SELECT coalesce(sum(wh) FILTER (WHERE reason = 'beyond_paid'), 0) AS beyondPaidWh,
+              coalesce(sum(wh) FILTER (WHERE reason = 'after_settlement'), 0) AS afterSettlementWh,
+              count(*) AS n
+       FROM operator_losses WHERE session_id = ?`,
+    );
     for (const page of this.allSessions({ ...f, states: ['settled'] })) {
       for (const s of page) {
         const paid = s.paidEnergyWh;
         const beyondPaidWh = Math.max(0, s.energyWh - paid);
-        const row = recorded?.get(s.sessionId) as Record<string, unknown> | undefined;
+        const r = recorded.get(s.sessionId) as {
+          beyondPaidWh: number;
+          afterSettlementWh: number;
+          n: number;
+        };
+        const row =
+          r.n > 0 ? { beyondPaidWh: r.beyondPaidWh, afterSettlementWh: r.afterSettlementWh } : null;
         if (beyondPaidWh === 0 && !row) continue;
         const beyondPaidNgn = costDown(beyondPaidWh, Math.round(s.pricePerKwh * 1000));
         wh += beyondPaidWh;
@@ -488,7 +498,7 @@ export class SiteReadModel {
           energyWh: s.energyWh,
           beyondPaidWh,
           beyondPaidNgn,
-          recorded: row ?? null,
+          recorded: row,
         });
       }
     }
