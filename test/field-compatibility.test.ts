@@ -5,6 +5,7 @@ import {
   CHARGER_PASSWORD,
   DRIVERS,
   startTestGateway,
+  UNPHYSICAL_KW,
   testConfig,
   type TestGateway,
 } from './helpers/gateway.js';
@@ -736,9 +737,11 @@ describe('field compatibility (docs/field-compatibility.md)', () => {
         ...CHARGER_IDS.map((id) => ({
           id,
           passwordHash,
+          // Raw frames move a register by kWh within milliseconds: the plausibility bound (a
+          // connector's maximum power over the elapsed time) is not what these rows test.
           connectors: [
-            { id: '1', tariff: 'dc' },
-            { id: '2', tariff: 'dc' },
+            { id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW },
+            { id: '2', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW },
           ],
         })),
       ] as never,
