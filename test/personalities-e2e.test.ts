@@ -265,12 +265,15 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       const cp = await charger(c.chargerId, c.personality);
       const before = balance();
       const started = cp.waitFor('transactionStarted', () => true, 10_000);
+      // Listened for before the plug-in: a charger that stops itself on the Invalid answer
+      // (StopTransactionOnInvalidId) has ended the transaction by the time plugIn returns.
+      const stopped = cp.waitFor('transactionStopped', () => true, 10_000);
       await cp.plugIn(1, IONIQ);
       const tx = await started;
       expect(tx.idTag).toBe('RFID-LOCAL-01');
       // The gateway does not accept the unknown badge: the transaction ends before any energy
       // worth billing (the charger stops itself, or the gateway stops it).
-      const stop = await cp.waitFor('transactionStopped', () => true, 10_000);
+      const stop = await stopped;
       expect(stop.meterStop - tx.meterStart).toBeLessThanOrEqual(SAMPLE_WH);
       const sessions = t.gw.db
         .prepare('SELECT COUNT(*) AS n FROM sessions WHERE charger_id = ?')
