@@ -147,6 +147,9 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
         startTimeoutSeconds: 2,
         maxAmount: 1_000_000,
         stopLeadMilliseconds: 0,
+        // A connector showing no transaction waits this long for the charger's stop message:
+        // a simulated minute, like the ladder's pauses below.
+        stopGraceSeconds: 60 / TIME_FACTOR,
         ...stopLadderTiming(),
       },
       // One charger id per case: nothing learnt about one firmware (clock offset) leaks.
