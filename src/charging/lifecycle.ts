@@ -150,7 +150,7 @@ export class SessionLifecycle implements ChargerEvents {
     const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => {
-      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, e.receivedAtMs))
+      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, time.atMs))
         return;
       this.o.outcomes.event(s, 'charging', at, {
         transactionRef: e.transactionRef,
@@ -192,7 +192,7 @@ export class SessionLifecycle implements ChargerEvents {
         return;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), m.receivedAtMs);
+      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), time.atMs);
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
         'no start register: first sample taken',
@@ -225,8 +225,11 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
+    // When the reading was taken, on our clock: the charger's stamp placed by its clock offset,
+    // never after it arrived. A queued burst spans the time it was measured over, so it is not
+    // held as a gain too fast for the connector (nor is the rest of the session behind it).
     const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id), {
-      atMs: m.receivedAtMs,
+      atMs: time.atMs,
       maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
     });
     if (verdict.kind === 'implausible') {
@@ -279,9 +282,9 @@ export class SessionLifecycle implements ChargerEvents {
       this.reconcileLateStop(s, e);
       return;
     }
-    this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
+    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     killPoint('settle.before_commit');
-    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, time.atMs);
     if (this.settleOn(s, delivered, e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
@@ -438,7 +441,8 @@ export class SessionLifecycle implements ChargerEvents {
     s: Session,
     meterStopWh: number | null,
     live: boolean,
-    receivedAtMs: number,
+    /** When the stop register was taken, on our clock (the charger's stamp placed by its offset). */
+    takenAtMs: number,
   ): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
@@ -461,7 +465,7 @@ export class SessionLifecycle implements ChargerEvents {
         'stop register unusable: settling on last sample',
       );
     }
-    const bound = { atMs: receivedAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
+    const bound = { atMs: takenAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
     const delivered = deliveredAtStop(track, meterStopWh, bound);
     if (delivered < deliveredAtStop(track, meterStopWh)) {
       this.o.log.warn(
@@ -501,7 +505,8 @@ export class SessionLifecycle implements ChargerEvents {
     if (s.state !== 'settled' || !s.endReason?.startsWith('no_stop_') || s.deliveredWh === null)
       return;
     if (this.records.lossWh(s.id, 'after_settlement') > 0) return;
-    const proven = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
+    const proven = this.deliveredWh(s, e.meterStopWh, e.live, time.atMs);
     this.records.loss(s.id, proven - s.deliveredWh, 'after_settlement', this.now());
     if (proven > s.deliveredWh) {
       this.o.log.warn(

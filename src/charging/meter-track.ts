@@ -13,10 +13,14 @@
  * counted: it is held (verdict 'implausible', the track unchanged) until a later reading, far
  * enough in time from the last counted one, makes the whole gain possible. So a register jump is
  * never billed unconfirmed and never reaches the paid energy on its own, and delivered energy
- * never exceeds max power × time. The time is when the gateway received each reading: a reading
- * exists by the time it arrives, so the bound is sound whatever the charger's clock does (a queued
- * burst arrives within a second and is held until the next live reading or the stop confirms it).
- * Two readings in the same millisecond are allowed one millisecond (clock resolution).
+ * never exceeds max power × time. The time is when the reading was taken, on the gateway's clock:
+ * the charger's stamp placed by its clock offset (clock-offset.ts), which is never after the
+ * reading arrived, and never before the last counted one (the time only moves forward). A queued
+ * burst arrives within a second but spans the time it was measured over: read on arrival times it
+ * would be a gain too fast for the connector, held until a later reading caught up, which at full
+ * power never happens (the session would be billed far below what it delivered). A charger clock
+ * that cannot be used (never set) leaves the receive time. Two readings in the same millisecond
+ * are allowed one millisecond (clock resolution).
  */
 export interface MeterTrack {
   /** Register where the current segment began (the transaction's start until a reset). */
