@@ -5,6 +5,7 @@ import {
   CHARGER_PASSWORD,
   DRIVERS,
   startTestGateway,
+  UNPHYSICAL_KW,
   testConfig,
   type TestGateway,
 } from './helpers/gateway.js';
@@ -736,9 +737,11 @@ describe('field compatibility (docs/field-compatibility.md)', () => {
         ...CHARGER_IDS.map((id) => ({
           id,
           passwordHash,
+          // Unbounded like the rest of the test site: these rows are about wire shapes, and their
+          // frames follow each other within milliseconds (the power bound has its own tests).
           connectors: [
-            { id: '1', tariff: 'dc' },
-            { id: '2', tariff: 'dc' },
+            { id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW },
+            { id: '2', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW },
           ],
         })),
       ] as never,

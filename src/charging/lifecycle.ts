@@ -225,11 +225,12 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
-    // When the reading was taken, on our clock: the charger's stamp placed by its clock offset,
-    // never after it arrived. A queued burst spans the time it was measured over, so it is not
-    // held as a gain too fast for the connector (nor is the rest of the session behind it).
+    // The gain's time runs from when the last counted reading was taken (its stamp on our clock)
+    // to this one's arrival: a queued burst spans the time it was measured over, so it is not held
+    // as a gain too fast for the connector (nor is the rest of the session behind it).
     const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id), {
-      atMs: time.atMs,
+      atMs: m.receivedAtMs,
+      takenAtMs: time.atMs,
       maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
     });
     if (verdict.kind === 'implausible') {
@@ -282,9 +283,9 @@ export class SessionLifecycle implements ChargerEvents {
       this.reconcileLateStop(s, e);
       return;
     }
-    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
+    this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     killPoint('settle.before_commit');
-    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, time.atMs);
+    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
     if (this.settleOn(s, delivered, e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
@@ -441,8 +442,7 @@ export class SessionLifecycle implements ChargerEvents {
     s: Session,
     meterStopWh: number | null,
     live: boolean,
-    /** When the stop register was taken, on our clock (the charger's stamp placed by its offset). */
-    takenAtMs: number,
+    receivedAtMs: number,
   ): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
@@ -465,7 +465,7 @@ export class SessionLifecycle implements ChargerEvents {
         'stop register unusable: settling on last sample',
       );
     }
-    const bound = { atMs: takenAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
+    const bound = { atMs: receivedAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
     const delivered = deliveredAtStop(track, meterStopWh, bound);
     if (delivered < deliveredAtStop(track, meterStopWh)) {
       this.o.log.warn(
@@ -505,8 +505,7 @@ export class SessionLifecycle implements ChargerEvents {
     if (s.state !== 'settled' || !s.endReason?.startsWith('no_stop_') || s.deliveredWh === null)
       return;
     if (this.records.lossWh(s.id, 'after_settlement') > 0) return;
-    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
-    const proven = this.deliveredWh(s, e.meterStopWh, e.live, time.atMs);
+    const proven = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
     this.records.loss(s.id, proven - s.deliveredWh, 'after_settlement', this.now());
     if (proven > s.deliveredWh) {
       this.o.log.warn(
