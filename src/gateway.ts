@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
 import { refuseUpgrade } from './api/edge-answers.js';
+import { openApiDocument, serveOpenApi } from './api/openapi.js';
 import { securityHeaders } from './api/security-headers.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { DriverTokens } from './auth/driver-tokens.js';
@@ -17,14 +18,23 @@ import { IdempotencyKeys } from './charging/idempotency.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
+import { SessionViews } from './charging/session-view.js';
 import type { GatewayConfig } from './config/schema.js';
+import { ChargerRegistry } from './config/charger-registry.js';
 import { SiteDirectory } from './config/site.js';
+import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
 import { AuditTrail } from './operator/audit.js';
+import { ChargerActions } from './operator/charger-actions.js';
+import { LiveMeters } from './operator/live-meters.js';
+import { SiteReadModel } from './operator/read-model.js';
+import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
@@ -93,10 +103,16 @@ export async function startGateway(
     throw err;
   }
   const site = new SiteDirectory(config);
+  const chargerRegistry = new ChargerRegistry(db, site);
+  const retiredInConfig = chargerRegistry.syncFromConfig(config.chargers, clock.now());
+  if (retiredInConfig.length > 0)
+    log.warn({ chargerIds: retiredInConfig }, 'chargers in the config file were retired: refused');
   const outbox = new Outbox(db);
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
+  const admin = new FleetAdmin(roster, wallet);
   const sessions = new SessionStore(db);
+  const sessionViews = new SessionViews(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
   const telematics = new Telematics(db);
@@ -106,13 +122,26 @@ export async function startGateway(
     clock,
     log,
     outbox,
-    wallet,
     roster,
+    admin,
     apiKeys,
     telematics,
   });
 
-  const central = new CentralSystem({
+  const metrics: GatewayMetrics = new GatewayMetrics({
+    db,
+    site,
+    // Read at scrape time only, when the central system below exists.
+    chargers: {
+      onlineByProtocol: () => central.onlineByProtocol(),
+      connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+    },
+    storage: {
+      outboxHealth: () => storage.outboxHealth(),
+      databaseSizeBytes: () => storage.databaseSizeBytes(),
+    },
+  });
+  const central: CentralSystem = new CentralSystem({
     db,
     site,
     clock,
@@ -132,6 +161,7 @@ export async function startGateway(
       maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
     },
     onConnectorChange: (view) => uplink.connectorChanged(view),
+    observer: metrics,
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -151,7 +181,8 @@ export async function startGateway(
     maxPowerW: (chargerId, connectorId) =>
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
   });
-  central.setEvents(lifecycle);
+  const live = new LiveMeters();
+  central.setEvents(live.observe(lifecycle));
   const charging = new Charging({
     db,
     clock,
@@ -175,7 +206,7 @@ export async function startGateway(
     telematics,
   });
 
-  const storage = new StorageHealth(db, outbox, () => clock.now(), {
+  const storage: StorageHealth = new StorageHealth(db, outbox, () => clock.now(), {
     warnDepth: config.uplink.outbox.warnDepth,
     errorDepth: config.uplink.outbox.errorDepth,
     warnAgeMs: config.uplink.outbox.warnAgeMinutes * 60_000,
@@ -222,6 +253,7 @@ export async function startGateway(
     driverTokens: new DriverTokens(db, clock, config.tokens.driverTokenTtlSeconds),
     roster,
     charging,
+    sessionViews,
     health,
     readiness: () => {
       const problems: string[] = [];
@@ -242,12 +274,29 @@ export async function startGateway(
     audit: new AuditTrail(db),
     roster,
     wallet,
+    admin,
+    requests: new OperatorRequests(db),
     apiKeys,
     chargers: central,
+    chargerActions: new ChargerActions({
+      site,
+      chargers: central,
+      lifecycle,
+      writableConfig: config.chargerOperations.writableConfig,
+    }),
+    site,
+    chargerRegistry,
+    disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
+    live,
+    read: new SiteReadModel(db),
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,
       apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
+      chargerTls: {
+        tls: config.ocpp.tls !== undefined || config.http.tls !== undefined,
+        clientCa: config.ocpp.tls?.ca !== undefined,
+      },
     },
     health,
   };
@@ -259,6 +308,15 @@ export async function startGateway(
       })
     : undefined;
   if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
+  metrics.observeHttp(api);
+  if (operatorApi) metrics.observeHttp(operatorApi);
+  if (config.metrics.bearerTokenSha256) {
+    registerMetricsRoute(operatorApi ?? api, metrics, config.metrics.bearerTokenSha256);
+  }
+  const document = () => openApiDocument(api, operatorApi);
+  serveOpenApi(api, document);
+  if (operatorApi) serveOpenApi(operatorApi, document);
 
   central.attach(api.server, refuseUpgrade(securityHeaders(config.http.tls !== undefined)));
   await api.listen({ host: config.http.host, port: config.http.port });

@@ -215,7 +215,8 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     connectorId,
   }: IncomingCalls['UnlockConnector']['req']): Conf<'UnlockConnector'> {
     const connector = this.connectors.find((c) => c.id === connectorId);
-    if (!connector) return { status: 'NotSupported' };
+    const lock = this.locks.of(connectorId);
+    if (!connector || lock === 'fixed-cable') return { status: 'NotSupported' };
     const transactionId = connector.transaction?.id;
     if (transactionId !== undefined) {
       this.defer(async () => {
@@ -224,7 +225,7 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
         }
       });
     }
-    return { status: 'Unlocked' };
+    return { status: lock === 'jammed' ? 'UnlockFailed' : 'Unlocked' };
   }
 
   private async onChangeAvailability({

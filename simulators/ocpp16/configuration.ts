@@ -2,12 +2,14 @@ import { parseMeasurandList, SUPPORTED_MEASURANDS } from '../shared/meter-readin
 import type { SimMeasurand } from '../shared/meter-reading.js';
 import type { ConfigurationKeyValue } from './ocpp-types.js';
 
-export type ChangeConfigurationStatus = 'Accepted' | 'Rejected' | 'NotSupported';
+export type ChangeConfigurationStatus = 'Accepted' | 'Rejected' | 'RebootRequired' | 'NotSupported';
 
 interface KeyDefinition {
   readonly: boolean;
   value: string;
   isValid: (value: string) => boolean;
+  /** Taken, but only in effect after the next reboot (answered RebootRequired). */
+  rebootRequired?: boolean;
 }
 
 const always = (): boolean => true;
@@ -62,6 +64,8 @@ function standardKeys(
       quirks.smartCharging ? 'Core,RemoteTrigger,SmartCharging' : 'Core,RemoteTrigger',
     ),
     UnlockConnectorOnEVSideDisconnect: readonlyKey('true'),
+    // The WebSocket layer reads it when it opens the connection, as many chargers do.
+    WebSocketPingInterval: { ...writableKey('0', isNonNegativeInteger), rebootRequired: true },
   };
 }
 
@@ -108,7 +112,7 @@ export class ConfigurationStore {
     if (definition === undefined) return 'NotSupported';
     if (definition.readonly || !definition.isValid(value)) return 'Rejected';
     definition.value = value.trim();
-    return 'Accepted';
+    return definition.rebootRequired ? 'RebootRequired' : 'Accepted';
   }
 
   /** Internal updates (e.g. the boot interval) that bypass read-only checks. */

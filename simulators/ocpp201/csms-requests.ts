@@ -231,6 +231,6 @@ export abstract class CsmsRequests extends RemoteControl {
     if (!evse || connectorId !== 1) return { status: 'UnknownConnector' };
     // The spec forbids unlocking under an authorized transaction; the CSMS must stop it first.
     if (evse.transaction?.authorization) return { status: 'OngoingAuthorizedTransaction' };
-    return { status: 'Unlocked' };
+    return { status: this.locks.of(evseId) === 'lock' ? 'Unlocked' : 'UnlockFailed' };
   }
 }

@@ -25,6 +25,8 @@ interface VariableDefinition {
   unit?: string;
   valuesList?: string;
   isValid: (value: string) => boolean;
+  /** Taken, but only in effect after the next reboot (answered RebootRequired). */
+  rebootRequired?: boolean;
 }
 
 const isNonNegativeInteger = (value: string): boolean => /^\d{1,9}$/.test(value.trim());
@@ -75,6 +77,8 @@ function standardVariables(): VariableDefinition[] {
   return [
     // Replaced by the interval in the BootNotification response.
     integer('OCPPCommCtrlr', 'HeartbeatInterval', '300'),
+    // The WebSocket layer reads it when it opens the connection, as many stations do.
+    { ...integer('OCPPCommCtrlr', 'WebSocketPingInterval', '0'), rebootRequired: true },
     integer('SampledDataCtrlr', 'TxUpdatedInterval', '60'),
     measurands('SampledDataCtrlr', 'TxStartedMeasurands', 'Energy.Active.Import.Register,SoC'),
     measurands('SampledDataCtrlr', 'TxUpdatedMeasurands', 'Energy.Active.Import.Register'),
@@ -203,7 +207,7 @@ export class DeviceModel {
     if (attributeType && attributeType !== 'Actual') return 'NotSupportedAttributeType';
     if (definition.mutability === 'ReadOnly' || !definition.isValid(value)) return 'Rejected';
     definition.value = value.trim();
-    return 'Accepted';
+    return definition.rebootRequired ? 'RebootRequired' : 'Accepted';
   }
 
   report(): ReportData[] {

@@ -7,6 +7,7 @@ import type {
 } from './charge-point-options.js';
 import type { ProtocolFlavour } from './events.js';
 import { ChargePointEmitter } from './charge-point-emitter.js';
+import { ConnectorLocks } from './connector-locks.js';
 import type { MeteredOutlet } from './metered-outlet.js';
 import type { CallMap, OcppProtocol, RpcClient } from './rpc-client.js';
 import { profileLimitW } from './charging-profile.js';
@@ -49,6 +50,7 @@ export abstract class ChargePointBase<
   protected readonly link: CentralSystemLink<Out>;
   /** How this charger's firmware encodes what it sends (its personality). */
   protected readonly wire: WireQuirks;
+  readonly locks = new ConnectorLocks();
   protected active = false;
   protected booted = false;
   private rebooting = false;

@@ -7,11 +7,13 @@ import type {
   ForcedStatus,
   ProtocolFlavour,
 } from './events.js';
+import type { ConnectorLocks } from './connector-locks.js';
 import type { VehicleSpec } from './metered-outlet.js';
 
 export type * from './events.js';
 export type { ChargePointOptions, RemoteStartPolicy } from './charge-point-options.js';
 export type { VehicleSpec } from './metered-outlet.js';
+export type { LockBehaviour } from './connector-locks.js';
 
 /** One connector (1.6) or EVSE (2.0.1) as a test observes it. */
 export interface ConnectorState<P extends ProtocolFlavour = AnyProtocol> {
@@ -39,6 +41,8 @@ export interface SimulatedChargePoint<P extends ProtocolFlavour = AnyProtocol> {
   readonly timeFactor: number;
   readonly connectorCount: number;
   readonly isBooted: boolean;
+  /** The connectors' cable locks: how each answers an unlock request. */
+  readonly locks: ConnectorLocks;
   /** Connects, boots (retrying while Pending/Rejected) and reports every status. */
   connect(): Promise<void>;
   /** Switches the charger off; a running transaction ends with PowerLoss on the next connect. */

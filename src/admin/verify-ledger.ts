@@ -1,3 +1,4 @@
+import { SESSION_STATES } from '../charging/session-store.js';
 import type { Db } from '../store/database.js';
 
 export interface CheckResult {
@@ -21,15 +22,6 @@ export interface LedgerReport {
   spent: number;
   ok: boolean;
 }
-
-const SESSION_STATES = [
-  'authorizing',
-  'authorized',
-  'charging',
-  'stopping',
-  'settled',
-  'refunded',
-] as const;
 
 function check(
   name: string,

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { DriverTokens } from '../auth/driver-tokens.js';
 import type { Charging } from '../charging/charging.js';
+import type { SessionViews } from '../charging/session-view.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import { sendError } from './errors.js';
+import { collectOpenApi } from './openapi.js';
 import { registerRoutes } from './routes.js';
 import { createJsonServer } from './server.js';
 
@@ -22,6 +24,7 @@ export interface ApiDeps {
   driverTokens: DriverTokens;
   roster: Roster;
   charging: Charging;
+  sessionViews: SessionViews;
   health: () => Record<string, unknown>;
   /** What keeps the gateway from taking work (empty: ready), for /readyz. */
   readiness: () => string[];
@@ -29,6 +32,7 @@ export interface ApiDeps {
 
 export function buildApi(deps: ApiDeps): FastifyInstance {
   const app = createJsonServer(deps);
+  collectOpenApi(app);
 
   const knownPaths = new Set([
     '/v1/driver-tokens',
@@ -51,6 +55,6 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
   });
 
-  registerRoutes(app, deps);
+  void app.register(async (scope) => registerRoutes(scope, deps));
   return app;
 }

@@ -1,3 +1,4 @@
+import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { normalizeEmail, type Driver } from '../fleet/roster.js';
 import type { ApiDeps } from './app.js';
@@ -8,6 +9,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   mintTokenSchema,
   quoteSchema,
+  sessionReadSchema,
   startSchema,
   type MintTokenBody,
   type QuoteBody,
@@ -27,6 +29,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // Quote and start share one budget per token: both are what a driver's app sends.
   const mintLimiter = minute(deps.rateLimits.mintPerMinute);
   const driverLimiter = minute(deps.rateLimits.driverPerMinute);
+  // An app polling its session must not use up the budget its driver needs to start the next one.
+  const readLimiter = minute(deps.rateLimits.driverPerMinute);
 
   /** The token's driver, provided the body names that same driver (scope rule, contract §5). */
   function scopedDriver(driverId: string | undefined, driverEmail: string): Driver {
@@ -96,6 +100,29 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
       );
     },
   );
+
+  app.get<{ Params: { sessionId: string } }>(
+    '/v1/sessions/:sessionId',
+    {
+      schema: sessionReadSchema,
+      onRequest: async (request) => {
+        request.driverId = driverFromToken(request, deps.driverTokens, readLimiter);
+      },
+    },
+    async (request) => {
+      const view = deps.sessionViews.get(request.params.sessionId);
+      // Another driver's session is answered exactly like one that does not exist.
+      if (!view || view.driverId !== request.driverId) {
+        throw new ApiError(404, 'session_not_found', 'no such session for this driver');
+      }
+      return view;
+    },
+  );
+  // GET on the quote's path would otherwise be taken for a session id.
+  app.get('/v1/sessions/quote', { schema: { hide: true } }, async (_request, reply) => {
+    reply.header('allow', 'POST');
+    throw new ApiError(405, 'method_not_allowed', 'GET is not allowed on /v1/sessions/quote');
+  });
 
   app.get('/healthz', async () => ({ status: 'ok', ...deps.health() }));
   // Readiness beside liveness: 503 while the database takes no write, the listener is down or

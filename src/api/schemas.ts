@@ -1,3 +1,5 @@
+import { sessionViewSchema } from '../charging/session-view.js';
+
 /**
  * JSON schemas of the three routes. Validation is strict: no type coercion, no removal of unknown
  * fields (the app's Ajv options turn both off), every listed field required.
@@ -72,23 +74,35 @@ export const quoteSchema = {
   },
 } as const;
 
+/** GET /v1/sessions/{sessionId}: the driver follows a session it started (read-only). */
+export const sessionReadSchema = {
+  params: {
+    type: 'object',
+    properties: { sessionId: { type: 'string', minLength: 1, maxLength: 64 } },
+    required: ['sessionId'],
+    additionalProperties: false,
+  },
+  response: { 200: sessionViewSchema, '4xx': errorBody, '5xx': errorBody },
+} as const;
+
 /**
  * `Idempotency-Key` (optional): 1 to 255 visible ASCII characters, no spaces (a UUID fits).
  * Node joins a repeated header with ", ", so sending it twice is refused here too.
  */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const idempotencyKeyValue = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x21-\\x7E]+$',
+} as const;
 
 export function startSchema(maxAmount: number) {
   return {
     headers: {
       type: 'object',
       properties: {
-        [IDEMPOTENCY_KEY_HEADER]: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          pattern: '^[\\x21-\\x7E]+$',
-        },
+        [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyValue,
       },
     },
     body: {

@@ -8,6 +8,11 @@ export const API_KEY_PREFIX = 'fgk_';
 /** How a key is named to people: the first characters of its hash (never the key). */
 export const KEY_ID_LENGTH = 12;
 
+/** A key's id: what people and logs call it. */
+export function keyIdOf(apiKey: string): string {
+  return sha256Hex(apiKey).slice(0, KEY_ID_LENGTH);
+}
+
 export interface ApiKeyInfo {
   /** First KEY_ID_LENGTH hex characters of the key's SHA-256. */
   keyId: string;
@@ -30,7 +35,7 @@ export class ApiKeys {
   >;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly clock: Clock = systemClock,
   ) {
     this.findStmt = db.prepare(
@@ -63,6 +68,34 @@ export class ApiKeys {
       createdAt: row.created_at,
       revokeAt: row.revoke_at_ms === null ? null : new Date(row.revoke_at_ms).toISOString(),
     }));
+  }
+
+  /**
+   * The fleet's key named by a key id (a hash prefix of at least 8 characters, as `api-key list`
+   * and the operator API show it); undefined unless exactly one key matches.
+   */
+  byId(fleetId: string, keyId: string): ApiKeyInfo | undefined {
+    if (!/^[0-9a-fA-F]{8,64}$/.test(keyId)) return undefined;
+    const matches = this.list(fleetId).filter((k) => k.keyHash.startsWith(keyId.toLowerCase()));
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  /**
+   * A new key (returned once) and the old one's end at `revokeAtMs`, in one transaction: never a
+   * new key without the old one's end, nor the reverse.
+   */
+  rotate(
+    fleetId: string,
+    oldKeyHash: string,
+    label: string,
+    revokeAtMs: number,
+    at: string,
+  ): string {
+    return this.db.transaction(() => {
+      const created = this.create(fleetId, label, at);
+      this.revokeHash(oldKeyHash, revokeAtMs, at);
+      return created;
+    })();
   }
 
   /** The fleet the key belongs to, or undefined for an unknown or revoked key. */

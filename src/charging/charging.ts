@@ -14,7 +14,7 @@ import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './ide
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import type { SessionOutcomes } from './outcomes.js';
-import type { SessionStore } from './session-store.js';
+import type { Session, SessionStore } from './session-store.js';
 
 export interface ChargingSettings {
   maxAmount: number;
@@ -79,7 +79,7 @@ export class Charging {
   }
 
   quote(driver: Driver, chargerId: string, connectorId: string): Quote {
-    const connector = this.usableConnector(chargerId, connectorId);
+    const connector = this.usableConnector(chargerId, connectorId, driver.id);
     const view = this.deps.chargers.connector(chargerId, connector.id);
     const assigned =
       driver.vehicleModel && driver.vehicleBatteryWh
@@ -136,7 +136,7 @@ export class Charging {
     if (!driver.active) {
       throw new ChargingError('driver_not_found', `${driver.email} is not an active fleet driver`);
     }
-    const connector = this.usableConnector(chargerId, connectorId);
+    const connector = this.usableConnector(chargerId, connectorId, driver.id);
     // Paid energy is enforced by stopping on the live register: a charger that said it sends no
     // energy during a transaction cannot be held to it, so nothing is debited.
     if (deps.chargers.meteringCapability(chargerId) === 'none') {
@@ -257,7 +257,7 @@ export class Charging {
   }
 
   /** Resolves the connector and refuses early, before any money moves, when it cannot start now. */
-  private usableConnector(chargerId: string, connectorId: string): SiteConnector {
+  private usableConnector(chargerId: string, connectorId: string, driverId: string): SiteConnector {
     const { deps } = this;
     if (!deps.site.charger(chargerId)) {
       throw new ChargingError('charger_not_found', `no charger with id ${chargerId}`);
@@ -272,6 +272,11 @@ export class Charging {
     if (!deps.chargers.isOnline(chargerId)) {
       throw new ChargingError('charger_offline', `charger ${chargerId} is offline`);
     }
+    // An open session first: its own driver is told which one (to follow or wait for it).
+    const open = deps.sessions.openOn(chargerId, connector.id);
+    if (open) throw this.occupied(connector, driverId, open);
+    const hold = deps.chargers.operatorHold(chargerId, connector.id);
+    if (hold !== null) throw new ChargingError('connector_unavailable', hold);
     const view = deps.chargers.connector(chargerId, connector.id);
     if (!FREE.has(view.status)) {
       throw new ChargingError(
@@ -283,13 +288,19 @@ export class Charging {
           : `connector ${connectorId} on charger ${chargerId} is ${view.status}`,
       );
     }
-    if (deps.sessions.openOn(chargerId, connector.id)) {
-      throw new ChargingError(
-        'connector_unavailable',
-        `connector ${connectorId} on charger ${chargerId} already has a session`,
-      );
-    }
     return connector;
+  }
+
+  /** connector_unavailable because of an open session; named only to the driver who owns it. */
+  private occupied(connector: SiteConnector, driverId: string, known?: Session): ChargingError {
+    const open = known ?? this.deps.sessions.openOn(connector.chargerId, connector.id);
+    const where = `connector ${connector.id} on charger ${connector.chargerId}`;
+    return new ChargingError(
+      'connector_unavailable',
+      open && open.driverId === driverId
+        ? `${where} already has your open session ${open.id}`
+        : `${where} already has a session`,
+    );
   }
 
   /** One transaction: session row, debit with its ledger entry, outbox event. Returns the new balance. */
@@ -341,12 +352,7 @@ export class Charging {
           `sub-wallet balance ${err.balance} NGN is less than the requested ${amount} NGN`,
         );
       }
-      if (isUniqueViolation(err)) {
-        throw new ChargingError(
-          'connector_unavailable',
-          `connector ${connector.id} on charger ${connector.chargerId} already has a session`,
-        );
-      }
+      if (isUniqueViolation(err)) throw this.occupied(connector, driver.id);
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Charging } from './charging.js';
-import { trackOf } from './lifecycle.js';
+import { trackOf } from './session-store.js';
 import { deliveredWh } from './meter-track.js';
 import type { SessionState, SessionStore } from './session-store.js';
 

@@ -14,9 +14,9 @@ import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { ChargerClocks } from './clock-offset.js';
 import { LimitWatch } from './limit-watch.js';
-import { applyRegister, deliveredAtStop, deliveredWh, type MeterTrack } from './meter-track.js';
+import { applyRegister, deliveredAtStop, deliveredWh } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
-import type { Session, SessionStore } from './session-store.js';
+import { trackOf, type Session, type SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
 import { RefusedTransactions } from './refused-transactions.js';
@@ -44,6 +44,12 @@ export interface LifecycleOptions {
   /** The connector's maximum power, margin included (W): the plausibility bound. */
   maxPowerW: (chargerId: string, connectorId: string) => number;
 }
+
+export type OperatorStop =
+  | { kind: 'stopping'; chargerId: string; transactionRef: string }
+  | { kind: 'not_found' }
+  | { kind: 'not_stoppable'; session: Session }
+  | { kind: 'offline'; chargerId: string };
 
 /**
  * Everything that happens to a session after the Start response: the EV starting (or never
@@ -561,6 +567,36 @@ export class SessionLifecycle implements ChargerEvents {
     });
   }
 
+  /**
+   * An operator stops a session: a charging one becomes stopping, as at the paid energy (its
+   * 'stopping' event names the operator), and settles normally when the charger reports the end.
+   * The caller sends the first stop itself, to answer with the charger's own reply, and hands a
+   * stop the charger refused or left unanswered to keepStopping(). A session whose charger is
+   * offline is left as it is.
+   */
+  beginOperatorStop(sessionId: string, by: string): OperatorStop {
+    const s = this.o.sessions.get(sessionId);
+    if (!s) return { kind: 'not_found' };
+    if ((s.state !== 'charging' && s.state !== 'stopping') || !s.transactionRef) {
+      return { kind: 'not_stoppable', session: s };
+    }
+    // Nothing changes for a stop that cannot be sent now: the operator hears so, nothing waits.
+    if (!this.o.chargers.isOnline(s.chargerId)) return { kind: 'offline', chargerId: s.chargerId };
+    const at = this.now();
+    this.o.db.transaction(() => {
+      if (this.o.sessions.markStopping(s.id, at)) {
+        this.o.outcomes.event(s, 'stopping', at, { stoppedBy: 'operator', operator: by });
+      }
+    })();
+    this.o.log.info({ sessionId, operator: by }, 'operator stop: stopping');
+    return { kind: 'stopping', chargerId: s.chargerId, transactionRef: s.transactionRef };
+  }
+
+  /** The stop loop of a stopping session: sent again after a pause until the charger takes it. */
+  keepStopping(sessionId: string): void {
+    this.stops.stop(sessionId);
+  }
+
   private async stopForLimit(sessionId: string): Promise<void> {
     const at = this.now();
     const s = this.o.sessions.get(sessionId);
@@ -571,16 +607,4 @@ export class SessionLifecycle implements ChargerEvents {
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
     this.stops.stop(sessionId);
   }
-}
-
-/** A session's meter track as stored on its row. */
-export function trackOf(s: Session): MeterTrack {
-  const startWh = s.meterStartWh ?? 0;
-  return {
-    segmentStartWh: s.meterSegmentStartWh ?? startWh,
-    carriedWh: s.meterCarriedWh,
-    lastWh: s.lastMeterWh ?? startWh,
-    pendingResetWh: s.meterPendingResetWh,
-    lastAtMs: s.meterLastAtMs,
-  };
 }

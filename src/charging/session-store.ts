@@ -12,8 +12,16 @@ import type { MeterTrack } from './meter-track.js';
  * - refunded:    never charged (refused, unanswered, EV never started, gateway restarted before the
  *                charger answered); the whole debit went back (terminal).
  */
-export type SessionState =
-  'authorizing' | 'authorized' | 'charging' | 'stopping' | 'settled' | 'refunded';
+/** Every state a session can be in, open ones first (the schema's CHECK lists the same). */
+export const SESSION_STATES = [
+  'authorizing',
+  'authorized',
+  'charging',
+  'stopping',
+  'settled',
+  'refunded',
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
 
 export interface Session {
   id: string;
@@ -299,4 +307,16 @@ export class SessionStore {
   markRefunded(id: string, reason: string, at: string): boolean {
     return this.refundStmt.run(reason, at, id).changes === 1;
   }
+}
+
+/** The session's register track as the lifecycle keeps it in the row (see meter-track.ts). */
+export function trackOf(s: Session): MeterTrack {
+  const startWh = s.meterStartWh ?? 0;
+  return {
+    segmentStartWh: s.meterSegmentStartWh ?? startWh,
+    carriedWh: s.meterCarriedWh,
+    lastWh: s.lastMeterWh ?? startWh,
+    pendingResetWh: s.meterPendingResetWh,
+    lastAtMs: s.meterLastAtMs,
+  };
 }

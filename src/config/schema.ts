@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  DEFAULT_WRITABLE_CONFIG,
+  GATEWAY_MANAGED_CONFIG,
+  isGatewayManaged,
+} from './charger-config-keys.js';
 
 const id = z
   .string()
@@ -270,6 +275,35 @@ export const configSchema = z
           })
           .strict()
           .default({ model: 'Unknown vehicle', batteryKwh: 60 }),
+      })
+      .strict()
+      .prefault({}),
+    /** What operators may do to chargers through /admin/v1 beyond the fixed commands. */
+    chargerOperations: z
+      .object({
+        /**
+         * Configuration an operator may change: 1.6 key names and 2.0.1 `Component.Variable`
+         * names, compared exactly (1.6 keys case-insensitively, as chargers do). The settings the
+         * gateway itself applies (meter sampling, connection timeout) are never on it.
+         */
+        writableConfig: z
+          .array(z.string().min(1).max(120))
+          .max(200)
+          .default([...DEFAULT_WRITABLE_CONFIG])
+          .refine((keys) => keys.every((k) => !isGatewayManaged(k)), {
+            message: `the gateway manages ${GATEWAY_MANAGED_CONFIG.join(', ')} itself`,
+          }),
+      })
+      .strict()
+      .prefault({}),
+    /** Prometheus metrics at /metrics; off unless a bearer token's hash is configured. */
+    metrics: z
+      .object({
+        /** SHA-256 (hex) of the scraper's bearer token: `printf %s "$TOKEN" | sha256sum`. */
+        bearerTokenSha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the token')
+          .optional(),
       })
       .strict()
       .prefault({}),

@@ -16,42 +16,93 @@ const DEFAULT_MAX_POWER_KW = { AC: 22, DC: 400 } as const;
 /** Over the rated power: meter tolerance and a charger's brief overshoot are not implausible. */
 const POWER_MARGIN = 1.1;
 
+export interface ChargerPassword {
+  /** scrypt hash (`fleet-gateway hash-password`) */
+  hash: string;
+  /** Accepted until then (ms since the epoch); null: no end. Two overlap during a rotation. */
+  validUntilMs: number | null;
+}
+
 export interface SiteCharger {
   id: string;
   securityProfile: 1 | 2 | 3;
-  /** Absent only for profile 3 (client certificate). */
-  passwordHash: string | undefined;
+  /** Empty only for profile 3 (client certificate) without a password. */
+  passwords: readonly ChargerPassword[];
   connectors: ReadonlyMap<string, SiteConnector>;
 }
 
-/** The site's chargers and tariffs as configured, indexed for lookups on the hot path. */
+/** A charger as the config file and the operator API describe it. */
+export interface ChargerSpec {
+  id: string;
+  securityProfile: 1 | 2 | 3;
+  passwords: readonly ChargerPassword[];
+  connectors: readonly {
+    id: string;
+    ocppConnectorId?: number | undefined;
+    tariff: string;
+    type?: 'AC' | 'DC' | undefined;
+    maxPowerKw?: number | undefined;
+  }[];
+}
+
+/**
+ * The site's chargers and tariffs, indexed for lookups on the hot path. Built from the config
+ * file; chargers added, re-keyed or retired at runtime are set here by the charger registry
+ * (config/charger-registry.ts), so a lookup always sees the current state.
+ */
 export class SiteDirectory {
   private readonly chargers = new Map<string, SiteCharger>();
+  private readonly tariffs: GatewayConfig['tariffs'];
 
   constructor(config: GatewayConfig) {
+    this.tariffs = config.tariffs;
     for (const charger of config.chargers) {
-      const connectors = new Map<string, SiteConnector>();
-      for (const c of charger.connectors) {
-        const tariff = config.tariffs[c.tariff];
-        if (!tariff) throw new Error(`unknown tariff ${c.tariff}`);
-        connectors.set(c.id, {
-          chargerId: charger.id,
-          id: c.id,
-          ocppConnectorId: c.ocppConnectorId ?? Number(c.id),
-          tariffId: c.tariff,
-          microNgnPerWh: microNgnPerWh(tariff.pricePerKwh),
-          maxPowerW: Math.ceil(
-            (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000 * POWER_MARGIN,
-          ),
-        });
-      }
-      this.chargers.set(charger.id, {
-        id: charger.id,
-        securityProfile: charger.securityProfile,
-        passwordHash: charger.passwordHash,
-        connectors,
+      this.set({
+        ...charger,
+        passwords:
+          charger.passwordHash === undefined
+            ? []
+            : [{ hash: charger.passwordHash, validUntilMs: null }],
       });
     }
+  }
+
+  hasTariff(id: string): boolean {
+    return Object.hasOwn(this.tariffs, id);
+  }
+
+  /** Adds or replaces a charger (its connectors' tariffs must exist). */
+  set(spec: ChargerSpec): void {
+    const connectors = new Map<string, SiteConnector>();
+    for (const c of spec.connectors) {
+      const tariff = this.tariffs[c.tariff];
+      if (!tariff) throw new Error(`unknown tariff ${c.tariff}`);
+      connectors.set(c.id, {
+        chargerId: spec.id,
+        id: c.id,
+        ocppConnectorId: c.ocppConnectorId ?? Number(c.id),
+        tariffId: c.tariff,
+        microNgnPerWh: microNgnPerWh(tariff.pricePerKwh),
+        maxPowerW: Math.ceil(
+          (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000 * POWER_MARGIN,
+        ),
+      });
+    }
+    this.chargers.set(spec.id, {
+      id: spec.id,
+      securityProfile: spec.securityProfile,
+      passwords: spec.passwords,
+      connectors,
+    });
+  }
+
+  remove(id: string): void {
+    this.chargers.delete(id);
+  }
+
+  /** Every configured charger, in config order. */
+  all(): SiteCharger[] {
+    return [...this.chargers.values()];
   }
 
   charger(id: string): SiteCharger | undefined {

@@ -33,6 +33,7 @@ export async function admit(
   charger: SiteCharger | undefined,
   password: Buffer | undefined,
   socket: Socket,
+  nowMs: number,
 ): Promise<Admission> {
   if (!charger) return { admitted: false, status: 404, reason: 'unknown charge point' };
   const tls = isTls(socket);
@@ -51,10 +52,19 @@ export async function admit(
       reason: 'no valid client certificate for this charge point',
     };
   }
-  if (charger.passwordHash !== undefined) {
-    if (!password || !(await verifyPassword(password, charger.passwordHash))) {
-      return { admitted: false, status: 401, reason: 'bad credentials' };
+  if (charger.passwords.length > 0) {
+    // During a rotation's overlap the old and the new password are both accepted.
+    const valid = charger.passwords.filter(
+      (p) => p.validUntilMs === null || p.validUntilMs > nowMs,
+    );
+    let matched = false;
+    for (const p of valid) {
+      if (password && (await verifyPassword(password, p.hash))) {
+        matched = true;
+        break;
+      }
     }
+    if (!matched) return { admitted: false, status: 401, reason: 'bad credentials' };
   }
   return { admitted: true };
 }

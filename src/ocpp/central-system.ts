@@ -12,22 +12,29 @@ import { relaxed } from '../store/durability.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { AvailabilityHolds } from './availability-holds.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
 import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
+import { observedConnection, type OcppObserver } from './observed-connection.js';
 import {
   ChargerOfflineError,
   type ChargerCommands,
   type ChargerEvents,
+  type ChargerOperations,
+  type ChargerReply,
   type ChargerSettings,
   type CommandOutcome,
+  type ConfigurationReport,
   type ConnectorView,
+  type ResetKind,
   type MeteringCapability,
   type StartRequest,
   type StepOutcome,
   type TransactionProbe,
+  type TriggerKind,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
@@ -56,6 +63,14 @@ export interface CentralSystemOptions {
   authFailureDelay: { initialMs: number; maxMs: number };
   /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
   onConnectorChange?: (view: ConnectorView) => void;
+  /** Optional: told of every OCPP call and its answer (metrics). */
+  observer?: OcppObserver;
+}
+
+/** Who changed a connector's availability, and why: kept with the intent. */
+export interface AvailabilityNote {
+  by: string;
+  reason: string | null;
 }
 
 interface Connection {
@@ -63,6 +78,7 @@ interface Connection {
     close(options?: { code?: number; reason?: string }): Promise<unknown>;
   };
   session: ProtocolSession;
+  protocol: string;
 }
 
 /**
@@ -83,11 +99,12 @@ const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
  * connection per charger (a newer one replaces an older one) and routes each to its protocol
  * adapter. It implements the version-neutral ChargerCommands port.
  */
-export class CentralSystem implements ChargerCommands {
+export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly server: InstanceType<typeof RPCServer>;
   private readonly connections = new Map<string, Connection>();
   private readonly connectorState: ConnectorStateStore;
   private readonly eventLog: OcppEventLog;
+  private readonly holds: AvailabilityHolds;
   /** What chargers send that departs from the schemas and was accepted (for the operator). */
   readonly deviations: ChargerDeviations;
   private readonly metering: ChargerMetering;
@@ -99,6 +116,7 @@ export class CentralSystem implements ChargerCommands {
   constructor(private readonly opts: CentralSystemOptions) {
     this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
+    this.holds = new AvailabilityHolds(opts.db);
     this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
     this.metering = new ChargerMetering(opts.db, opts.clock);
     this.throttle = new AuthThrottle({
@@ -120,7 +138,12 @@ export class CentralSystem implements ChargerCommands {
       const remote = handshake.remoteAddress ?? 'unknown';
       const charger =
         handshake.endpoint === this.opts.path ? this.opts.site.charger(chargerId) : undefined;
-      const verdict = await admit(charger, handshake.password, handshake.request.socket as Socket);
+      const verdict = await admit(
+        charger,
+        handshake.password,
+        handshake.request.socket as Socket,
+        this.opts.clock.now(),
+      );
       if (!verdict.admitted) {
         const delayMs = this.throttle.failed(remote);
         this.opts.log.warn(
@@ -205,6 +228,15 @@ export class CentralSystem implements ChargerCommands {
     return this.connections.size;
   }
 
+  /** Connected chargers per OCPP protocol. */
+  onlineByProtocol(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { protocol } of this.connections.values()) {
+      counts.set(protocol, (counts.get(protocol) ?? 0) + 1);
+    }
+    return counts;
+  }
+
   connector(chargerId: string, connectorId: string): ConnectorView {
     const view = this.connectorState.get(chargerId, connectorId);
     const whole = this.connectorState.get(chargerId, WHOLE_CHARGER);
@@ -257,11 +289,104 @@ export class CentralSystem implements ChargerCommands {
     return refused;
   }
 
+  operatorHold(chargerId: string, connectorId: string): string | null {
+    return this.holds.hold(chargerId, connectorId);
+  }
+
+  stopTransaction(chargerId: string, transactionRef: string): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.stopTransaction(transactionRef);
+  }
+
+  unlock(chargerId: string, connectorId: string): Promise<ChargerReply> {
+    const number = this.ocppNumber(chargerId, connectorId);
+    return this.live(chargerId).session.operator.unlock(number);
+  }
+
+  reset(chargerId: string, kind: ResetKind): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.reset(kind);
+  }
+
+  /**
+   * Sends the change; when the charger takes it (Accepted, or Scheduled after its running
+   * transaction) the intent is kept with `note` and re-sent whenever the charger boots.
+   */
+  async changeAvailability(
+    chargerId: string,
+    connectorId: string | null,
+    operative: boolean,
+    note: AvailabilityNote = { by: 'gateway', reason: null },
+  ): Promise<ChargerReply> {
+    const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
+    const reply = await this.live(chargerId).session.operator.changeAvailability(number, operative);
+    if (reply.status === 'Accepted' || reply.status === 'Scheduled') {
+      this.holds.record({
+        chargerId,
+        connectorId: connectorId ?? WHOLE_CHARGER,
+        operative,
+        reason: note.reason,
+        setBy: note.by,
+        setAt: new Date(this.opts.clock.now()).toISOString(),
+      });
+    }
+    return reply;
+  }
+
+  trigger(chargerId: string, connectorId: string | null, kind: TriggerKind): Promise<ChargerReply> {
+    const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
+    return this.live(chargerId).session.operator.trigger(number, kind);
+  }
+
+  readConfiguration(chargerId: string, keys: readonly string[]): Promise<ConfigurationReport> {
+    return this.live(chargerId).session.operator.readConfiguration(keys);
+  }
+
+  changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.changeConfiguration(key, value);
+  }
+
+  /** The OCPP protocol a connected charger speaks, or undefined when it is offline. */
+  protocolOf(chargerId: string): string | undefined {
+    return this.connections.get(chargerId)?.protocol;
+  }
+
+  private ocppNumber(chargerId: string, connectorId: string): number {
+    const connector = this.opts.site.connector(chargerId, connectorId);
+    if (!connector) throw new Error(`connector ${connectorId} is not configured on ${chargerId}`);
+    return connector.ocppConnectorId;
+  }
+
+  /** After a boot: the operator's availability decisions, told again (a reboot may lose them). */
+  private async reapplyAvailability(chargerId: string): Promise<void> {
+    for (const intent of this.holds.of(chargerId)) {
+      if (!this.connections.has(chargerId)) return;
+      const connectorId = intent.connectorId === WHOLE_CHARGER ? null : intent.connectorId;
+      const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
+      const reply = await this.live(chargerId).session.operator.changeAvailability(
+        number,
+        intent.operative,
+      );
+      this.eventLog.record(
+        chargerId,
+        'ChangeAvailability',
+        `operator intent re-applied after boot: ${reply.status}`,
+        { connectorId: intent.connectorId, operative: intent.operative },
+      );
+    }
+  }
+
   private settings(): ChargerSettings {
     return {
       meterSampleIntervalSeconds: this.opts.meterSampleIntervalSeconds,
       connectionTimeoutSeconds: this.opts.connectionTimeoutSeconds,
     };
+  }
+
+  /** Ends a charger's connection (it was retired); admission refuses it when it comes back. */
+  disconnect(chargerId: string, reason: string): boolean {
+    const connection = this.connections.get(chargerId);
+    if (!connection) return false;
+    void connection.client.close({ code: 1000, reason });
+    return true;
   }
 
   async close(): Promise<void> {
@@ -303,12 +428,17 @@ export class CentralSystem implements ChargerCommands {
     const session = adapter({
       chargerId,
       rpc: guardedConnection(
-        edgeConnection(client, protocol, normalizer, {
-          deviation: reports.deviation,
-          notUnderstood: (method, problem, payload) =>
-            reports.noted(method, `not understood: ${problem}`, payload),
-          ourMistake: internalError,
-        }),
+        edgeConnection(
+          observedConnection(client, protocol, this.opts.observer),
+          protocol,
+          normalizer,
+          {
+            deviation: reports.deviation,
+            notUnderstood: (method, problem, payload) =>
+              reports.noted(method, `not understood: ${problem}`, payload),
+            ourMistake: internalError,
+          },
+        ),
         internalError,
       ),
       db: this.opts.db,
@@ -320,7 +450,7 @@ export class CentralSystem implements ChargerCommands {
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
-    const connection: Connection = { client, session };
+    const connection: Connection = { client, session, protocol };
     this.connections.set(chargerId, connection);
     this.touch(chargerId, protocol);
     this.opts.log.info(
@@ -387,12 +517,20 @@ export class CentralSystem implements ChargerCommands {
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
         setTimeout(() => {
           if (!this.connections.has(chargerId)) return;
-          this.configure(chargerId).catch((err: unknown) =>
-            this.opts.log.warn(
-              { chargerId, err: (err as Error).message },
-              'charger configuration not applied',
-            ),
-          );
+          this.configure(chargerId)
+            .catch((err: unknown) =>
+              this.opts.log.warn(
+                { chargerId, err: (err as Error).message },
+                'charger configuration not applied',
+              ),
+            )
+            .then(() => this.reapplyAvailability(chargerId))
+            .catch((err: unknown) =>
+              this.opts.log.warn(
+                { chargerId, err: (err as Error).message },
+                'operator availability not re-applied',
+              ),
+            );
         }, 0);
       },
       status: (connectorId, status, errorCode, transactionless) => {

@@ -40,6 +40,8 @@ export type TransactionProbe = 'ongoing' | 'ended' | 'asked' | 'unknown';
 export class ChargerOfflineError extends Error {}
 /** The charger did not answer in time (or the link dropped while waiting). */
 export class ChargerTimeoutError extends Error {}
+/** The command cannot be said in this charger's protocol (e.g. a 1.6 key name to a 2.0.1 station); nothing was sent. */
+export class UnsayableCommandError extends Error {}
 
 export interface StartRequest {
   chargerId: string;
@@ -85,6 +87,11 @@ export interface ChargerCommands {
     connectorId: string,
     transactionRef: string,
   ): Promise<TransactionProbe>;
+  /**
+   * Why the operator took this connector (or its whole charger) out of service, or null: such a
+   * connector takes no new session, whatever the charger itself reports.
+   */
+  operatorHold(chargerId: string, connectorId: string): string | null;
 }
 
 export interface TransactionStarted {
@@ -148,4 +155,56 @@ export interface ChargerEvents {
     status: ConnectorStatus,
     transactionless?: boolean,
   ): void;
+}
+
+/**
+ * A charger's own answer to an operator command: its status word (`Accepted`, `Rejected`,
+ * `Scheduled`, `Unlocked`, ...; `CallError` when it answered with a CALLERROR) and its whole reply.
+ */
+export interface ChargerReply {
+  status: string;
+  raw: unknown;
+}
+
+/** Soft waits for running transactions to end (1.6 Soft, 2.0.1 OnIdle); hard does not. */
+export type ResetKind = 'soft' | 'hard';
+
+/** What an operator may ask a charger to report now. */
+export type TriggerKind = 'status' | 'meter';
+
+/** One configuration key (1.6) or device-model variable (2.0.1, named `Component.Variable`). */
+export interface ConfigurationEntry {
+  key: string;
+  value: string | null;
+  readonly: boolean | null;
+  /** The charger's status for this entry when it is not a plain value (2.0.1 attributeStatus). */
+  status?: string;
+}
+
+export interface ConfigurationReport {
+  entries: ConfigurationEntry[];
+  unknownKeys: string[];
+  raw: unknown;
+}
+
+/**
+ * What the operator can make a charger do, whatever its protocol. Each call goes out at once or
+ * fails: ChargerOfflineError when there is no live connection (nothing is queued), and
+ * ChargerTimeoutError when the charger does not answer in time.
+ */
+export interface ChargerOperations {
+  /** Stops a transaction; the charging layer calls it for an operator's session stop. */
+  stopTransaction(chargerId: string, transactionRef: string): Promise<ChargerReply>;
+  unlock(chargerId: string, connectorId: string): Promise<ChargerReply>;
+  reset(chargerId: string, kind: ResetKind): Promise<ChargerReply>;
+  /** connectorId null: the whole charger. */
+  changeAvailability(
+    chargerId: string,
+    connectorId: string | null,
+    operative: boolean,
+  ): Promise<ChargerReply>;
+  trigger(chargerId: string, connectorId: string | null, kind: TriggerKind): Promise<ChargerReply>;
+  /** keys empty: everything the charger reports (1.6), or the keys the caller names (2.0.1). */
+  readConfiguration(chargerId: string, keys: readonly string[]): Promise<ConfigurationReport>;
+  changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply>;
 }

@@ -4,10 +4,14 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type {
   ChargerEvents,
+  ChargerReply,
   ChargerSettings,
   CommandOutcome,
+  ConfigurationReport,
+  ResetKind,
   StepOutcome,
   TransactionProbe,
+  TriggerKind,
 } from './port.js';
 import type { ChargerReports } from './reports.js';
 import type { RpcConnection } from './rpc.js';
@@ -38,6 +42,22 @@ export interface ProtocolSession {
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(connectorId: string): Promise<StepOutcome>;
   probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;
+  /** The operator's commands, in this protocol's words. */
+  readonly operator: OperatorCalls;
+}
+
+/**
+ * The operator's commands to one connected charger. Connectors are the charger's own numbers
+ * (1.6 connectorId, 2.0.1 evseId); null means the whole charger.
+ */
+export interface OperatorCalls {
+  stopTransaction(transactionRef: string): Promise<ChargerReply>;
+  unlock(ocppConnectorId: number): Promise<ChargerReply>;
+  reset(kind: ResetKind): Promise<ChargerReply>;
+  changeAvailability(ocppConnectorId: number | null, operative: boolean): Promise<ChargerReply>;
+  trigger(ocppConnectorId: number | null, kind: TriggerKind): Promise<ChargerReply>;
+  readConfiguration(keys: readonly string[]): Promise<ConfigurationReport>;
+  changeConfiguration(key: string, value: string): Promise<ChargerReply>;
 }
 
 export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;

@@ -1,30 +1,18 @@
-import ocppRpc from 'ocpp-rpc';
-import { ChargerTimeoutError, type StepOutcome } from './port.js';
-import type { RpcConnection } from './rpc.js';
-
-const { RPCError } = ocppRpc;
+import type { ChargerReply, StepOutcome } from './port.js';
 
 /**
- * Sends a call the charger may not implement (the stop ladder, recovery probes): a reply whose
- * status is in `accepted` is 'accepted', any other status 'rejected', a CALLERROR (NotSupported,
- * NotImplemented, a firmware that never heard of it) 'not_supported'. No answer in time is
- * ChargerTimeoutError, as for every call.
+ * A call the charger may not implement (the stop ladder, recovery probes), judged from its own
+ * reply: a status in `accepted` is 'accepted', any other status 'rejected', a CALLERROR
+ * (NotSupported, NotImplemented, a firmware that never heard of it) or a NotSupported /
+ * NotImplemented status 'not_supported'. No answer in time stays ChargerTimeoutError, as for
+ * every call (callForReply throws it).
  */
-export async function stepOutcome(
-  rpc: RpcConnection,
-  method: string,
-  params: unknown,
-  callTimeoutMs: number,
+export function stepOf(
+  reply: ChargerReply,
   accepted: readonly string[] = ['Accepted'],
-): Promise<StepOutcome> {
-  let reply: unknown;
-  try {
-    reply = await rpc.call(method, params, { callTimeoutMs });
-  } catch (err) {
-    if (err instanceof RPCError) return 'not_supported';
-    throw new ChargerTimeoutError(`${method} unanswered: ${(err as Error).message}`);
-  }
-  const status = (reply as { status?: unknown } | null)?.status;
-  if (status === 'NotSupported' || status === 'NotImplemented') return 'not_supported';
-  return typeof status === 'string' && accepted.includes(status) ? 'accepted' : 'rejected';
+): StepOutcome {
+  const { status } = reply;
+  if (status === 'CallError' || status === 'NotSupported' || status === 'NotImplemented')
+    return 'not_supported';
+  return accepted.includes(status) ? 'accepted' : 'rejected';
 }

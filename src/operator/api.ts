@@ -2,8 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
+import { collectOpenApi } from '../api/openapi.js';
 import { createJsonServer } from '../api/server.js';
+import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
+import type { ChargerRegistry } from '../config/charger-registry.js';
+import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -11,7 +15,11 @@ import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
+import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
+import type { LiveMeters } from './live-meters.js';
+import type { SiteReadModel } from './read-model.js';
+import type { OperatorRequests } from './requests.js';
 
 /** Where the operator API lives: every route a module registers is under it. */
 export const OPERATOR_PREFIX = '/admin/v1';
@@ -25,13 +33,25 @@ export interface OperatorDeps {
   audit: AuditTrail;
   roster: Roster;
   wallet: Wallet;
+  admin: FleetAdmin;
+  requests: OperatorRequests;
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
   chargers: ChargerCommands;
+  /** Commands to chargers and operator session stops (charger-actions.ts). */
+  chargerActions: ChargerActions;
+  site: SiteDirectory;
+  chargerRegistry: ChargerRegistry;
+  /** Ends a charger's live connection (retired); false when it had none. */
+  disconnect: (chargerId: string, reason: string) => boolean;
+  live: LiveMeters;
+  read: SiteReadModel;
   settings: {
     siteId: string;
     maxAmount: number;
     apiKeyOverlapHours: number;
+    /** What the listeners offer chargers: profile 2 needs TLS, profile 3 a client CA. */
+    chargerTls: { tls: boolean; clientCa: boolean };
   };
   health: () => Record<string, unknown>;
 }
@@ -97,6 +117,7 @@ export function buildOperatorServer(
   options: { tls: TlsMaterial | undefined; bodyLimitBytes: number },
 ): FastifyInstance {
   const app = createJsonServer({ log: deps.log, ...options });
+  collectOpenApi(app);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);

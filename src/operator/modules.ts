@@ -1,4 +1,9 @@
 import type { OperatorRoutes } from './api.js';
+import { registerChargerRoutes } from './charger-routes.js';
+import { registerChargerAdminRoutes } from './charger-admin-routes.js';
+import { registerMoneyRoutes } from './money-routes.js';
+import { registerReadRoutes } from './read-routes.js';
+import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 import { registerStopRecordRoutes } from './stop-record-routes.js';
 
@@ -8,5 +13,10 @@ import { registerStopRecordRoutes } from './stop-record-routes.js';
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSiteRoutes,
+  registerReadRoutes,
+  registerMoneyRoutes,
+  registerRosterRoutes,
+  registerChargerRoutes,
+  registerChargerAdminRoutes,
   registerStopRecordRoutes,
 ];

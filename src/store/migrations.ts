@@ -8,6 +8,8 @@ import { schemaOperator } from './schema-operator.js';
 import { schemaFieldEdge } from './schema-field-edge.js';
 import { schemaOperations } from './schema-operations.js';
 import { schemaFieldSession } from './schema-field-session.js';
+import { schemaOperatorChargers } from './schema-operator-chargers.js';
+import { schemaChargerOps } from './schema-charger-ops.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -20,20 +22,32 @@ const migrations: readonly string[] = [
   schemaFieldEdge,
   schemaOperations,
   schemaFieldSession,
+  schemaOperatorChargers,
+  schemaChargerOps,
 ];
 
+/**
+ * Brings the schema up to date, one migration per transaction. Each step re-reads the version
+ * inside an IMMEDIATE transaction (it takes the write lock before reading), so two processes
+ * opening the same new database, a gateway starting and a CLI command say, never both apply a
+ * step: the second waits on busy_timeout and finds it done.
+ */
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) {
-    throw new Error(
-      `database schema version ${current} is newer than this gateway knows (${migrations.length}); upgrade the gateway`,
-    );
-  }
-  for (let version = current; version < migrations.length; version++) {
-    const sql = migrations[version] as string;
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+  for (;;) {
+    const applied = db
+      .transaction(() => {
+        const current = db.pragma('user_version', { simple: true }) as number;
+        if (current > migrations.length) {
+          throw new Error(
+            `database schema version ${current} is newer than this gateway knows (${migrations.length}); upgrade the gateway`,
+          );
+        }
+        if (current === migrations.length) return false;
+        db.exec(migrations[current] as string);
+        db.pragma(`user_version = ${current + 1}`);
+        return true;
+      })
+      .immediate();
+    if (!applied) return;
   }
 }

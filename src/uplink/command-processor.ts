@@ -1,11 +1,11 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeys } from '../auth/api-keys.js';
+import { FleetAdminError, type FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
-import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
 import { parseCommand, type Command } from './commands.js';
 
 export type ReplyStatus = 'applied' | 'duplicate' | 'rejected';
@@ -37,8 +37,8 @@ export interface CommandDeps {
   db: Db;
   clock: Clock;
   outbox: Outbox;
-  wallet: Wallet;
   roster: Roster;
+  admin: FleetAdmin;
   apiKeys: ApiKeys;
   telematics: Telematics;
 }
@@ -110,109 +110,36 @@ export class CommandProcessor {
   }
 
   private apply(c: Command, at: string): Record<string, unknown> {
-    switch (c.type) {
-      case 'top_up':
-        return this.money(c.driverId, 'top_up', c.amount, c.id, at);
-      case 'adjustment':
-        return this.money(c.driverId, 'adjustment', c.amount, c.id, at);
-      case 'fleet_upsert':
-        return { changed: this.d.roster.upsertFleet(c.fleetId, c.name, at) };
-      case 'driver_upsert':
-        return this.upsertDriver(c, at);
-      case 'driver_deactivate': {
-        const driver = this.driver(c.driverId);
-        return { changed: this.d.roster.upsertDriver({ ...driver, active: false }, at) };
-      }
-      case 'vehicle_assign': {
-        const driver = this.driver(c.driverId);
-        const changed = this.d.roster.upsertDriver(
-          {
-            ...driver,
-            vehicleModel: c.vehicle?.model ?? null,
-            vehicleBatteryWh: c.vehicle ? Math.round(c.vehicle.batteryKwh * 1000) : null,
-          },
-          at,
-        );
-        return { changed };
-      }
-      case 'api_key_rotate':
-        return this.rotateKeys(c, at);
-      case 'telematics_soc':
-        this.driver(c.driverId);
-        return { stored: this.d.telematics.record(c.driverId, c.socPercent, c.measuredAt, at) };
-    }
-  }
-
-  private driver(driverId: string) {
-    const driver = this.d.roster.driver(driverId);
-    if (!driver) throw new Rejection('driver_not_found', `no driver with id ${driverId}`);
-    return driver;
-  }
-
-  private money(
-    driverId: string,
-    kind: 'top_up' | 'adjustment',
-    amount: number,
-    commandId: string,
-    at: string,
-  ): Record<string, unknown> {
-    this.driver(driverId);
-    this.d.wallet.ensureWallet(driverId, at);
+    const admin = this.d.admin;
     try {
-      const entry = this.d.wallet.credit(driverId, kind, amount, `cmd:${commandId}`, at);
-      // The ledger's own idempotency (reference) agrees with the command table: never both.
-      if (!entry) throw new Error(`ledger already holds reference cmd:${commandId}`);
-      return { ledgerEntryId: entry.id, amount: entry.amount, balanceAfter: entry.balanceAfter };
-    } catch (err) {
-      if (err instanceof InsufficientBalanceError) {
-        throw new Rejection(
-          'insufficient_balance',
-          `balance ${err.balance} NGN cannot be debited ${err.amount} NGN`,
-        );
+      switch (c.type) {
+        case 'top_up':
+          return { ...admin.moveMoney(c.driverId, 'top_up', c.amount, `cmd:${c.id}`, at) };
+        case 'adjustment':
+          return {
+            ...admin.moveMoney(c.driverId, 'adjustment', c.amount, `cmd:${c.id}`, at, {
+              actor: `uplink:${c.id}`,
+              reason: c.reason,
+            }),
+          };
+        case 'fleet_upsert':
+          return admin.upsertFleet(c.fleetId, c.name, at);
+        case 'driver_upsert':
+          return admin.upsertDriver(c, at);
+        case 'driver_deactivate':
+          return admin.deactivateDriver(c.driverId, at);
+        case 'vehicle_assign':
+          return admin.assignVehicle(c.driverId, c.vehicle, at);
+        case 'api_key_rotate':
+          return this.rotateKeys(c, at);
+        case 'telematics_soc':
+          admin.driver(c.driverId);
+          return { stored: this.d.telematics.record(c.driverId, c.socPercent, c.measuredAt, at) };
       }
+    } catch (err) {
+      if (err instanceof FleetAdminError) throw new Rejection(err.code, err.message);
       throw err;
     }
-  }
-
-  private upsertDriver(
-    c: Extract<Command, { type: 'driver_upsert' }>,
-    at: string,
-  ): Record<string, unknown> {
-    if (!this.d.roster.hasFleet(c.fleetId))
-      throw new Rejection('fleet_not_found', `no fleet with id ${c.fleetId}`);
-    const existing = this.d.roster.driver(c.driverId);
-    if (existing && existing.fleetId !== c.fleetId) {
-      throw new Rejection(
-        'driver_in_other_fleet',
-        `driver ${c.driverId} belongs to fleet ${existing.fleetId}`,
-      );
-    }
-    const sameEmail = this.d.roster.driverByEmail(c.fleetId, c.email);
-    if (sameEmail && sameEmail.id !== c.driverId) {
-      throw new Rejection('email_taken', `${c.email} is driver ${sameEmail.id} in this fleet`);
-    }
-    const vehicle =
-      c.vehicle === undefined
-        ? {
-            vehicleModel: existing?.vehicleModel ?? null,
-            vehicleBatteryWh: existing?.vehicleBatteryWh ?? null,
-          }
-        : {
-            vehicleModel: c.vehicle?.model ?? null,
-            vehicleBatteryWh: c.vehicle ? Math.round(c.vehicle.batteryKwh * 1000) : null,
-          };
-    const changed = this.d.roster.upsertDriver(
-      {
-        id: c.driverId,
-        fleetId: c.fleetId,
-        email: c.email,
-        active: c.active ?? existing?.active ?? true,
-        ...vehicle,
-      },
-      at,
-    );
-    this.d.wallet.ensureWallet(c.driverId, at);
-    return { created: !existing, changed };
   }
 
   private rotateKeys(

@@ -1,5 +1,6 @@
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { GatewayConfig } from '../config/schema.js';
+import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { ConnectorView } from '../ocpp/port.js';
@@ -7,7 +8,6 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
-import type { Wallet } from '../wallet/wallet.js';
 import { CommandProcessor } from './command-processor.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxQueue } from './outbox-queue.js';
@@ -20,8 +20,8 @@ export interface UplinkDeps {
   clock: Clock;
   log: Logger;
   outbox: Outbox;
-  wallet: Wallet;
   roster: Roster;
+  admin: FleetAdmin;
   apiKeys: ApiKeys;
   telematics: Telematics;
 }

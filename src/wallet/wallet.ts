@@ -17,6 +17,13 @@ export interface LedgerEntry {
   createdAt: string;
 }
 
+/** Who moved money by hand and why: kept with the entry (ledger_notes) and sent with it. */
+export interface LedgerNote {
+  /** `operator:<name>` for the operator API, `uplink:<command id>` for the fleet's cloud. */
+  actor: string;
+  reason: string;
+}
+
 export class InsufficientBalanceError extends Error {
   constructor(
     readonly balance: number,
@@ -45,6 +52,8 @@ export class Wallet {
   private readonly createStmt: Statement<[string, string]>;
   private readonly openingStmt: Statement<[string], { seq: number }>;
   private readonly referenceStmt: Statement<[string, string], { seq: number }>;
+  // Prepared on first use: a Wallet also runs on a database of an older schema (seed, upgrade).
+  private noteStmt: Statement<[string, string, string, string]> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -119,7 +128,7 @@ export class Wallet {
    * Money from outside a session (opening balance, top-up, adjustment). A reference makes it
    * idempotent: the same reference for the same wallet is applied once; null when already applied.
    * Only an adjustment may be negative; one that would take the balance below zero throws
-   * InsufficientBalanceError and writes nothing.
+   * InsufficientBalanceError and writes nothing. A note (who, why) is written with the entry.
    */
   credit(
     driverId: string,
@@ -127,6 +136,7 @@ export class Wallet {
     amount: number,
     reference: string,
     at: string,
+    note?: LedgerNote,
   ): LedgerEntry | null {
     return this.db.transaction(() => {
       const seen =
@@ -136,7 +146,7 @@ export class Wallet {
       if (seen) return null;
       const balance = this.balance(driverId);
       if (amount < 0 && balance + amount < 0) throw new InsufficientBalanceError(balance, -amount);
-      return this.append(driverId, kind, amount, null, reference, at);
+      return this.append(driverId, kind, amount, null, reference, at, note);
     })();
   }
 
@@ -147,6 +157,7 @@ export class Wallet {
     sessionId: string | null,
     reference: string | null,
     at: string,
+    note?: LedgerNote,
   ): LedgerEntry {
     if (!Number.isSafeInteger(amount))
       throw new Error(`ledger amount must be an integer: ${amount}`);
@@ -162,7 +173,13 @@ export class Wallet {
       createdAt: at,
     };
     this.insertEntry.run(entry.id, driverId, kind, amount, balanceAfter, sessionId, reference, at);
-    this.outbox.enqueue('ledger', { type: 'ledger_entry', entry }, at);
+    if (note) {
+      this.noteStmt ??= this.db.prepare(
+        'INSERT INTO ledger_notes (entry_id, actor, reason, created_at) VALUES (?, ?, ?, ?)',
+      );
+      this.noteStmt.run(entry.id, note.actor, note.reason, at);
+    }
+    this.outbox.enqueue('ledger', { type: 'ledger_entry', entry, ...(note ? { note } : {}) }, at);
     return entry;
   }
 }

@@ -5,7 +5,9 @@ import type {
   SimulatedChargePoint,
   VehicleSpec,
 } from '../../simulators/shared/simulated-charge-point.js';
+import type { Db } from '../../src/store/database.js';
 import { CHARGER_PASSWORD } from './gateway.js';
+import { waitUntil } from './wait.js';
 
 export type { SimulatedChargePoint };
 
@@ -59,3 +61,22 @@ export const IONIQ: VehicleSpec = {
   socPercent: 35,
   maxPowerW: 220_000,
 };
+
+/** Connects a simulator and waits until the gateway has recorded its boot (and configures it). */
+export async function bootedCharger(
+  protocol: ProtocolUnderTest,
+  gw: { ocppUrl: string; db: Db },
+  identity: string,
+  options: Partial<ChargePointOptions> = {},
+): Promise<SimulatedChargePoint> {
+  const cp = await protocol.connect(gw.ocppUrl, identity, options);
+  await waitUntil(
+    () =>
+      gw.db
+        .prepare('SELECT 1 FROM charger_info WHERE charger_id = ? AND booted_at IS NOT NULL')
+        .get(identity),
+    5000,
+    `${identity} booted`,
+  );
+  return cp;
+}

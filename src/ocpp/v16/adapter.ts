@@ -1,5 +1,9 @@
 import type { ChargerSettings, CommandOutcome, StepOutcome, TransactionProbe } from '../port.js';
-import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import { outcomeOf } from '../operator-call.js';
+import { ocppConnectorId } from '../ocpp-connector.js';
+import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
+import { stepOf } from '../step-outcome.js';
+import { operatorCalls16 } from './calls/operator.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import { ENERGY_REGISTER } from '../meter-reading.js';
 import { measurandList } from '../metering.js';
@@ -25,6 +29,7 @@ const SAMPLED_DATA_KEY = 'MeterValuesSampledData';
 /** Speaks OCPP 1.6J with one connected charge point. */
 export class V16Session implements ProtocolSession {
   private readonly session: Session16;
+  readonly operator: OperatorCalls;
 
   constructor(ctx: AdapterContext) {
     this.session = {
@@ -35,6 +40,7 @@ export class V16Session implements ProtocolSession {
       connectorIdOf: (ocppConnectorId) =>
         ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
     };
+    this.operator = operatorCalls16(this.session);
     for (const action of Object.keys(ROUTES16) as (keyof Requests16)[]) {
       const handler = ROUTES16[action] as Handler16;
       ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
@@ -45,20 +51,24 @@ export class V16Session implements ProtocolSession {
     return remoteStartTransaction(this.session, connectorId, idToken);
   }
 
-  requestStop(transactionRef: string): Promise<CommandOutcome> {
-    return remoteStopTransaction(this.session, transactionRef);
+  async requestStop(transactionRef: string): Promise<CommandOutcome> {
+    return outcomeOf(await remoteStopTransaction(this.session, transactionRef));
   }
 
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
     return setZeroChargingProfile(this.session, connectorId, transactionRef);
   }
 
-  setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
-    return changeAvailability(this.session, connectorId, operative);
+  /** Scheduled (the charger applies it when the transaction ends) counts as accepted. */
+  async setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
+    const id = ocppConnectorId(this.session.ctx, connectorId);
+    return stepOf(await changeAvailability(this.session, id, operative), ['Accepted', 'Scheduled']);
   }
 
-  unlockConnector(connectorId: string): Promise<StepOutcome> {
-    return unlockConnector(this.session, connectorId);
+  /** 1.6 chargers end the connector's transaction before they unlock it (Unlocked). */
+  async unlockConnector(connectorId: string): Promise<StepOutcome> {
+    const id = ocppConnectorId(this.session.ctx, connectorId);
+    return stepOf(await unlockConnector(this.session, id), ['Unlocked']);
   }
 
   /**
@@ -66,8 +76,9 @@ export class V16Session implements ProtocolSession {
    * asked for, and arrive as ordinary messages (Available with no transaction: it has ended).
    */
   async probeTransaction(connectorId: string): Promise<TransactionProbe> {
-    const status = await triggerMessage(this.session, 'StatusNotification', connectorId);
-    const meter = await triggerMessage(this.session, 'MeterValues', connectorId);
+    const id = ocppConnectorId(this.session.ctx, connectorId);
+    const status = stepOf(await triggerMessage(this.session, id, 'status'));
+    const meter = stepOf(await triggerMessage(this.session, id, 'meter'));
     return status === 'accepted' || meter === 'accepted' ? 'asked' : 'unknown';
   }
 

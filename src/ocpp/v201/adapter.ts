@@ -1,7 +1,11 @@
 import type { ChargerSettings, CommandOutcome, StepOutcome, TransactionProbe } from '../port.js';
-import type { AdapterContext, ProtocolSession } from '../protocol-session.js';
+import { outcomeOf } from '../operator-call.js';
+import { ocppConnectorId } from '../ocpp-connector.js';
+import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
+import { stepOf } from '../step-outcome.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { getTransactionStatus } from './calls/get-transaction-status.js';
+import { operatorCalls201 } from './calls/operator.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
 import { measurandList } from '../metering.js';
@@ -29,6 +33,7 @@ const UPDATED = 'TxUpdatedMeasurands';
  */
 export class V201Session implements ProtocolSession {
   private readonly session: Session201;
+  readonly operator: OperatorCalls;
 
   constructor(ctx: AdapterContext) {
     const txs = new Transactions201(ctx.db);
@@ -39,6 +44,7 @@ export class V201Session implements ProtocolSession {
       now: () => new Date(ctx.clock.now()).toISOString(),
       connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
     };
+    this.operator = operatorCalls201(this.session);
     for (const action of Object.keys(ROUTES201) as (keyof Requests201)[]) {
       const handler = ROUTES201[action] as Handler201;
       ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
@@ -49,20 +55,23 @@ export class V201Session implements ProtocolSession {
     return requestStartTransaction(this.session, connectorId, idToken);
   }
 
-  requestStop(transactionRef: string): Promise<CommandOutcome> {
-    return requestStopTransaction(this.session, transactionRef);
+  async requestStop(transactionRef: string): Promise<CommandOutcome> {
+    return outcomeOf(await requestStopTransaction(this.session, transactionRef));
   }
 
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
     return setZeroChargingProfile(this.session, connectorId, transactionRef);
   }
 
-  setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
-    return changeAvailability(this.session, connectorId, operative);
+  /** Scheduled (the station applies it when the transaction ends) counts as accepted. */
+  async setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
+    const id = ocppConnectorId(this.session.ctx, connectorId);
+    return stepOf(await changeAvailability(this.session, id, operative), ['Accepted', 'Scheduled']);
   }
 
-  unlockConnector(connectorId: string): Promise<StepOutcome> {
-    return unlockConnector(this.session, connectorId);
+  async unlockConnector(connectorId: string): Promise<StepOutcome> {
+    const id = ocppConnectorId(this.session.ctx, connectorId);
+    return stepOf(await unlockConnector(this.session, id), ['Unlocked']);
   }
 
   /**
@@ -71,14 +80,15 @@ export class V201Session implements ProtocolSession {
    * the message is asked for the EVSE's status instead.
    */
   async probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe> {
+    const id = ocppConnectorId(this.session.ctx, connectorId);
     const status = await getTransactionStatus(this.session, transactionRef);
     if (status === null) {
-      const asked = await triggerMessage(this.session, 'StatusNotification', connectorId);
+      const asked = stepOf(await triggerMessage(this.session, id, 'StatusNotification'));
       return asked === 'accepted' ? 'asked' : 'unknown';
     }
     if (status.ongoingIndicator === false && !status.messagesInQueue) return 'ended';
     if (status.ongoingIndicator !== true) return 'unknown';
-    await triggerMessage(this.session, 'TransactionEvent', connectorId);
+    await triggerMessage(this.session, id, 'TransactionEvent');
     return 'ongoing';
   }
 

@@ -1,22 +1,14 @@
-import { ocppConnectorId } from '../../ocpp-connector.js';
-import type { StepOutcome } from '../../port.js';
-import { stepOutcome } from '../../step-outcome.js';
-import type { Session16 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
 
-/** Scheduled (the charger applies it when the transaction ends) counts as accepted. */
+/** ChangeAvailability; connectorId 0 is the whole charger. Scheduled: after the running transaction. */
 export function changeAvailability(
-  { ctx }: Session16,
-  connectorId: string,
+  target: CallTarget,
+  connectorId: number | null,
   operative: boolean,
-): Promise<StepOutcome> {
-  return stepOutcome(
-    ctx.rpc,
-    'ChangeAvailability',
-    {
-      connectorId: ocppConnectorId(ctx, connectorId),
-      type: operative ? 'Operative' : 'Inoperative',
-    },
-    ctx.callTimeoutMs,
-    ['Accepted', 'Scheduled'],
-  );
+): Promise<ChargerReply> {
+  return callForReply(target, 'ChangeAvailability', {
+    connectorId: connectorId ?? 0,
+    type: operative ? 'Operative' : 'Inoperative',
+  });
 }

@@ -1,18 +1,24 @@
-import { callOutcome } from '../../rpc.js';
-import type { StatusConf } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
+
+/** ChangeConfiguration with the charger's own reply: Accepted, Rejected, RebootRequired or NotSupported. */
+export function sendChangeConfiguration(
+  target: CallTarget,
+  key: string,
+  value: string,
+): Promise<ChargerReply> {
+  return callForReply(target, 'ChangeConfiguration', { key, value });
+}
+
+/** The charger took the setting, now or after a reboot. */
+export const settingTaken = (reply: ChargerReply): boolean =>
+  reply.status === 'Accepted' || reply.status === 'RebootRequired';
 
 /** Sets one configuration key; true when the charger took it (now or after a reboot). */
 export async function changeConfiguration(
-  { ctx }: Session16,
+  target: CallTarget,
   key: string,
   value: string,
 ): Promise<boolean> {
-  const reply = (await callOutcome(
-    ctx.rpc,
-    'ChangeConfiguration',
-    { key, value },
-    ctx.callTimeoutMs,
-  )) as StatusConf | null;
-  return reply?.status === 'Accepted' || reply?.status === 'RebootRequired';
+  return settingTaken(await sendChangeConfiguration(target, key, value));
 }

@@ -1,17 +1,36 @@
-import { callOutcome } from '../../rpc.js';
-import type { Session16 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ConfigurationReport } from '../../port.js';
 
 interface GetConfigurationConf {
-  configurationKey?: { key: string; value?: string }[];
+  configurationKey?: { key: string; readonly: boolean; value?: string }[];
+  unknownKey?: string[];
+}
+
+/** GetConfiguration: no keys asks for every key the charger has. */
+export async function readConfiguration(
+  target: CallTarget,
+  keys: readonly string[],
+): Promise<ConfigurationReport> {
+  const reply = await callForReply(
+    target,
+    'GetConfiguration',
+    keys.length === 0 ? {} : { key: [...keys] },
+  );
+  if (reply.status === 'CallError') return { entries: [], unknownKeys: [...keys], raw: reply.raw };
+  const conf = reply.raw as GetConfigurationConf;
+  return {
+    entries: (conf.configurationKey ?? []).map((k) => ({
+      key: k.key,
+      value: k.value ?? null,
+      readonly: k.readonly,
+    })),
+    unknownKeys: conf.unknownKey ?? [],
+    raw: reply.raw,
+  };
 }
 
 /** The value of one configuration key, or null when the charger does not say. */
-export async function getConfiguration({ ctx }: Session16, key: string): Promise<string | null> {
-  const reply = (await callOutcome(
-    ctx.rpc,
-    'GetConfiguration',
-    { key: [key] },
-    ctx.callTimeoutMs,
-  )) as GetConfigurationConf | null;
-  return reply?.configurationKey?.find((k) => k.key === key)?.value ?? null;
+export async function getConfiguration(target: CallTarget, key: string): Promise<string | null> {
+  const report = await readConfiguration(target, [key]);
+  return report.entries.find((e) => e.key === key)?.value ?? null;
 }

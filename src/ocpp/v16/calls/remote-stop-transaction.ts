@@ -1,17 +1,10 @@
-import type { CommandOutcome } from '../../port.js';
-import { callOutcome } from '../../rpc.js';
-import type { StatusConf } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
 
-export async function remoteStopTransaction(
-  { ctx }: Session16,
+/** RemoteStopTransaction with the charger's own reply (Accepted or Rejected). */
+export function remoteStopTransaction(
+  target: CallTarget,
   transactionRef: string,
-): Promise<CommandOutcome> {
-  const reply = (await callOutcome(
-    ctx.rpc,
-    'RemoteStopTransaction',
-    { transactionId: Number(transactionRef) },
-    ctx.callTimeoutMs,
-  )) as StatusConf | null;
-  return reply?.status === 'Accepted' ? 'accepted' : 'rejected';
+): Promise<ChargerReply> {
+  return callForReply(target, 'RemoteStopTransaction', { transactionId: Number(transactionRef) });
 }

@@ -1,18 +1,19 @@
-import { ocppConnectorId } from '../../ocpp-connector.js';
-import type { StepOutcome } from '../../port.js';
-import { stepOutcome } from '../../step-outcome.js';
-import type { Session16 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply, TriggerKind } from '../../port.js';
 
-/** Asks the charger to send a StatusNotification or MeterValues for the connector now. */
+const MESSAGE: Record<TriggerKind, string> = {
+  status: 'StatusNotification',
+  meter: 'MeterValues',
+};
+
+/** TriggerMessage; the charger answers Accepted, Rejected or NotImplemented. */
 export function triggerMessage(
-  { ctx }: Session16,
-  requestedMessage: 'StatusNotification' | 'MeterValues',
-  connectorId: string,
-): Promise<StepOutcome> {
-  return stepOutcome(
-    ctx.rpc,
-    'TriggerMessage',
-    { requestedMessage, connectorId: ocppConnectorId(ctx, connectorId) },
-    ctx.callTimeoutMs,
-  );
+  target: CallTarget,
+  connectorId: number | null,
+  kind: TriggerKind,
+): Promise<ChargerReply> {
+  return callForReply(target, 'TriggerMessage', {
+    requestedMessage: MESSAGE[kind],
+    ...(connectorId === null ? {} : { connectorId }),
+  });
 }

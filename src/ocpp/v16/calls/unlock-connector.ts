@@ -1,15 +1,7 @@
-import { ocppConnectorId } from '../../ocpp-connector.js';
-import type { StepOutcome } from '../../port.js';
-import { stepOutcome } from '../../step-outcome.js';
-import type { Session16 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
 
-/** 1.6 chargers end the connector's transaction before they unlock it (Unlocked). */
-export function unlockConnector({ ctx }: Session16, connectorId: string): Promise<StepOutcome> {
-  return stepOutcome(
-    ctx.rpc,
-    'UnlockConnector',
-    { connectorId: ocppConnectorId(ctx, connectorId) },
-    ctx.callTimeoutMs,
-    ['Unlocked'],
-  );
+/** UnlockConnector: the charger answers Unlocked, UnlockFailed or NotSupported. */
+export function unlockConnector(target: CallTarget, connectorId: number): Promise<ChargerReply> {
+  return callForReply(target, 'UnlockConnector', { connectorId });
 }

@@ -1,22 +1,14 @@
-import { ocppConnectorId } from '../../ocpp-connector.js';
-import type { StepOutcome } from '../../port.js';
-import { stepOutcome } from '../../step-outcome.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
 
-/** Scheduled (the station applies it when the transaction ends) counts as accepted. */
+/** ChangeAvailability of one EVSE, or (evseId null) of the whole station. */
 export function changeAvailability(
-  { ctx }: Session201,
-  connectorId: string,
+  target: CallTarget,
+  evseId: number | null,
   operative: boolean,
-): Promise<StepOutcome> {
-  return stepOutcome(
-    ctx.rpc,
-    'ChangeAvailability',
-    {
-      operationalStatus: operative ? 'Operative' : 'Inoperative',
-      evse: { id: ocppConnectorId(ctx, connectorId) },
-    },
-    ctx.callTimeoutMs,
-    ['Accepted', 'Scheduled'],
-  );
+): Promise<ChargerReply> {
+  return callForReply(target, 'ChangeAvailability', {
+    operationalStatus: operative ? 'Operative' : 'Inoperative',
+    ...(evseId === null ? {} : { evse: { id: evseId } }),
+  });
 }

@@ -1,8 +1,29 @@
-import { callOutcome } from '../../rpc.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ConfigurationEntry, ConfigurationReport } from '../../port.js';
+import { splitVariableName } from './variable-name.js';
+
+/**
+ * What a read without names asks for: the standard variables the gateway itself depends on or an
+ * operator commonly tunes. A station's whole device model comes only as a GetBaseReport answered
+ * by a stream of NotifyReport messages, which this synchronous read does not wait for.
+ */
+export const DEFAULT_VARIABLES = [
+  'OCPPCommCtrlr.HeartbeatInterval',
+  'OCPPCommCtrlr.WebSocketPingInterval',
+  'SampledDataCtrlr.TxUpdatedInterval',
+  'SampledDataCtrlr.TxUpdatedMeasurands',
+  'SampledDataCtrlr.TxStartedMeasurands',
+  'SampledDataCtrlr.TxEndedMeasurands',
+  'AlignedDataCtrlr.Interval',
+  'AlignedDataCtrlr.Measurands',
+  'TxCtrlr.EVConnectionTimeOut',
+  'TxCtrlr.TxStartPoint',
+  'TxCtrlr.TxStopPoint',
+  'AuthCtrlr.AuthorizeRemoteStart',
+] as const;
 
 interface GetVariablesConf {
-  getVariableResult?: {
+  getVariableResult: {
     attributeStatus: string;
     attributeValue?: string;
     component: { name: string };
@@ -10,20 +31,53 @@ interface GetVariablesConf {
   }[];
 }
 
+/** GetVariables for `Component.Variable` names; unknown ones come back as unknownKeys. */
+export async function readVariables(
+  target: CallTarget,
+  keys: readonly string[],
+): Promise<ConfigurationReport> {
+  const wanted = keys.length === 0 ? DEFAULT_VARIABLES : keys;
+  const named = wanted.flatMap((key) => {
+    const name = splitVariableName(key);
+    return name ? [{ key, ...name }] : [];
+  });
+  const malformed = wanted.filter((key) => splitVariableName(key) === null);
+  if (named.length === 0) return { entries: [], unknownKeys: [...malformed], raw: null };
+  const reply = await callForReply(target, 'GetVariables', {
+    getVariableData: named.map((n) => ({
+      component: { name: n.component },
+      variable: { name: n.variable },
+    })),
+  });
+  if (reply.status === 'CallError') {
+    return { entries: [], unknownKeys: [...wanted], raw: reply.raw };
+  }
+  const results = (reply.raw as GetVariablesConf).getVariableResult;
+  const entries: ConfigurationEntry[] = [];
+  const unknownKeys = [...malformed];
+  for (const r of results) {
+    const key = `${r.component.name}.${r.variable.name}`;
+    if (r.attributeStatus === 'UnknownVariable' || r.attributeStatus === 'UnknownComponent') {
+      unknownKeys.push(key);
+    } else {
+      entries.push({
+        key,
+        value: r.attributeValue ?? null,
+        readonly: null,
+        ...(r.attributeStatus === 'Accepted' ? {} : { status: r.attributeStatus }),
+      });
+    }
+  }
+  return { entries, unknownKeys, raw: reply.raw };
+}
+
 /** The Actual value of one device-model variable, or null when the station does not say. */
 export async function getVariable(
-  { ctx }: Session201,
+  target: CallTarget,
   component: string,
   variable: string,
 ): Promise<string | null> {
-  const reply = (await callOutcome(
-    ctx.rpc,
-    'GetVariables',
-    { getVariableData: [{ component: { name: component }, variable: { name: variable } }] },
-    ctx.callTimeoutMs,
-  )) as GetVariablesConf | null;
-  const result = reply?.getVariableResult?.find(
-    (r) => r.component.name === component && r.variable.name === variable,
-  );
-  return result?.attributeStatus === 'Accepted' ? (result.attributeValue ?? null) : null;
+  const key = `${component}.${variable}`;
+  const entry = (await readVariables(target, [key])).entries.find((e) => e.key === key);
+  return entry && entry.status === undefined ? entry.value : null;
 }

@@ -1,17 +1,10 @@
-import type { CommandOutcome } from '../../port.js';
-import { callOutcome } from '../../rpc.js';
-import type { RequestStartStopConf } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
 
-export async function requestStopTransaction(
-  { ctx }: Session201,
+/** RequestStopTransaction with the station's own reply (Accepted or Rejected). */
+export function requestStopTransaction(
+  target: CallTarget,
   transactionRef: string,
-): Promise<CommandOutcome> {
-  const reply = (await callOutcome(
-    ctx.rpc,
-    'RequestStopTransaction',
-    { transactionId: transactionRef },
-    ctx.callTimeoutMs,
-  )) as RequestStartStopConf | null;
-  return reply?.status === 'Accepted' ? 'accepted' : 'rejected';
+): Promise<ChargerReply> {
+  return callForReply(target, 'RequestStopTransaction', { transactionId: transactionRef });
 }

@@ -1,31 +1,62 @@
-import { callOutcome } from '../../rpc.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import { UnsayableCommandError, type ChargerReply } from '../../port.js';
 import type { SetVariablesConf } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import { splitVariableName } from './variable-name.js';
 
 /** [component, variable, value] */
 export type VariableSetting = [string, string, string];
 
-/** Sets device-model variables; returns `Component.Variable` of those the station did not take. */
-export async function setVariables(
-  { ctx }: Session201,
+/** SetVariables with the station's own reply (one setVariableResult per setting). */
+export function sendSetVariables(
+  target: CallTarget,
   wanted: VariableSetting[],
-): Promise<string[]> {
-  const reply = (await callOutcome(
-    ctx.rpc,
-    'SetVariables',
-    {
-      setVariableData: wanted.map(([component, variable, value]) => ({
-        component: { name: component },
-        variable: { name: variable },
-        attributeValue: value,
-      })),
-    },
-    ctx.callTimeoutMs,
-  )) as SetVariablesConf | null;
+): Promise<ChargerReply> {
+  return callForReply(target, 'SetVariables', {
+    setVariableData: wanted.map(([component, variable, value]) => ({
+      component: { name: component },
+      variable: { name: variable },
+      attributeValue: value,
+    })),
+  });
+}
+
+/** `Component.Variable` of the settings the station did not take (now or after a reboot). */
+export function notTaken(wanted: VariableSetting[], reply: ChargerReply): string[] {
+  const results =
+    reply.status === 'CallError' ? [] : (reply.raw as SetVariablesConf).setVariableResult;
   const taken = new Set(
-    (reply?.setVariableResult ?? [])
+    results
       .filter((r) => r.attributeStatus === 'Accepted' || r.attributeStatus === 'RebootRequired')
       .map((r) => `${r.component.name}.${r.variable.name}`),
   );
   return wanted.map(([c, v]) => `${c}.${v}`).filter((name) => !taken.has(name));
+}
+
+/**
+ * One variable named `Component.Variable`: the reply's status is its attributeStatus (Accepted,
+ * Rejected, RebootRequired, UnknownComponent, UnknownVariable, ...).
+ */
+export async function setVariable(
+  target: CallTarget,
+  key: string,
+  value: string,
+): Promise<ChargerReply> {
+  const name = splitVariableName(key);
+  if (!name) {
+    throw new UnsayableCommandError(
+      `this station speaks OCPP 2.0.1: name its variable as Component.Variable, not ${key}`,
+    );
+  }
+  const reply = await sendSetVariables(target, [[name.component, name.variable, value]]);
+  if (reply.status === 'CallError') return reply;
+  const result = (reply.raw as SetVariablesConf).setVariableResult[0];
+  return { status: result?.attributeStatus ?? 'Rejected', raw: reply.raw };
+}
+
+/** Sets device-model variables; returns `Component.Variable` of those the station did not take. */
+export async function setVariables(
+  target: CallTarget,
+  wanted: VariableSetting[],
+): Promise<string[]> {
+  return notTaken(wanted, await sendSetVariables(target, wanted));
 }

@@ -1,23 +1,29 @@
-import { ocppConnectorId } from '../../ocpp-connector.js';
-import type { StepOutcome } from '../../port.js';
-import { stepOutcome } from '../../step-outcome.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply, TriggerKind } from '../../port.js';
 
-/** Asks the station to send a TransactionEvent, MeterValues or StatusNotification for the EVSE. */
+type Requested = 'StatusNotification' | 'MeterValues' | 'TransactionEvent';
+
+const MESSAGE: Record<TriggerKind, Requested> = {
+  status: 'StatusNotification',
+  meter: 'MeterValues',
+};
+
+/** TriggerMessage; the station answers Accepted, Rejected or NotImplemented. */
 export function triggerMessage(
-  { ctx }: Session201,
-  requestedMessage: 'TransactionEvent' | 'MeterValues' | 'StatusNotification',
-  connectorId: string,
-): Promise<StepOutcome> {
-  const evse = { id: ocppConnectorId(ctx, connectorId) };
-  return stepOutcome(
-    ctx.rpc,
-    'TriggerMessage',
-    // StatusNotification names a connector; the gateway's EVSEs are addressed by their first.
-    {
-      requestedMessage,
-      evse: requestedMessage === 'StatusNotification' ? { ...evse, connectorId: 1 } : evse,
-    },
-    ctx.callTimeoutMs,
-  );
+  target: CallTarget,
+  evseId: number | null,
+  requested: TriggerKind | Requested,
+): Promise<ChargerReply> {
+  const requestedMessage = requested in MESSAGE ? MESSAGE[requested as TriggerKind] : requested;
+  // A StatusNotification is per connector: the gateway addresses an EVSE by its first (adapter.ts).
+  const evse =
+    evseId === null
+      ? {}
+      : {
+          evse:
+            requestedMessage === 'StatusNotification'
+              ? { id: evseId, connectorId: 1 }
+              : { id: evseId },
+        };
+  return callForReply(target, 'TriggerMessage', { requestedMessage, ...evse });
 }

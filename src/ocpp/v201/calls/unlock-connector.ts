@@ -1,15 +1,10 @@
-import { ocppConnectorId } from '../../ocpp-connector.js';
-import type { StepOutcome } from '../../port.js';
-import { stepOutcome } from '../../step-outcome.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply } from '../../port.js';
 
-/** The EVSE's first connector: the gateway addresses EVSEs as charging points (adapter.ts). */
-export function unlockConnector({ ctx }: Session201, connectorId: string): Promise<StepOutcome> {
-  return stepOutcome(
-    ctx.rpc,
-    'UnlockConnector',
-    { evseId: ocppConnectorId(ctx, connectorId), connectorId: 1 },
-    ctx.callTimeoutMs,
-    ['Unlocked'],
-  );
+/**
+ * UnlockConnector of the EVSE's cable (the gateway treats an EVSE as one connector, number 1):
+ * Unlocked, UnlockFailed, OngoingAuthorizedTransaction or UnknownConnector.
+ */
+export function unlockConnector(target: CallTarget, evseId: number): Promise<ChargerReply> {
+  return callForReply(target, 'UnlockConnector', { evseId, connectorId: 1 });
 }

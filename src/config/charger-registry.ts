@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+import type { GatewayConfig } from './schema.js';
+import type { ChargerPassword, ChargerSpec, SiteDirectory } from './site.js';
+
+type ConfigCharger = GatewayConfig['chargers'][number];
+type Connectors = ChargerSpec['connectors'];
+
+export class ChargerRegistryError extends Error {
+  constructor(
+    readonly code: 'charger_exists' | 'charger_not_found' | 'unknown_tariff',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface ChargerRow {
+  id: string;
+  security_profile: 1 | 2 | 3;
+  connectors: string;
+  source: 'config' | 'api';
+  config_fingerprint: string | null;
+  retired_at: string | null;
+}
+
+function fingerprint(c: ConfigCharger): string {
+  return createHash('sha256').update(JSON.stringify(c)).digest('hex');
+}
+
+/**
+ * The site's chargers at runtime. The database holds the effective list (site_chargers and
+ * charger_passwords) and the SiteDirectory mirrors it for the hot path. The config file is
+ * applied to it at every start, charger by charger, only where its entry changed since the last
+ * start: a charger added, re-keyed or retired through the operator API keeps that state until
+ * someone edits its entry in the file (docs/operator-api.md, "Which source is authoritative").
+ */
+export class ChargerRegistry {
+  private readonly getStmt: Statement<[string], ChargerRow>;
+  private readonly activeStmt: Statement<[], ChargerRow>;
+  private readonly insertStmt: Statement<
+    [string, number, string, string, string | null, string, string]
+  >;
+  private readonly updateStmt: Statement<[number, string, string, string | null, string, string]>;
+  private readonly retireStmt: Statement<[string, string, string]>;
+  private readonly passwordsStmt: Statement<
+    [string, number],
+    { password_hash: string; valid_until_ms: number | null }
+  >;
+  private readonly addPasswordStmt: Statement<[string, string, number, string]>;
+  private readonly endPasswordsStmt: Statement<[number, string, number]>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly site: SiteDirectory,
+  ) {
+    this.getStmt = db.prepare('SELECT * FROM site_chargers WHERE id = ?');
+    this.activeStmt = db.prepare(
+      'SELECT * FROM site_chargers WHERE retired_at IS NULL ORDER BY id',
+    );
+    this.insertStmt = db.prepare(
+      `INSERT INTO site_chargers (id, security_profile, connectors, source, config_fingerprint, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE site_chargers SET security_profile = ?, connectors = ?, source = ?, config_fingerprint = ?,
+         updated_at = ? WHERE id = ?`,
+    );
+    this.retireStmt = db.prepare(
+      'UPDATE site_chargers SET retired_at = ?, updated_at = ? WHERE id = ? AND retired_at IS NULL',
+    );
+    this.passwordsStmt = db.prepare(
+      `SELECT password_hash, valid_until_ms FROM charger_passwords
+       WHERE charger_id = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?) ORDER BY seq`,
+    );
+    this.addPasswordStmt = db.prepare(
+      `INSERT INTO charger_passwords (charger_id, password_hash, valid_from_ms, created_at)
+       VALUES (?, ?, ?, ?)`,
+    );
+    this.endPasswordsStmt = db.prepare(
+      `UPDATE charger_passwords SET valid_until_ms = ?
+       WHERE charger_id = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
+    );
+  }
+
+  /**
+   * Applies the config file: a new entry adds its charger, a changed one replaces what the
+   * database held (its passwordHash becomes the only password, ending any rotated one), an
+   * unchanged one leaves the database alone. A config charger missing from the file is not loaded
+   * (it comes back with its entry); a retired charger stays retired. Then the directory is loaded.
+   */
+  syncFromConfig(chargers: readonly ConfigCharger[], nowMs: number): string[] {
+    const at = new Date(nowMs).toISOString();
+    const listed = new Set(chargers.map((c) => c.id));
+    const ignored: string[] = [];
+    this.db.transaction(() => {
+      for (const c of chargers) {
+        const print = fingerprint(c);
+        const row = this.getStmt.get(c.id);
+        if (row?.retired_at) {
+          ignored.push(c.id);
+          continue;
+        }
+        if (row && row.source === 'config' && row.config_fingerprint === print) continue;
+        const connectors = JSON.stringify(c.connectors);
+        if (row) this.updateStmt.run(c.securityProfile, connectors, 'config', print, at, c.id);
+        else this.insertStmt.run(c.id, c.securityProfile, connectors, 'config', print, at, at);
+        this.endPasswordsStmt.run(nowMs, c.id, nowMs);
+        if (c.passwordHash !== undefined) this.addPasswordStmt.run(c.id, c.passwordHash, nowMs, at);
+      }
+    })();
+    for (const c of chargers) this.site.remove(c.id);
+    for (const row of this.activeStmt.all()) {
+      if (row.source === 'config' && !listed.has(row.id)) continue;
+      this.site.set(this.spec(row, nowMs));
+    }
+    return ignored;
+  }
+
+  /** Adds a charger at runtime; it is accepted from the next connection on. */
+  add(
+    spec: { id: string; securityProfile: 1 | 2 | 3; connectors: Connectors },
+    passwordHash: string | undefined,
+    nowMs: number,
+  ): void {
+    for (const c of spec.connectors) {
+      if (!this.site.hasTariff(c.tariff))
+        throw new ChargerRegistryError('unknown_tariff', `no tariff ${c.tariff} in the config`);
+    }
+    const at = new Date(nowMs).toISOString();
+    this.db.transaction(() => {
+      const row = this.getStmt.get(spec.id);
+      // Also a retired one: an id is never reused, so its history always means one charger.
+      if (row) throw new ChargerRegistryError('charger_exists', `charger ${spec.id} exists`);
+      const connectors = JSON.stringify(spec.connectors);
+      this.insertStmt.run(spec.id, spec.securityProfile, connectors, 'api', null, at, at);
+      if (passwordHash !== undefined) this.addPasswordStmt.run(spec.id, passwordHash, nowMs, at);
+    })();
+    this.refresh(spec.id, nowMs);
+  }
+
+  /**
+   * A new password from now on; the ones accepted until now stay accepted for `overlapMs` more,
+   * so the charger is not refused while it switches over. Returns when the old ones end.
+   */
+  rotatePassword(
+    chargerId: string,
+    passwordHash: string,
+    overlapMs: number,
+    nowMs: number,
+  ): string {
+    const at = new Date(nowMs).toISOString();
+    const endMs = nowMs + overlapMs;
+    this.db.transaction(() => {
+      this.active(chargerId);
+      this.endPasswordsStmt.run(endMs, chargerId, endMs);
+      this.addPasswordStmt.run(chargerId, passwordHash, nowMs, at);
+    })();
+    this.refresh(chargerId, nowMs);
+    return new Date(endMs).toISOString();
+  }
+
+  /** The charger is no longer accepted; its history stays. */
+  retire(chargerId: string, nowMs: number): void {
+    const at = new Date(nowMs).toISOString();
+    this.db.transaction(() => {
+      this.active(chargerId);
+      this.retireStmt.run(at, at, chargerId);
+    })();
+    this.site.remove(chargerId);
+  }
+
+  source(chargerId: string): 'config' | 'api' | undefined {
+    return this.getStmt.get(chargerId)?.source;
+  }
+
+  private active(chargerId: string): ChargerRow {
+    const row = this.getStmt.get(chargerId);
+    // Not loaded (retired, or a config charger whose entry left the file): not at this site now.
+    if (!row || row.retired_at !== null || !this.site.charger(chargerId))
+      throw new ChargerRegistryError('charger_not_found', `no charger with id ${chargerId}`);
+    return row;
+  }
+
+  private refresh(chargerId: string, nowMs: number): void {
+    const row = this.getStmt.get(chargerId);
+    if (row) this.site.set(this.spec(row, nowMs));
+  }
+
+  private spec(row: ChargerRow, nowMs: number): ChargerSpec {
+    const passwords: ChargerPassword[] = this.passwordsStmt
+      .all(row.id, nowMs)
+      .map((p) => ({ hash: p.password_hash, validUntilMs: p.valid_until_ms }));
+    return {
+      id: row.id,
+      securityProfile: row.security_profile,
+      passwords,
+      connectors: JSON.parse(row.connectors) as Connectors,
+    };
+  }
+}

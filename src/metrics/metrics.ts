@@ -1,0 +1,274 @@
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SiteDirectory } from '../config/site.js';
+import type { OcppObserver } from '../ocpp/observed-connection.js';
+import type { ConnectorView } from '../ocpp/port.js';
+import type { Db } from '../store/database.js';
+import { DatabaseFigures } from './database-figures.js';
+import type { StorageFigures } from './storage-figures.js';
+
+/** What the metrics read from the running gateway at scrape time. */
+export interface MetricsSources {
+  db: Db;
+  site: SiteDirectory;
+  chargers: {
+    onlineByProtocol(): Map<string, number>;
+    connector(chargerId: string, connectorId: string): ConnectorView;
+  };
+  storage: StorageFigures;
+}
+
+type Labelled = { labels: Record<string, string>; value: number }[];
+
+/** Sets a gauge (or counter) to exactly these labelled values on every scrape. */
+function setAll(metric: Gauge | Counter, values: Labelled): void {
+  metric.reset();
+  for (const { labels, value } of values) {
+    if (metric instanceof Gauge) metric.set(labels, value);
+    else if (value > 0) metric.inc(labels, value);
+    else metric.inc(labels, 0);
+  }
+}
+
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const START_ROUTE = '/v1/sessions';
+
+/**
+ * The gateway's Prometheus metrics. Messages and HTTP requests are counted in this process (they
+ * start again at 0 after a restart, as Prometheus counters may); everything that lives in the
+ * database is read from it at scrape time, so it is authoritative and survives restarts.
+ */
+export class GatewayMetrics implements OcppObserver {
+  readonly registry = new Registry();
+  private readonly ocppMessages: Counter;
+  private readonly ocppDuration: Histogram;
+  private readonly httpRequests: Counter;
+  private readonly httpDuration: Histogram;
+  private readonly startRequests: Counter;
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.ocppMessages = new Counter({
+      name: 'fleetgw_ocpp_messages_total',
+      help: 'OCPP calls handled (in: from chargers) or sent (out: to chargers), by outcome',
+      labelNames: ['protocol', 'action', 'direction', 'outcome'],
+      registers,
+    });
+    this.ocppDuration = new Histogram({
+      name: 'fleetgw_ocpp_call_duration_seconds',
+      help: 'in: time to answer a charger; out: time until the charger answered',
+      labelNames: ['protocol', 'action', 'direction'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.httpRequests = new Counter({
+      name: 'fleetgw_http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'fleetgw_http_request_duration_seconds',
+      help: 'HTTP request latency, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.startRequests = new Counter({
+      name: 'fleetgw_start_requests_total',
+      help: 'Start Charge Session requests by result: started, or the error code answered',
+      labelNames: ['result'],
+      registers,
+    });
+    this.databaseMetrics(registers);
+  }
+
+  call(
+    protocol: string,
+    action: string,
+    direction: 'in' | 'out',
+    outcome: string,
+    seconds: number,
+  ): void {
+    this.ocppMessages.inc({ protocol, action, direction, outcome });
+    this.ocppDuration.observe({ protocol, action, direction }, seconds);
+  }
+
+  /** Counts every answer of `app` by its route pattern (never the raw URL: bounded labels). */
+  observeHttp(app: FastifyInstance): void {
+    app.addHook('onResponse', async (request, reply) => {
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: String(reply.statusCode),
+      };
+      this.httpRequests.inc(labels);
+      this.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    });
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (request.method === 'POST' && request.routeOptions.url === START_ROUTE) {
+        this.startRequests.inc({ result: startResult(reply.statusCode, payload) });
+      }
+      return payload;
+    });
+  }
+
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private databaseMetrics(registers: Registry[]): void {
+    const { sources } = this;
+    const figures = new DatabaseFigures(sources.db);
+    const gauge = (name: string, help: string, labelNames: string[], read: () => Labelled) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          setAll(this, read());
+        },
+      });
+    const counter = (name: string, help: string, labelNames: string[], read: () => Labelled) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          setAll(this, read());
+        },
+      });
+    const one = (value: number): Labelled => [{ labels: {}, value }];
+
+    gauge('fleetgw_chargers_configured', 'Chargers in the site config', [], () =>
+      one(sources.site.all().length),
+    );
+    gauge('fleetgw_chargers_connected', 'Chargers with a live OCPP connection', ['protocol'], () =>
+      [...sources.chargers.onlineByProtocol()].map(([protocol, n]) => ({
+        labels: { protocol },
+        value: n,
+      })),
+    );
+    gauge('fleetgw_connectors', 'Configured connectors by last known status', ['status'], () => {
+      const counts = new Map<string, number>();
+      for (const charger of sources.site.all()) {
+        for (const connector of charger.connectors.values()) {
+          const status = sources.chargers.connector(charger.id, connector.id).status;
+          counts.set(status, (counts.get(status) ?? 0) + 1);
+        }
+      }
+      return [...counts].map(([status, n]) => ({ labels: { status }, value: n }));
+    });
+    gauge(
+      'fleetgw_connectors_out_of_service',
+      'Connectors (or whole chargers) an operator set Inoperative',
+      [],
+      () => one(figures.outOfService()),
+    );
+    gauge('fleetgw_sessions', 'Sessions by state', ['state'], () => figures.sessionsByState());
+    counter(
+      'fleetgw_session_starts_total',
+      'Debited starts by outcome: accepted, the refund reason, or pending',
+      ['outcome'],
+      () => figures.startOutcomes(),
+    );
+    const settled = () => figures.settled();
+    counter('fleetgw_energy_delivered_wh_total', 'Energy delivered in settled sessions', [], () =>
+      one(settled().deliveredWh),
+    );
+    counter(
+      'fleetgw_energy_paid_wh_total',
+      'Energy delivered within what was paid for (settled sessions)',
+      [],
+      () => one(settled().paidWh),
+    );
+    counter(
+      'fleetgw_energy_overshoot_wh_total',
+      'Energy delivered beyond what was paid for (settled sessions)',
+      [],
+      () => one(settled().overshootWh),
+    );
+    counter(
+      'fleetgw_money_charged_ngn_total',
+      'NGN charged for energy (settled sessions)',
+      [],
+      () => one(settled().chargedNgn),
+    );
+    counter(
+      'fleetgw_money_returned_ngn_total',
+      'NGN given back to drivers: shortfall credits and full refunds',
+      ['kind'],
+      () => [
+        { labels: { kind: 'credit' }, value: settled().creditedNgn },
+        { labels: { kind: 'refund' }, value: figures.refundedNgn() },
+      ],
+    );
+    counter(
+      'fleetgw_operator_loss_wh_total',
+      'Energy delivered that cannot be billed, by reason',
+      ['reason'],
+      () => figures.operatorLosses()?.wh ?? [],
+    );
+    counter(
+      'fleetgw_operator_loss_ngn_total',
+      'The same energy at its session tariff, in NGN',
+      ['reason'],
+      () => figures.operatorLosses()?.ngn ?? [],
+    );
+    counter(
+      'fleetgw_stop_attempts_total',
+      'Stops sent to chargers by step and reply',
+      ['step', 'reply'],
+      () => figures.stopAttempts()?.attempts ?? [],
+    );
+    counter(
+      'fleetgw_stop_retries_total',
+      'Remote stops sent again for the same session',
+      [],
+      () => {
+        const s = figures.stopAttempts();
+        return s ? one(s.retries) : [];
+      },
+    );
+    counter(
+      'fleetgw_stop_escalations_total',
+      'Stop steps beyond the remote stop (zero power, inoperative, unlock)',
+      [],
+      () => {
+        const s = figures.stopAttempts();
+        return s ? one(s.escalations) : [];
+      },
+    );
+    counter(
+      'fleetgw_field_deviations_total',
+      'Messages chargers sent outside the OCPP schemas that the gateway tolerated, by kind',
+      ['kind'],
+      () => figures.deviations() ?? [],
+    );
+    gauge('fleetgw_outbox_depth', 'Outbox rows not yet published to the uplink', [], () =>
+      one(sources.storage.outboxHealth().depth),
+    );
+    gauge(
+      'fleetgw_outbox_oldest_age_seconds',
+      'Age of the oldest unpublished outbox row (0 when none)',
+      [],
+      () => one(sources.storage.outboxHealth().oldestUnsentAgeSeconds),
+    );
+    gauge('fleetgw_database_size_bytes', 'SQLite database file plus WAL', [], () =>
+      one(sources.storage.databaseSizeBytes()),
+    );
+  }
+}
+
+/** `started`, or the error code in the answer's body. */
+function startResult(status: number, payload: unknown): string {
+  if (status === 200) return 'started';
+  if (typeof payload === 'string') {
+    const match = /"code":"([a-z_]{1,64})"/.exec(payload);
+    if (match?.[1]) return match[1];
+  }
+  return `http_${status}`;
+}

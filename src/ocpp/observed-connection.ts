@@ -1,0 +1,55 @@
+import type { RpcConnection } from './rpc.js';
+
+export type OcppDirection = 'in' | 'out';
+/** ok: answered with a result; error: a CALLERROR (or our handler threw); timeout: unanswered. */
+export type OcppOutcome = 'ok' | 'error' | 'timeout';
+
+/** Told of every call on a charger connection once it is answered (or not). */
+export interface OcppObserver {
+  call(
+    protocol: string,
+    action: string,
+    direction: OcppDirection,
+    outcome: OcppOutcome,
+    seconds: number,
+  ): void;
+}
+
+/**
+ * Times every call both ways: an incoming one from arrival to our answer, an outgoing one from
+ * sending to the charger's answer. Without an observer the connection is returned as it is.
+ */
+export function observedConnection(
+  rpc: RpcConnection,
+  protocol: string,
+  observer: OcppObserver | undefined,
+): RpcConnection {
+  if (!observer) return rpc;
+  const seconds = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
+  return {
+    call: async (method, params, options) => {
+      const from = process.hrtime.bigint();
+      try {
+        const result = await rpc.call(method, params, options);
+        observer.call(protocol, method, 'out', 'ok', seconds(from));
+        return result;
+      } catch (err) {
+        const answered = typeof err === 'object' && err !== null && 'rpcErrorCode' in err;
+        observer.call(protocol, method, 'out', answered ? 'error' : 'timeout', seconds(from));
+        throw err;
+      }
+    },
+    handle: (method, handler) =>
+      rpc.handle(method, async (args) => {
+        const from = process.hrtime.bigint();
+        try {
+          const result = await handler(args);
+          observer.call(protocol, method, 'in', 'ok', seconds(from));
+          return result;
+        } catch (err) {
+          observer.call(protocol, method, 'in', 'error', seconds(from));
+          throw err;
+        }
+      }),
+  };
+}

@@ -1,0 +1,23 @@
+import type { OperatorCalls } from '../../protocol-session.js';
+import type { CallTarget } from '../../operator-call.js';
+import { changeAvailability } from './change-availability.js';
+import { sendChangeConfiguration } from './change-configuration.js';
+import { readConfiguration } from './get-configuration.js';
+import { remoteStopTransaction } from './remote-stop-transaction.js';
+import { reset } from './reset.js';
+import { triggerMessage } from './trigger-message.js';
+import { unlockConnector } from './unlock-connector.js';
+
+/** The operator's commands in OCPP 1.6J. */
+export function operatorCalls16(target: CallTarget): OperatorCalls {
+  return {
+    stopTransaction: (ref) => remoteStopTransaction(target, ref),
+    unlock: (connectorId) => unlockConnector(target, connectorId),
+    reset: (kind) => reset(target, kind),
+    changeAvailability: (connectorId, operative) =>
+      changeAvailability(target, connectorId, operative),
+    trigger: (connectorId, kind) => triggerMessage(target, connectorId, kind),
+    readConfiguration: (keys) => readConfiguration(target, keys),
+    changeConfiguration: (key, value) => sendChangeConfiguration(target, key, value),
+  };
+}

@@ -1,0 +1,22 @@
+import type { OperatorCalls } from '../../protocol-session.js';
+import type { CallTarget } from '../../operator-call.js';
+import { changeAvailability } from './change-availability.js';
+import { readVariables } from './get-variables.js';
+import { requestStopTransaction } from './request-stop-transaction.js';
+import { reset } from './reset.js';
+import { setVariable } from './set-variables.js';
+import { triggerMessage } from './trigger-message.js';
+import { unlockConnector } from './unlock-connector.js';
+
+/** The operator's commands in OCPP 2.0.1. */
+export function operatorCalls201(target: CallTarget): OperatorCalls {
+  return {
+    stopTransaction: (ref) => requestStopTransaction(target, ref),
+    unlock: (evseId) => unlockConnector(target, evseId),
+    reset: (kind) => reset(target, kind),
+    changeAvailability: (evseId, operative) => changeAvailability(target, evseId, operative),
+    trigger: (evseId, kind) => triggerMessage(target, evseId, kind),
+    readConfiguration: (keys) => readVariables(target, keys),
+    changeConfiguration: (key, value) => setVariable(target, key, value),
+  };
+}

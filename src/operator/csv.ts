@@ -1,0 +1,21 @@
+/** RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled; lines end in CRLF. */
+function field(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'string' ? value : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function csvLine(values: readonly unknown[]): string {
+  return `${values.map(field).join(',')}\r\n`;
+}
+
+/** A header line, then one line per row, page by page (each page is one short read). */
+export function* csvRows<T extends object>(
+  columns: readonly (keyof T & string)[],
+  pages: Iterable<T[]>,
+): Generator<string> {
+  yield csvLine(columns);
+  for (const page of pages) {
+    yield page.map((row) => csvLine(columns.map((c) => row[c]))).join('');
+  }
+}

@@ -1,0 +1,26 @@
+import { ApiError } from '../api/errors.js';
+import { FleetAdminError } from '../fleet/admin.js';
+
+const FLEET_ADMIN_STATUS: Record<FleetAdminError['code'], number> = {
+  driver_not_found: 404,
+  fleet_not_found: 404,
+  driver_in_other_fleet: 409,
+  email_taken: 409,
+  insufficient_balance: 402,
+};
+
+/** Runs a change; a FleetAdminError becomes the API's error with its documented status. */
+export function asApiError<T>(change: () => T): T {
+  try {
+    return change();
+  } catch (err) {
+    if (err instanceof FleetAdminError) {
+      throw new ApiError(FLEET_ADMIN_STATUS[err.code], err.code, err.message);
+    }
+    throw err;
+  }
+}
+
+export function notFound(code: string, message: string): ApiError {
+  return new ApiError(404, code, message);
+}
