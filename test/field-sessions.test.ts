@@ -71,6 +71,23 @@ describe.each(RAW_PROTOCOLS)('field sessions, a 22 kW connector: $name', (protoc
     expect(held.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a queued burst at full power is placed on the charger clock: counted and billed in full, not held', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const t0 = Date.now();
+    const { tx } = await station.start(10_000, { timestamp: new Date(t0).toISOString() });
+    await sleep(2_000);
+    // Four samples measured 500 ms apart, 3 Wh each (21.6 kW, within 22 kW + 10%), queued and
+    // sent at once: on arrival times that is megawatts, on the charger's clock it is the rate.
+    for (let k = 1; k <= 4; k++) {
+      const timestamp = new Date(t0 + 500 * k).toISOString();
+      await station.send(station.sample(tx, 10_000 + 3 * k, { timestamp, offline: true }));
+    }
+    expect(h.session(sessionId).last_meter_wh).toBe(10_012);
+    await station.send(station.end(tx, 10_012, { reason: 'EVDisconnected' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, 12);
+  });
+
   it('energy the connector could deliver in the time is counted', async () => {
     const { station, sessionId } = await h.paidSession(protocol);
     const { tx } = await station.start(10_000);
@@ -238,6 +255,38 @@ describe.each(RAW_PROTOCOLS)('field sessions, recovery: $name', (protocol) => {
     await h.settled(sessionId);
     expect(h.session(sessionId).end_reason).toBe('no_stop_connector_available');
     h.settledOnce(sessionId, 0);
+  });
+});
+
+describe('field sessions, recovery: OCPP 1.6J after a reboot', () => {
+  const h = harness({});
+
+  it('1.6: Preparing after a reboot (the cable still in, the transaction forgotten) is an end: settled on the last register within the grace', async () => {
+    const { station, sessionId } = await h.paidSession(raw16);
+    await station.start(10_000);
+    await station.send(station.status(1, 'Charging'));
+    // Before any reboot, Preparing is not an end (a charger may report it late): longer than the
+    // grace, the session goes on.
+    await station.send(station.status(1, 'Preparing'));
+    await sleep(600);
+    expect(h.session(sessionId).state).toBe('charging');
+    await station.reboot();
+    await station.send(station.status(1, 'Preparing'));
+    await h.settled(sessionId);
+    expect(h.session(sessionId).end_reason).toBe('no_stop_connector_available');
+    h.settledOnce(sessionId, 0);
+  });
+
+  it('1.6: a charger back from a reboot with its transaction still Charging is not ended', async () => {
+    const { station, sessionId } = await h.paidSession(raw16);
+    const { tx } = await station.start(10_000);
+    await station.reboot();
+    await station.send(station.status(1, 'Charging'));
+    await sleep(600);
+    expect(h.session(sessionId).state).toBe('charging');
+    await station.send(station.end(tx, 10_100, { reason: 'EVDisconnected' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, 100);
   });
 });
 

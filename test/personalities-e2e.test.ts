@@ -147,6 +147,9 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
         startTimeoutSeconds: 2,
         maxAmount: 1_000_000,
         stopLeadMilliseconds: 0,
+        // A connector showing no transaction waits this long for the charger's stop message:
+        // a simulated minute, like the ladder's pauses below.
+        stopGraceSeconds: 60 / TIME_FACTOR,
         ...stopLadderTiming(),
       },
       // One charger id per case: nothing learnt about one firmware (clock offset) leaks.
@@ -265,12 +268,15 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       const cp = await charger(c.chargerId, c.personality);
       const before = balance();
       const started = cp.waitFor('transactionStarted', () => true, 10_000);
+      // Listened for before the plug-in: a charger that stops itself on the Invalid answer
+      // (StopTransactionOnInvalidId) has ended the transaction by the time plugIn returns.
+      const stopped = cp.waitFor('transactionStopped', () => true, 10_000);
       await cp.plugIn(1, IONIQ);
       const tx = await started;
       expect(tx.idTag).toBe('RFID-LOCAL-01');
       // The gateway does not accept the unknown badge: the transaction ends before any energy
       // worth billing (the charger stops itself, or the gateway stops it).
-      const stop = await cp.waitFor('transactionStopped', () => true, 10_000);
+      const stop = await stopped;
       expect(stop.meterStop - tx.meterStart).toBeLessThanOrEqual(SAMPLE_WH);
       const sessions = t.gw.db
         .prepare('SELECT COUNT(*) AS n FROM sessions WHERE charger_id = ?')

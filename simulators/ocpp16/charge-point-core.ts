@@ -149,6 +149,10 @@ export abstract class ChargePointCore extends ChargePointBase<
     this.timers.clear(`sample:${connector.id}`);
     const transaction = connector.endTransaction();
     connector.limitPower(undefined);
+    // No transaction after the reboot: the status it reports is that of a connector without one
+    // (Preparing with the cable still in), not the Charging it had before the power went.
+    if (connector.status !== 'Unavailable' && connector.status !== 'Faulted')
+      connector.setStatus(this.restingStatus(connector), connector.errorCode);
     if (transaction) this.warn(`transaction ${transaction.id} forgotten in the reboot`);
   }
 

@@ -60,6 +60,12 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly timers = new SessionTimers();
   /** Sessions whose charger rebooted since their last sample: their register may have reset. */
   private readonly rebooted = new Set<string>();
+  /**
+   * Sessions whose charger rebooted and has not since shown their connector in use (Charging,
+   * Suspended*): a status saying no transaction runs there means it was forgotten. A sample
+   * does not clear it: a charger that forgot the transaction still answers a triggered one.
+   */
+  private readonly unconfirmedAfterBoot = new Set<string>();
   /** Sessions whose connector was seen in use (not Available) since their transaction started. */
   private readonly seenInUse = new Set<string>();
   private readonly watch: LimitWatch;
@@ -150,7 +156,7 @@ export class SessionLifecycle implements ChargerEvents {
     const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => {
-      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, e.receivedAtMs))
+      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, time.atMs))
         return;
       this.o.outcomes.event(s, 'charging', at, {
         transactionRef: e.transactionRef,
@@ -192,7 +198,7 @@ export class SessionLifecycle implements ChargerEvents {
         return;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), m.receivedAtMs);
+      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), time.atMs);
       this.o.log.warn(
         { sessionId: s.id, energyWh: m.energyWh },
         'no start register: first sample taken',
@@ -225,8 +231,12 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
+    // The gain's time runs from when the last counted reading was taken (its stamp on our clock)
+    // to this one's arrival: a queued burst spans the time it was measured over, so it is not held
+    // as a gain too fast for the connector (nor is the rest of the session behind it).
     const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id), {
       atMs: m.receivedAtMs,
+      takenAtMs: time.atMs,
       maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
     });
     if (verdict.kind === 'implausible') {
@@ -323,12 +333,25 @@ export class SessionLifecycle implements ChargerEvents {
     if (answer === 'ended') this.settleWithoutStop(sessionId, 'no_stop_charger_ended');
   }
 
+  /**
+   * A charger that rebooted may have lost its transactions (power cut, firmware that forgets):
+   * it is asked about each once the boot reply has gone out (a charger takes no calls before it
+   * is accepted, so the ask on reconnect came too early to see the reboot's effect). One it says
+   * has ended settles on its last register; a 1.6 charger answers with its connector's status.
+   */
   chargerBooted(chargerId: string): void {
     this.clocks.forget(chargerId);
+    const asked: { id: string; transactionRef: string }[] = [];
     for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId === chargerId && (s.state === 'charging' || s.state === 'stopping'))
-        this.rebooted.add(s.id);
+      if (s.chargerId !== chargerId || (s.state !== 'charging' && s.state !== 'stopping')) continue;
+      this.rebooted.add(s.id);
+      this.unconfirmedAfterBoot.add(s.id);
+      if (s.transactionRef) asked.push({ id: s.id, transactionRef: s.transactionRef });
     }
+    if (asked.length === 0) return;
+    setTimeout(() => {
+      for (const s of asked) this.background(s.id, this.probe(s.id, s.transactionRef));
+    }, 0).unref();
   }
 
   /**
@@ -336,18 +359,28 @@ export class SessionLifecycle implements ChargerEvents {
    * flowed) has ended the transaction, whatever it says: its stop message gets a grace period,
    * then the session settles on the last register. A transaction a 2.0.1 station starts before
    * the cable is plugged in (TxStartPoint Authorized) is Available until then: not an end.
+   * After a reboot, a status that says no transaction runs there (1.6 Preparing: the cable is
+   * still in, the charger forgot the transaction) is an end too.
    */
-  connectorStatus(chargerId: string, connectorId: string, status: ConnectorStatus): void {
+  connectorStatus(
+    chargerId: string,
+    connectorId: string,
+    status: ConnectorStatus,
+    transactionless = false,
+  ): void {
     const s = this.o.sessions.openOn(chargerId, connectorId);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
-    if (status !== 'available') {
+    const forgotten = transactionless && this.unconfirmedAfterBoot.has(s.id);
+    if (status !== 'available' && !forgotten) {
+      if (!transactionless) this.unconfirmedAfterBoot.delete(s.id);
       this.seenInUse.add(s.id);
       this.timers.clearEnd('idle', s.id);
       return;
     }
     const energyFlowed = s.meterStartWh !== null && deliveredWh(trackOf(s)) > 0;
     // Available right after a reboot, before any reading: the charger forgot the transaction.
-    if (!this.seenInUse.has(s.id) && !energyFlowed && !this.rebooted.has(s.id)) return;
+    if (!forgotten && !this.seenInUse.has(s.id) && !energyFlowed && !this.rebooted.has(s.id))
+      return;
     this.timers.armEnd('idle', s.id, this.o.stopGraceMs, () =>
       this.settleWithoutStop(s.id, 'no_stop_connector_available'),
     );
@@ -454,6 +487,7 @@ export class SessionLifecycle implements ChargerEvents {
     this.watch.end(s.id);
     this.timers.clearEnds(s.id);
     this.rebooted.delete(s.id);
+    this.unconfirmedAfterBoot.delete(s.id);
     this.seenInUse.delete(s.id);
     const at = this.now();
     const settled = this.o.db.transaction(() => {

@@ -13,10 +13,15 @@
  * counted: it is held (verdict 'implausible', the track unchanged) until a later reading, far
  * enough in time from the last counted one, makes the whole gain possible. So a register jump is
  * never billed unconfirmed and never reaches the paid energy on its own, and delivered energy
- * never exceeds max power × time. The time is when the gateway received each reading: a reading
- * exists by the time it arrives, so the bound is sound whatever the charger's clock does (a queued
- * burst arrives within a second and is held until the next live reading or the stop confirms it).
- * Two readings in the same millisecond are allowed one millisecond (clock resolution).
+ * never exceeds max power × time. A gain's time runs from when the last counted reading was taken
+ * at the earliest (the charger's stamp placed by its clock offset, clock-offset.ts: never after it
+ * arrived, never before the reading counted before it) to when the new one arrived (it was taken by
+ * then). A queued burst arrives within a second but spans the time it was measured over: on arrival
+ * times alone it would be a gain too fast for the connector, held until a later reading caught up,
+ * which at full power never happens (the session would be billed far below what it delivered).
+ * Stamps without milliseconds only widen the window. A charger clock that cannot be used (never
+ * set) leaves the receive time for both ends. Two readings in the same millisecond are allowed
+ * one millisecond (clock resolution).
  */
 export interface MeterTrack {
   /** Register where the current segment began (the transaction's start until a reset). */
@@ -33,7 +38,13 @@ export interface MeterTrack {
 
 /** What a register may have gained by `atMs`: a connector's power over the time that passed. */
 export interface PowerBound {
+  /** When the reading arrived: it was taken by then (the gain's time runs up to here). */
   atMs: number;
+  /**
+   * The earliest it can have been taken (the charger's stamp on our clock), kept as the time the
+   * next gain runs from; `atMs` when not known.
+   */
+  takenAtMs?: number;
   /** The connector's maximum power, margin included. */
   maxPowerW: number;
 }
@@ -80,7 +91,8 @@ export function applyRegister(
   const limit = bound ? maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs) : Infinity;
   if (registerWh - gainFrom > limit)
     return { kind: 'implausible', gainWh: registerWh - gainFrom, maxGainWh: limit };
-  const lastAtMs = bound ? Math.max(bound.atMs, t.lastAtMs ?? bound.atMs) : t.lastAtMs;
+  const takenAtMs = bound ? Math.min(bound.takenAtMs ?? bound.atMs, bound.atMs) : null;
+  const lastAtMs = takenAtMs === null ? t.lastAtMs : Math.max(takenAtMs, t.lastAtMs ?? takenAtMs);
   if (registerWh >= t.lastWh) {
     return {
       kind: 'advanced',

@@ -533,12 +533,12 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
             );
         }, 0);
       },
-      status: (connectorId, status, errorCode) => {
+      status: (connectorId, status, errorCode, transactionless) => {
         relaxed(this.opts.db, () =>
           this.connectorState.setStatus(chargerId, connectorId, status, errorCode),
         );
         if (connectorId !== WHOLE_CHARGER)
-          this.requireEvents().connectorStatus(chargerId, connectorId, status);
+          this.requireEvents().connectorStatus(chargerId, connectorId, status, transactionless);
       },
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),

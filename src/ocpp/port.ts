@@ -145,8 +145,16 @@ export interface ChargerEvents {
   chargerOnline(chargerId: string): void;
   /** The charger (re)booted: a register may have reset, transactions may have been lost. */
   chargerBooted(chargerId: string): void;
-  /** A live connector status (never one replayed from an offline queue). */
-  connectorStatus(chargerId: string, connectorId: string, status: ConnectorStatus): void;
+  /**
+   * A live connector status (never one replayed from an offline queue); `transactionless` when
+   * the charger's status says no transaction runs there (1.6 Preparing).
+   */
+  connectorStatus(
+    chargerId: string,
+    connectorId: string,
+    status: ConnectorStatus,
+    transactionless?: boolean,
+  ): void;
 }
 
 /**

@@ -22,7 +22,16 @@ export interface VehicleInfo {
  */
 export interface ChargerReports {
   booted(info: BootInfo): void;
-  status(connectorId: string, status: ConnectorStatus, errorCode: string | null): void;
+  /**
+   * `transactionless`: the status itself says no transaction runs on the connector (1.6
+   * Preparing), where the version-neutral status cannot (2.0.1 Occupied may have one).
+   */
+  status(
+    connectorId: string,
+    status: ConnectorStatus,
+    errorCode: string | null,
+    transactionless?: boolean,
+  ): void;
   vehicle(connectorId: string, info: VehicleInfo, at: string): void;
   noted(action: string, note: string, payload?: unknown): void;
   /** A departure from the schema the edge accepted (counted per charger and kind). */

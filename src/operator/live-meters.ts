@@ -69,8 +69,8 @@ export class LiveMeters {
       transactionEnded: (event) => events.transactionEnded(event),
       chargerOnline: (chargerId) => events.chargerOnline(chargerId),
       chargerBooted: (chargerId) => events.chargerBooted(chargerId),
-      connectorStatus: (chargerId, connectorId, status) =>
-        events.connectorStatus(chargerId, connectorId, status),
+      connectorStatus: (chargerId, connectorId, status, transactionless) =>
+        events.connectorStatus(chargerId, connectorId, status, transactionless),
     };
   }
 }

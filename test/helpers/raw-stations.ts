@@ -71,7 +71,8 @@ export interface RawStation {
     registerWh: number,
     o?: Timing & { reason?: string; format?: MeterFormat; idTag?: boolean },
   ): Frame;
-  status(connector: number, status: 'Available' | 'Charging'): Frame;
+  /** 2.0.1 says Occupied for Charging and Preparing (its statuses do not tell them apart). */
+  status(connector: number, status: 'Available' | 'Preparing' | 'Charging'): Frame;
   send(frame: Frame): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -372,7 +373,7 @@ export const raw201: RawProtocol = {
             action: 'StatusNotification',
             params: {
               timestamp: now(),
-              connectorStatus: status === 'Charging' ? 'Occupied' : status,
+              connectorStatus: status === 'Available' ? status : 'Occupied',
               evseId: connector,
               connectorId: 1,
             },
