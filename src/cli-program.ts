@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { backupDatabase } from './admin/backup.js';
 import { generateOpenApi, openApiText } from './admin/openapi.js';
 import { applySeed, readSeedFile } from './admin/seed.js';
@@ -18,20 +17,13 @@ import { runDemo } from './demo/demo.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { startGateway } from './gateway.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
+import { packageVersion } from './shared/package-version.js';
 import { openDatabase } from './store/database.js';
 
 /** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
 function loadConfig(path: string): ReturnType<typeof loadConfigFile> {
   if (path.trim() === '') throw new Error('missing --config <file> (or FLEET_GATEWAY_CONFIG)');
   return loadConfigFile(path);
-}
-
-/** The version in the package.json above dist/ (or src/ when run from the sources). */
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
 }
 
 /** Commands that work on an existing database never create one on a mistyped path. */

@@ -1,10 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { readFileSync } from 'node:fs';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+import { packageVersion } from '../shared/package-version.js';
 
 /** Which credential a path takes: the contract's three, the driver's read, the operator API. */
 function security(url: string): Record<string, string[]>[] | undefined {
@@ -24,7 +20,7 @@ export function collectOpenApi(app: FastifyInstance): void {
       openapi: '3.1.0',
       info: {
         title: 'Fleet charging gateway',
-        version: pkg.version,
+        version: packageVersion(),
         description:
           'The Fleet Charging Session Service contract (docs/api.md), the driver’s session read and the operator API (docs/operator-api.md). Generated from the routes’ own schemas: npm run openapi.',
       },

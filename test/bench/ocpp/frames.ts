@@ -92,6 +92,20 @@ const meter201 = (registerWh: number, timestamp: string, context: string) => [
   },
 ];
 
+interface VariableData {
+  component: { name: string };
+  variable: { name: string };
+  attributeValue?: string;
+}
+
+const variableKey = (d: VariableData) => `${d.component.name}.${d.variable.name}`;
+
+/**
+ * What SetVariables stored. The gateway configures every bench station alike, so one device model
+ * for the generator's stations answers each the way its own would.
+ */
+const deviceModel = new Map<string, string>();
+
 const v201: FrameSet = {
   boot: () => ({
     action: 'BootNotification',
@@ -138,13 +152,29 @@ const v201: FrameSet = {
   answer: (action, params) => {
     switch (action) {
       case 'SetVariables': {
-        const data = (params.setVariableData ?? []) as { component: object; variable: object }[];
+        const data = (params.setVariableData ?? []) as VariableData[];
+        for (const d of data) deviceModel.set(variableKey(d), d.attributeValue ?? '');
         return {
           setVariableResult: data.map((d) => ({
             attributeStatus: 'Accepted',
             component: d.component,
             variable: d.variable,
           })),
+        };
+      }
+      // The gateway reads back what it set (the measurands the station will send).
+      case 'GetVariables': {
+        const data = (params.getVariableData ?? []) as VariableData[];
+        return {
+          getVariableResult: data.map((d) => {
+            const value = deviceModel.get(variableKey(d));
+            return {
+              attributeStatus: value === undefined ? 'UnknownVariable' : 'Accepted',
+              component: d.component,
+              variable: d.variable,
+              ...(value === undefined ? {} : { attributeValue: value }),
+            };
+          }),
         };
       }
       case 'RequestStartTransaction':
