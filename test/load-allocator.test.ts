@@ -21,7 +21,7 @@ const siteArb: fc.Arbitrary<Site> = fc
         minW: fc.integer({ min: 0, max: 10_000 }),
         extraW: fc.integer({ min: 0, max: 50_000 }),
         owedWh: fc.integer({ min: 0, max: 80_000 }),
-        acceptsProfiles: fc.boolean({ trueWeight: 5 } as never),
+        acceptsProfiles: fc.integer({ min: 0, max: 5 }).map((n) => n > 0),
         startOrder: fc.integer({ min: 0, max: 20 }),
       }),
       { maxLength: 12 },
