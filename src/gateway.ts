@@ -33,6 +33,7 @@ import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
+import { startLimitSources } from './load/limit-sources.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
@@ -119,6 +120,7 @@ export async function startGateway(
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
   const telematics = new Telematics(db);
+  const powerLimits = startLimitSources({ config, db, clock, log });
   const uplink = startUplink({
     config,
     db,
@@ -129,6 +131,7 @@ export async function startGateway(
     admin,
     apiKeys,
     telematics,
+    feeds: powerLimits?.feed ? [powerLimits.feed] : [],
   });
 
   const metrics: GatewayMetrics = new GatewayMetrics({
@@ -292,6 +295,7 @@ export async function startGateway(
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,
     read: new SiteReadModel(db),
+    powerLimits,
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,
@@ -381,6 +385,7 @@ export async function startGateway(
         log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
       }
       lifecycle.close();
+      powerLimits?.board.close();
       await central.close();
       if (ocppTls) {
         ocppTls.closeAllConnections();

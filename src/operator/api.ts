@@ -10,6 +10,7 @@ import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
+import type { PowerLimits } from '../load/limit-sources.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
@@ -46,6 +47,8 @@ export interface OperatorDeps {
   disconnect: (chargerId: string, reason: string) => boolean;
   live: LiveMeters;
   read: SiteReadModel;
+  /** The site's run-time power limits; absent when the config has no site power limit. */
+  powerLimits?: PowerLimits | undefined;
   settings: {
     siteId: string;
     maxAmount: number;
