@@ -83,7 +83,7 @@ export const DEPARTURE_FRACTION = 0.1;
 export const DEPARTURE_MIN_W = 1000;
 
 /** Pause before a round that could not deliver everything is tried again. */
-export const RETRY_MS = 5000;
+export const RETRY_MS = 2000;
 
 const key = (chargerId: string, connectorId: string): string => `${chargerId}\u0000${connectorId}`;
 
@@ -137,7 +137,8 @@ export class LoadManager {
         events.authorize(chargerId, idToken, connectorId),
       transactionStarted: (event: TransactionStarted) => {
         const verdict = events.transactionStarted(event);
-        if (verdict.accepted) this.reallocate('session_start');
+        // After the reply is on its way: a TxProfile names the transaction the reply gives it.
+        if (verdict.accepted) setImmediate(() => void this.reallocate('session_start'));
         return verdict;
       },
       meterSample: (sample) => {
@@ -341,7 +342,7 @@ export class LoadManager {
         retry = true;
         continue;
       }
-      await this.send(x.s, x.c, x.target);
+      if (!(await this.send(x.s, x.c, x.target))) retry = true;
     }
     return retry;
   }
@@ -358,7 +359,17 @@ export class LoadManager {
       this.o.onAllowanceChange?.(s.sessionId);
       return true;
     }
-    if (outcome === 'rejected' || outcome === 'not_supported') this.refused(s.chargerId, outcome);
+    // A charger that took its connectors' default profile does smart charging: a refused TxProfile
+    // is about the transaction (its id not yet known there, say), tried again; one that took
+    // neither refuses profiles altogether.
+    const takesDefaults = this.o
+      .connectors()
+      .some(
+        (x) => x.chargerId === s.chargerId && this.defaults.has(key(x.chargerId, x.connectorId)),
+      );
+    if (outcome === 'not_supported' || (outcome === 'rejected' && !takesDefaults)) {
+      this.refused(s.chargerId, outcome);
+    }
     return false;
   }
 
