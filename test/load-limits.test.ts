@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { createOperator, op } from './helpers/operator.js';
 import { waitUntil } from './helpers/wait.js';
 import type { EdgeTimers } from '../src/load/edge-timer.js';
 import { LimitBoard, type OperatorOverride } from '../src/load/limit-board.js';
+import { feedPayloadSchema } from '../src/load/limit-feed.js';
 import type { LimitReader, NodeLimit } from '../src/load/limits.js';
 import { PowerSchedule, type ScheduleWindowSpec } from '../src/load/schedule.js';
 import { instantOf, localTime } from '../src/load/local-time.js';
@@ -395,6 +397,32 @@ describe('power config: schedule, feed and time zone', () => {
     for (const extra of bad) {
       expect(() => parse(extra), JSON.stringify(extra)).toThrow(ConfigError);
     }
+  });
+});
+
+describe('the feed payload', () => {
+  it('the published JSON Schema (schemas/mqtt/power-limit.json) and the edge validation agree', () => {
+    const schema = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', 'schemas', 'mqtt', 'power-limit.json'), 'utf8'),
+    ) as object;
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    const value = fc.oneof(
+      fc.double({ min: -10, max: 2_000_000, noNaN: true }),
+      fc.constantFrom(0, 86_400, 86_400.5, 1_000_000, 1_000_000.001),
+      fc.string({ maxLength: 70 }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const candidate = fc.record(
+      { limitKw: value, node: value, validForSeconds: value, other: value },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(candidate, (c) => {
+        expect(feedPayloadSchema.safeParse(c).success).toBe(validate(c));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
