@@ -281,6 +281,42 @@ const windowArb: fc.Arbitrary<ScheduleWindowSpec> = fc.record({
   limitKw: fc.integer({ min: 0, max: 150 }),
 });
 
+describe('schedule edges against the wall clock, DST zones included', () => {
+  it('every change of what is in force happens at an edge the timer is armed for', () => {
+    const starts = [
+      ['Europe/Berlin', '2026-03-28T12:00:00Z'],
+      ['Europe/Berlin', '2026-10-24T12:00:00Z'],
+      ['America/New_York', '2026-03-07T12:00:00Z'],
+      ['America/New_York', '2026-10-31T12:00:00Z'],
+      ['Australia/Lord_Howe', '2026-04-04T06:00:00Z'], // goes back by 30 minutes
+      [LAGOS, '2026-11-22T12:00:00Z'],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...starts),
+        fc.array(windowArb, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 12 * 60 }),
+        ([zone, iso], windows, offsetMinutes) => {
+          const s = new PowerSchedule(windows, zone, 'site');
+          const t0 = Date.parse(iso) + offsetMinutes * 60_000;
+          const edges = new Set<number>();
+          for (let e = s.nextEdge(t0); e !== undefined && e <= t0 + 36 * HOUR; e = s.nextEdge(e))
+            edges.add(e);
+          const state = (ms: number) => JSON.stringify([...s.inForce(ms)].sort());
+          let before = state(t0);
+          for (let m = t0 + 60_000; m <= t0 + 36 * HOUR; m += 60_000) {
+            const now = state(m);
+            if (now !== before)
+              expect(edges.has(m), `${zone} ${new Date(m).toISOString()}`).toBe(true);
+            before = now;
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe('board properties (every mix of sources and times)', () => {
   it('never above the contract, always the lowest constraint, expired overrides and stale values gone, one notice per change', () => {
     fc.assert(
