@@ -34,9 +34,11 @@ import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { startLimitSources } from './load/limit-sources.js';
+import { startLoadManagement } from './load/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
+import type { ChargerCommands } from './ocpp/port.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
@@ -68,6 +70,8 @@ export interface RunningGateway {
   operatorUrl: string;
   db: Db;
   api: FastifyInstance;
+  /** The version-neutral charger port (the commands the charging and load layers send). */
+  chargers: ChargerCommands;
   /** Outbox backlog and database size, for health and metrics. */
   storage: StorageHealth;
   /**
@@ -183,9 +187,23 @@ export async function startGateway(
     // A session's connector is configured (Charging checks it); a removed one is not bounded.
     maxPowerW: (chargerId, connectorId) =>
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
+    allowedPowerW: (sessionId) => load?.confirmedPowerW(sessionId) ?? null,
   });
   const live = new LiveMeters();
-  central.setEvents(live.observe(lifecycle));
+  const load = powerLimits
+    ? startLoadManagement({
+        config,
+        site,
+        sessions,
+        chargers: central,
+        log,
+        limits: powerLimits.board,
+        nodeIds: powerLimits.board.nodeIds,
+        registry: metrics.registry,
+        onAllowanceChange: (sessionId) => lifecycle.allowedPowerChanged(sessionId),
+      })
+    : undefined;
+  central.setEvents(load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle));
   const charging = new Charging({
     db,
     clock,
@@ -257,6 +275,10 @@ export async function startGateway(
     roster,
     charging,
     sessionViews,
+    sessionPower: (sessionId) => {
+      const power = load?.sessionPower(sessionId);
+      return power ? { allocatedKw: power.allocatedW / 1000, waiting: power.waiting } : null;
+    },
     health,
     readiness: () => {
       const problems: string[] = [];
@@ -293,6 +315,7 @@ export async function startGateway(
     live,
     read: new SiteReadModel(db),
     powerLimits,
+    load: load && config.power ? { manager: load, policy: config.power.policy } : undefined,
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,
@@ -362,6 +385,7 @@ export async function startGateway(
     operatorUrl,
     db,
     api,
+    chargers: central,
     storage,
     drain: (o = {}) =>
       drain.drain(
@@ -381,6 +405,7 @@ export async function startGateway(
         log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
       }
       lifecycle.close();
+      load?.close();
       powerLimits?.board.close();
       await central.close();
       if (ocppTls) {
