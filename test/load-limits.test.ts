@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -463,6 +464,7 @@ describe('the feed payload', () => {
 });
 
 const FEED_TOPIC = 'depot/meter/power-limit';
+const METRICS_TOKEN = 'metrics-scraper-token-0001';
 
 describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', () => {
   let broker: TestBroker;
@@ -508,6 +510,7 @@ describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', 
         circuits: [{ id: 'dc-bank', limitKw: 60, connectors: ['CP-1/1', 'CP-1/2'] }],
         feed: { topic: FEED_TOPIC, staleAfterSeconds: 600, fallbackKw: 30 },
       },
+      metrics: { bearerTokenSha256: createHash('sha256').update(METRICS_TOKEN).digest('hex') },
     });
     viewer = createOperator(t.gw.db, 'vera', 'viewer');
     operator = createOperator(t.gw.db, 'otto', 'operator');
@@ -554,6 +557,12 @@ describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', 
     expect(
       t.logLines.filter((l) => l.includes('power limit feed message not applied')),
     ).toHaveLength(5);
+    const scraped = await fetch(`${t.gw.operatorUrl}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const text = await scraped.text();
+    expect(text).toContain('fleetgw_power_feed_messages_total{outcome="invalid"} 3');
+    expect(text).toMatch(/fleetgw_power_feed_messages_total\{outcome="accepted"\} [1-9]/);
   });
 
   it('a value for a circuit goes stale after its validForSeconds and leaves the fallback', async () => {
