@@ -246,7 +246,7 @@ describe.each(PROTOCOLS)('load manager over real sockets: $name', (protocol) => 
     const gw = await site(30, { 'LM-A': 2, 'LM-R': 1 });
     const log: ProfileFrame[] = (debugLog = []);
     const a = await charger(gw, 'LM-A', 2, log);
-    const r = await charger(gw, 'LM-R', 1, log, []);
+    const r = await charger(gw, 'LM-R', 1, log, ['rejects-profiles']);
     await charge(gw, r, 1);
     const { sessionId } = await charge(gw, a, 1);
     // LM-R rejects profiles: it draws up to its 22 kW, so LM-A 1 gets the 8 kW left.
