@@ -107,6 +107,8 @@ export class LoadManager {
   /** A session drawing well under its allowance: its maximum for the allocation, until it rises. */
   private readonly drawCap = new Map<string, number>();
   private readonly measured = new Map<string, number>();
+  /** The last reading of a session drawing well under its allowance, not yet confirmed by a second. */
+  private readonly underDraw = new Map<string, number>();
   private running: Promise<void> | null = null;
   private again: string | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -294,8 +296,8 @@ export class LoadManager {
     for (const id of [...this.confirmed.keys()]) {
       if (!allocation.has(id)) this.confirmed.delete(id);
     }
-    for (const id of [...this.drawCap.keys()]) {
-      if (!allocation.has(id)) this.drawCap.delete(id);
+    for (const map of [this.drawCap, this.underDraw]) {
+      for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
     }
 
     const changes = active.flatMap((s) => {
@@ -468,6 +470,7 @@ export class LoadManager {
     const allowed = this.confirmed.get(s.sessionId);
     if (allowed === undefined) return;
     const margin = Math.max(DEPARTURE_MIN_W, allowed * DEPARTURE_FRACTION);
+    if (sample.powerW >= allowed - margin) this.underDraw.delete(s.sessionId);
     if (sample.powerW > allowed + margin) {
       // Drawing past an accepted profile: it does not obey; counted at its maximum from now on.
       this.o.log.warn(
@@ -477,7 +480,12 @@ export class LoadManager {
       this.refused(s.chargerId, 'overdraw');
       void this.reallocate('overdraw');
     } else if (sample.powerW < allowed - margin && this.drawCap.get(s.sessionId) === undefined) {
-      // The EV takes less than it may (taper, full battery): the rest goes to the others.
+      // The EV takes less than it may (taper, full battery): the rest goes to the others, once
+      // two readings in a row agree (an EV still ramping up is not held at its first reading).
+      const previous = this.underDraw.get(s.sessionId);
+      this.underDraw.set(s.sessionId, sample.powerW);
+      if (previous === undefined || Math.abs(previous - sample.powerW) > margin) return;
+      this.underDraw.delete(s.sessionId);
       this.drawCap.set(s.sessionId, Math.ceil(sample.powerW + margin));
       void this.reallocate('under_draw');
     } else if (
