@@ -109,6 +109,8 @@ export class LoadManager {
   private readonly measured = new Map<string, number>();
   /** The last reading of a session drawing well under its allowance, not yet confirmed by a second. */
   private readonly underDraw = new Map<string, number>();
+  /** Sessions whose last reading was above their accepted allowance by more than the threshold. */
+  private readonly overDraw = new Set<string>();
   private running: Promise<void> | null = null;
   private again: string | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -332,6 +334,7 @@ export class LoadManager {
     for (const map of [this.drawCap, this.underDraw]) {
       for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
     }
+    for (const id of [...this.overDraw]) if (!allocation.has(id)) this.overDraw.delete(id);
 
     const changes = active.flatMap((s) => {
       const a = allocation.get(s.sessionId);
@@ -504,8 +507,16 @@ export class LoadManager {
     if (allowed === undefined) return;
     const margin = Math.max(DEPARTURE_MIN_W, allowed * DEPARTURE_FRACTION);
     if (sample.powerW >= allowed - margin) this.underDraw.delete(s.sessionId);
+    if (sample.powerW <= allowed + margin) this.overDraw.delete(s.sessionId);
     if (sample.powerW > allowed + margin) {
-      // Drawing past an accepted profile: it does not obey; counted at its maximum from now on.
+      // Drawing past an accepted profile on two readings in a row (the first may be taken while
+      // the charger still ramps down to a lower it just accepted): it does not obey; counted at
+      // its maximum from now on.
+      if (!this.overDraw.has(s.sessionId)) {
+        this.overDraw.add(s.sessionId);
+        return;
+      }
+      this.overDraw.delete(s.sessionId);
       this.o.log.warn(
         { sessionId: s.sessionId, measuredW: sample.powerW, allowedW: allowed },
         'charger draws past its charging profile',
