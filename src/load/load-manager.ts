@@ -150,6 +150,13 @@ export class LoadManager {
         this.sampled(sample);
       },
       transactionEnded: (event: TransactionEnded) => {
+        // Its connector's last reading no longer says what it draws (the site view).
+        const ended = this.o
+          .active()
+          .find(
+            (a) => a.chargerId === event.chargerId && a.transactionRef === event.transactionRef,
+          );
+        if (ended) this.measured.delete(key(ended.chargerId, ended.connectorId));
         events.transactionEnded(event);
         this.reallocate('session_end');
       },
