@@ -545,8 +545,9 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
       deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
       metering: (measurands) => {
-        this.metering.record(chargerId, measurands);
-        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+        if (this.metering.record(chargerId, measurands)) {
+          this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+        }
       },
     };
   }

@@ -34,8 +34,8 @@ export class V16Session implements ProtocolSession {
   constructor(ctx: AdapterContext) {
     this.session = {
       ctx,
-      transactions: new Transactions16(ctx.db),
-      intervals: new IntervalEnergy(ctx.db),
+      transactions: Transactions16.of(ctx.db),
+      intervals: IntervalEnergy.of(ctx.db),
       now: () => new Date(ctx.clock.now()).toISOString(),
       connectorIdOf: (ocppConnectorId) =>
         ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,

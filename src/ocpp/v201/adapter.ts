@@ -36,7 +36,7 @@ export class V201Session implements ProtocolSession {
   readonly operator: OperatorCalls;
 
   constructor(ctx: AdapterContext) {
-    const txs = new Transactions201(ctx.db);
+    const txs = Transactions201.of(ctx.db);
     this.session = {
       ctx,
       txs,

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/database.js';
+import { perDatabase } from '../../store/per-database.js';
 import type { TransactionEventReq } from './messages.js';
 
 export interface Transaction201 {
@@ -49,6 +50,9 @@ export type EventSeen = 'new' | 'repeat' | 'reused_seq_no';
  * the row and the others fill it in, so no event is lost and none is acted on twice.
  */
 export class Transactions201 {
+  /** Shared by every connection: it holds only prepared statements. */
+  static readonly of = perDatabase((db) => new Transactions201(db));
+
   private readonly byId: Statement<[string, string], Row>;
   private readonly insertTx: Statement<[string, string, string]>;
   private readonly fillStmt: Statement<
