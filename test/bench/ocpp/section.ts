@@ -19,6 +19,14 @@ import {
 import { compared, type BenchContext, type BenchSection, type Figure } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
 import { BareServerChild, GeneratorChild } from './children.js';
+import {
+  describeBreakdown,
+  memoryProbeEnv,
+  perCharger,
+  snapshot,
+  type MemoryBreakdown,
+  type MemorySnapshot,
+} from './memory.js';
 import type { BenchCharger, LoadResult } from './protocol.js';
 
 /**
@@ -53,6 +61,8 @@ interface Measured {
   setupWallMs: number;
   perConnectionMs: number[];
   rssPerChargerBytes: number;
+  /** The same growth split (after a full GC at both ends) into heap, external and native. */
+  memory: MemoryBreakdown;
   paced: LoadResult;
   saturated: LoadResult;
   /** Each generator's CPU over the saturation window, fraction of one core. */
@@ -63,6 +73,7 @@ interface Measured {
 interface Server {
   ocppUrl: string;
   rss(): Promise<number>;
+  memory(): Promise<MemorySnapshot>;
 }
 
 function chargersOf(n: number): BenchCharger[] {
@@ -105,6 +116,7 @@ async function measure(
   try {
     await sleep(500);
     const rssBefore = await server.rss();
+    const memoryBefore = await server.memory();
     if (profiled) process.kill(profiled.pid, 'SIGUSR2');
     const t0 = process.hrtime.bigint();
     const connected = await Promise.all(
@@ -128,6 +140,8 @@ async function measure(
     await sleep(1000);
     const rssInSession = await server.rss();
     const rssPerChargerBytes = (rssInSession - rssBefore) / chargers.length;
+    const memory = perCharger(memoryBefore, await server.memory(), chargers.length);
+    ctx.log(`per charger: ${describeBreakdown(memory)}`);
     const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
     ctx.log(
       `RSS ${mb(rssBefore)} before, +${mb(rssBooted - rssBefore)} connected and booted, ` +
@@ -157,6 +171,7 @@ async function measure(
       setupWallMs,
       perConnectionMs,
       rssPerChargerBytes,
+      memory,
       paced,
       saturated: merged(saturatedEach),
       generatorCpu: saturatedEach.map((r) => r.cpuFraction),
@@ -168,9 +183,15 @@ async function measure(
 }
 
 async function measureBare(ctx: BenchContext, chargers: BenchCharger[]): Promise<Measured> {
-  const bare = await BareServerChild.start();
+  const memoryFile = join(ctx.tempDir(), 'memory.json');
+  const bare = await BareServerChild.start(memoryProbeEnv(memoryFile));
+  const server = {
+    ocppUrl: bare.ocppUrl,
+    rss: () => bare.rss(),
+    memory: () => snapshot(bare.pid, memoryFile),
+  };
   try {
-    return await measure(ctx, bare, chargers, async (gens) => {
+    return await measure(ctx, server, chargers, async (gens) => {
       await Promise.all(gens.map((g) => g.request({ cmd: 'startOwn' })));
     });
   } finally {
@@ -180,6 +201,8 @@ async function measureBare(ctx: BenchContext, chargers: BenchCharger[]): Promise
 
 async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Promise<Measured> {
   const profileDir = process.env.BENCH_OCPP_CPU_PROF;
+  const memoryFile = join(ctx.tempDir(), 'memory.json');
+  const probe = memoryProbeEnv(memoryFile);
   const gw = await startGatewayChild(
     ctx.tempDir(),
     {
@@ -197,18 +220,21 @@ async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Prom
       },
       sessions: { startTimeoutSeconds: 600, maxAmount: 1_000_000 },
     },
-    profileDir
-      ? {
-          NODE_OPTIONS: `--import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
-          BENCH_CPU_PROF_DIR: profileDir,
-        }
-      : {},
+    {
+      ...probe,
+      ...(profileDir
+        ? {
+            NODE_OPTIONS: `${probe.NODE_OPTIONS} --import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
+            BENCH_CPU_PROF_DIR: profileDir,
+          }
+        : {}),
+    },
   );
   try {
     const profiled = profileDir ? { pid: gw.pid } : undefined;
     const measured = await measure(
       ctx,
-      gw,
+      { ocppUrl: gw.ocppUrl, rss: () => gw.rss(), memory: () => snapshot(gw.pid, memoryFile) },
       chargers,
       (gens) => startPaidSessions(ctx, gw, gens, chargers),
       profiled,
@@ -398,6 +424,8 @@ export const ocppSection: BenchSection = {
       all.push(...figures(n, gw, bare));
       const cpu = (m: Measured) => m.generatorCpu.map((c) => `${Math.round(c * 100)}%`).join(' + ');
       generatorNotes.push(
+        `${n} chargers, memory per connected charger in session (full GC at both ends): gateway ` +
+          `${describeBreakdown(gw.memory)}; bare ocpp-rpc ${describeBreakdown(bare.memory)}.`,
         `${n} chargers: load generators' CPU at saturation ${cpu(gw)} of a core (gateway), ${cpu(bare)} (bare).`,
       );
     }
