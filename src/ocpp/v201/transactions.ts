@@ -149,6 +149,14 @@ export class Transactions201 {
     transactionId: string,
     facts: { evseId: number | null; idToken: string | null; meterStartWh: number | null },
   ): Transaction201 {
+    const known = this.get(chargerId, transactionId);
+    // Most events (meter samples) add nothing: no write, no page appended to the WAL for them.
+    const adds =
+      !known ||
+      (known.evseId === null && facts.evseId !== null) ||
+      (known.idToken === null && facts.idToken !== null) ||
+      (known.meterStartWh === null && facts.meterStartWh !== null);
+    if (!adds) return known as Transaction201;
     this.fillStmt.run(facts.evseId, facts.idToken, facts.meterStartWh, chargerId, transactionId);
     return this.get(chargerId, transactionId) as Transaction201;
   }
