@@ -386,7 +386,7 @@ export async function startGateway(
       await api.close();
       await operatorApi?.close();
       await uplink.close();
-      closeGroupCommit(db);
+      log.info(closeGroupCommit(db), 'group commit: batches and the writes they held');
       releaseRelaxed(db);
       db.close();
       lock?.release();

@@ -164,7 +164,17 @@ export class Charging {
     const sessionId = newSessionId();
     const idToken = newIdToken();
     killPoint('start.before_debit');
-    const debit = await this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
+    let debit: number;
+    try {
+      debit = await this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
+    } catch (err) {
+      // A retry handed in the same turn as its first attempt (group commit) lost to it inside the
+      // batch: it hears the first attempt's outcome, as a retry a moment later would.
+      const first =
+        key && err instanceof ChargingError && deps.idempotency.find(driver.id, key.key);
+      if (key && first) return this.replay(key.key, key.hash, first);
+      throw err;
+    }
     deps.log.info(
       { sessionId, chargerId, connectorId, amount, limitWh },
       'session debited, starting charger',

@@ -109,8 +109,13 @@ export function groupCommit(db: Db): GroupCommit {
   return g;
 }
 
-/** Commits what waits and forgets the database's group commit; call before closing it. */
-export function closeGroupCommit(db: Db): void {
-  groups.get(db)?.flush();
+/**
+ * Commits what waits and forgets the database's group commit; call before closing it. Returns
+ * how many batches it committed and how many writes they held.
+ */
+export function closeGroupCommit(db: Db): { batches: number; writes: number } {
+  const g = groups.get(db);
+  g?.flush();
   groups.delete(db);
+  return g?.counts() ?? { batches: 0, writes: 0 };
 }
