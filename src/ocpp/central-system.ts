@@ -38,7 +38,7 @@ import {
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, servingConnection, type RpcClient } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -74,7 +74,7 @@ export interface AvailabilityNote {
 }
 
 interface Connection {
-  client: RpcConnection & {
+  client: RpcClient & {
     close(options?: { code?: number; reason?: string }): Promise<unknown>;
   };
   session: ProtocolSession;
@@ -429,7 +429,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       chargerId,
       rpc: guardedConnection(
         edgeConnection(
-          observedConnection(client, protocol, this.opts.observer),
+          observedConnection(servingConnection(client), protocol, this.opts.observer),
           protocol,
           normalizer,
           {

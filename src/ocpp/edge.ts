@@ -265,10 +265,11 @@ export function edgeConnection(
       }
       return result;
     },
-    handle: (method, handler) =>
-      rpc.handle(method, async (args) => {
+    serve: (methods, dispatch) =>
+      rpc.serve(methods, async (args) => {
+        const { method } = args;
         if (takenAsSent(subprotocol, normalizer, method, args.params)) {
-          return answerChecked(method, await handler(args));
+          return answerChecked(method, await dispatch(args));
         }
         const normalized = normalizer.request(method, args.params, note);
         const params = withoutUnreadableParts(subprotocol, validator, method, normalized, note);
@@ -280,7 +281,7 @@ export function edgeConnection(
           if (answer) return answer;
           throw err;
         }
-        return answerChecked(method, await handler({ ...args, params }));
+        return answerChecked(method, await dispatch({ ...args, params }));
       }),
   };
 }

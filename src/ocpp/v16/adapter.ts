@@ -41,10 +41,9 @@ export class V16Session implements ProtocolSession {
         ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
     };
     this.operator = operatorCalls16(this.session);
-    for (const action of Object.keys(ROUTES16) as (keyof Requests16)[]) {
-      const handler = ROUTES16[action] as Handler16;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
-    }
+    ctx.rpc.serve(Object.keys(ROUTES16), ({ method, params }) =>
+      (ROUTES16[method as keyof Requests16] as Handler16)(this.session, params),
+    );
   }
 
   requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {
