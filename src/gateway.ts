@@ -36,6 +36,7 @@ import { Telematics } from './fleet/telematics.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
+import type { ChargerCommands } from './ocpp/port.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
@@ -68,6 +69,8 @@ export interface RunningGateway {
   operatorUrl: string;
   db: Db;
   api: FastifyInstance;
+  /** The version-neutral charger port (the commands the charging and load layers send). */
+  chargers: ChargerCommands;
   /** Outbox backlog and database size, for health and metrics. */
   storage: StorageHealth;
   /**
@@ -359,6 +362,7 @@ export async function startGateway(
     operatorUrl,
     db,
     api,
+    chargers: central,
     storage,
     drain: (o = {}) =>
       drain.drain(
