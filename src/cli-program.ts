@@ -11,7 +11,7 @@ import {
   OperatorCredentials,
   type OperatorRole,
 } from './auth/operator-credentials.js';
-import { hashPassword } from './ocpp/charger-password.js';
+import { generateChargerKey, hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
@@ -333,6 +333,18 @@ export function buildProgram(): Command {
     .action((password: string | undefined) => {
       const value = (password ?? readFileSync(0, 'utf8')).replace(/\r?\n$/, '');
       console.log(hashPassword(value)); // refuses a length outside 16..40
+    });
+
+  program
+    .command('charger-key')
+    .description(
+      'generate a random charger password (192 bits) and its hash for the config: checked in ' +
+        "microseconds, unlike a chosen password's scrypt hash",
+    )
+    .action(() => {
+      const { key, hash } = generateChargerKey();
+      console.log(`password (set it on the charger; it is not stored): ${key}`);
+      console.log(`passwordHash (for the config): ${hash}`);
     });
 
   program

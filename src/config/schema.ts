@@ -55,12 +55,16 @@ const charger = z
      */
     securityProfile: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1),
     /**
-     * scrypt hash of the charger's OCPP basic-auth password (`fleet-gateway hash-password`).
+     * Stored form of the charger's OCPP basic-auth password: a scrypt hash of a chosen password
+     * (`fleet-gateway hash-password`) or the hash of a generated key (`fleet-gateway charger-key`).
      * Required for profiles 1 and 2; optional for profile 3 (then the password is checked too).
      */
     passwordHash: z
       .string()
-      .regex(/^scrypt\$/, 'must be a hash from `fleet-gateway hash-password`')
+      .regex(
+        /^(scrypt|hmac-sha256)\$/,
+        'must be a hash from `fleet-gateway hash-password` or `fleet-gateway charger-key`',
+      )
       .optional(),
     connectors: z.array(connector).min(1),
   })

@@ -39,7 +39,7 @@ import {
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, servingConnection, type RpcClient } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -75,7 +75,7 @@ export interface AvailabilityNote {
 }
 
 interface Connection {
-  client: RpcConnection & {
+  client: RpcClient & {
     close(options?: { code?: number; reason?: string }): Promise<unknown>;
   };
   session: ProtocolSession;
@@ -438,7 +438,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       chargerId,
       rpc: guardedConnection(
         edgeConnection(
-          observedConnection(client, protocol, this.opts.observer),
+          observedConnection(servingConnection(client), protocol, this.opts.observer),
           protocol,
           normalizer,
           {
@@ -554,8 +554,9 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
       deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
       metering: (measurands) => {
-        this.metering.record(chargerId, measurands);
-        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+        if (this.metering.record(chargerId, measurands)) {
+          this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+        }
       },
     };
   }

@@ -11,6 +11,7 @@ import { schemaFieldSession } from './schema-field-session.js';
 import { schemaOperatorChargers } from './schema-operator-chargers.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
 import { schemaLoadInputs } from './schema-load-inputs.js';
+import { schemaChargerKeys } from './schema-charger-keys.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -26,6 +27,7 @@ const migrations: readonly string[] = [
   schemaOperatorChargers,
   schemaChargerOps,
   schemaLoadInputs,
+  schemaChargerKeys,
 ];
 
 /**
