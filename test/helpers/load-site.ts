@@ -1,0 +1,354 @@
+import { expect } from 'vitest';
+import { applySeed, seedSchema } from '../../src/admin/seed.js';
+import { verifyLedger } from '../../src/admin/verify-ledger.js';
+import type { GatewayConfigInput } from '../../src/config/schema.js';
+import type { VehicleSpec } from '../../simulators/shared/simulated-charge-point.js';
+import {
+  API_KEY,
+  PASSWORD_HASH,
+  UNPHYSICAL_KW,
+  startTestGateway,
+  type TestGateway,
+} from './gateway.js';
+import { mintToken, startSession } from './http.js';
+import {
+  bootedCharger,
+  ocpp16,
+  ocpp201,
+  type ProtocolUnderTest,
+  type SimulatedChargePoint,
+} from './simulated-charger.js';
+import { SiteTrace, type TracedConnector } from './site-trace.js';
+import { waitUntil } from './wait.js';
+import { WireTap } from './wire-tap.js';
+
+/**
+ * A depot of 12 simulated connectors on both protocols behind one site limit (issue 17's "done
+ * when"): three OCPP 1.6J AC chargers with two connectors each and three OCPP 2.0.1 DC stations
+ * with two EVSEs each, mixed minimum and maximum power, one AC charger whose firmware refuses
+ * charging profiles. Every frame passes through a WireTap, and a SiteTrace keeps the site's
+ * power as the gateway received it. Drivers are seeded with wallets; sessions start through
+ * POST /v1/sessions as a fleet backend starts them.
+ */
+
+export const AC_VOLTS = 230;
+/** The simulated DC pack's highest voltage (simulators/shared/meter-reading.ts packVoltage). */
+export const DC_VOLTS = 410;
+
+export interface SiteCharger {
+  id: string;
+  protocol: ProtocolUnderTest;
+  kind: 'ac' | 'dc';
+  connectors: 2;
+  maxW: number;
+  minW: number;
+  /** AC only: phases and the current range the power range comes from. */
+  phases?: 1 | 3;
+  refusesProfiles?: boolean;
+}
+
+const ac = (amps: number) => amps * 3 * AC_VOLTS;
+
+export const SITE_CHARGERS: SiteCharger[] = [
+  {
+    id: 'LS-AC-1',
+    protocol: ocpp16,
+    kind: 'ac',
+    connectors: 2,
+    maxW: ac(32),
+    minW: ac(6),
+    phases: 3,
+  },
+  {
+    id: 'LS-AC-2',
+    protocol: ocpp16,
+    kind: 'ac',
+    connectors: 2,
+    maxW: ac(16),
+    minW: ac(6),
+    phases: 3,
+  },
+  {
+    id: 'LS-AC-3',
+    protocol: ocpp16,
+    kind: 'ac',
+    connectors: 2,
+    maxW: ac(16),
+    minW: ac(8),
+    phases: 3,
+    refusesProfiles: true,
+  },
+  { id: 'LS-DC-1', protocol: ocpp201, kind: 'dc', connectors: 2, maxW: 50_000, minW: 5_000 },
+  { id: 'LS-DC-2', protocol: ocpp201, kind: 'dc', connectors: 2, maxW: 60_000, minW: 10_000 },
+  { id: 'LS-DC-3', protocol: ocpp201, kind: 'dc', connectors: 2, maxW: 40_000, minW: 10_000 },
+];
+
+/** Tariffs of the test config (test/helpers/gateway.ts): micro-NGN per Wh. */
+export const MICRO_NGN_PER_WH = { ac: 250_000, dc: 412_500 } as const;
+
+export const SITE_DRIVERS = Array.from({ length: 16 }, (_, i) => ({
+  id: `drv-site-${i + 1}`,
+  email: `site${i + 1}@fleet.test`,
+}));
+
+export const AC_VEHICLE: VehicleSpec = {
+  model: 'BYD Atto 3',
+  batteryKwh: 60.5,
+  socPercent: 15,
+  maxPowerW: 22_000,
+};
+export const DC_VEHICLE: VehicleSpec = {
+  model: 'Hyundai Ioniq 5',
+  batteryKwh: 77.4,
+  socPercent: 10,
+  maxPowerW: 220_000,
+};
+
+/** The site's chargers as the gateway's config lists them. */
+export function siteChargersConfig(): GatewayConfigInput['chargers'] {
+  return SITE_CHARGERS.map((c) => ({
+    id: c.id,
+    passwordHash: PASSWORD_HASH,
+    // Unbounded plausibility like the rest of the test site: the simulators run faster than real time.
+    connectors: [1, 2].map((n) => ({ id: String(n), tariff: c.kind, maxPowerKw: UNPHYSICAL_KW })),
+  }));
+}
+
+export function tracedConnectors(): TracedConnector[] {
+  return SITE_CHARGERS.flatMap((c) =>
+    [1, 2].map((n) => ({
+      chargerId: c.id,
+      connectorId: String(n),
+      maxW: c.maxW,
+      volts: c.kind === 'ac' ? AC_VOLTS : DC_VOLTS,
+    })),
+  );
+}
+
+export interface SiteSession {
+  sessionId: string;
+  chargerId: string;
+  connectorId: number;
+  driverEmail: string;
+  amount: number;
+  tariff: 'ac' | 'dc';
+  meterStart?: number;
+  meterStop?: number;
+  stopReason?: string;
+}
+
+export interface LoadSiteOptions {
+  limitW: number;
+  timeFactor: number;
+  /** Extra gateway config (the site's load section once it exists). */
+  overrides?: Partial<GatewayConfigInput>;
+}
+
+export class LoadSite {
+  readonly sessions: SiteSession[] = [];
+  readonly chargers = new Map<string, SimulatedChargePoint>();
+  private nextDriver = 0;
+
+  private constructor(
+    readonly t: TestGateway,
+    readonly tap: WireTap,
+    readonly trace: SiteTrace,
+    readonly options: LoadSiteOptions,
+  ) {}
+
+  static async start(options: LoadSiteOptions): Promise<LoadSite> {
+    const t = await startTestGateway({
+      ocpp: {
+        meterSampleIntervalSeconds: 10,
+        callTimeoutSeconds: 2,
+        authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
+      },
+      sessions: {
+        startTimeoutSeconds: 5,
+        maxAmount: 1_000_000,
+        stopLeadMilliseconds: 0,
+        stopRetrySeconds: 0.05,
+        stopGraceSeconds: 0.3,
+      },
+      chargers: siteChargersConfig(),
+      ...options.overrides,
+    });
+    applySeed(
+      t.gw.db,
+      seedSchema.parse({
+        fleets: [
+          {
+            id: 'fleet-a',
+            name: 'Fleet A',
+            apiKeys: [API_KEY],
+            drivers: SITE_DRIVERS.map((d) => ({ ...d, openingBalance: 100_000 })),
+          },
+        ],
+      }),
+      new Date().toISOString(),
+    );
+    const tap = new WireTap(t.gw.ocppUrl);
+    await tap.start();
+    const trace = new SiteTrace(tracedConnectors(), options.limitW);
+    tap.onFrame((frame) => trace.record(frame));
+    const site = new LoadSite(t, tap, trace, options);
+    for (const c of SITE_CHARGERS) {
+      const cp = await bootedCharger(c.protocol, { ocppUrl: tap.url, db: t.gw.db }, c.id, {
+        connectors: c.connectors,
+        maxPowerW: c.maxW,
+        timeFactor: options.timeFactor,
+        personality: c.refusesProfiles ? [] : ['obeys-profile'],
+      });
+      site.chargers.set(c.id, cp);
+      cp.on('transactionStarted', (e) => {
+        const s = site.open(c.id, e.connectorId);
+        if (s) s.meterStart = e.meterStart;
+      });
+      cp.on('transactionStopped', (e) => {
+        const s = site.sessions.find(
+          (x) =>
+            x.chargerId === c.id &&
+            x.connectorId === e.connectorId &&
+            x.meterStop === undefined &&
+            x.meterStart !== undefined,
+        );
+        if (s) {
+          s.meterStop = e.meterStop;
+          s.stopReason = e.reason;
+        }
+      });
+    }
+    return site;
+  }
+
+  charger(id: string): SimulatedChargePoint {
+    const cp = this.chargers.get(id);
+    if (!cp) throw new Error(`no charger ${id}`);
+    return cp;
+  }
+
+  spec(id: string): SiteCharger {
+    const spec = SITE_CHARGERS.find((c) => c.id === id);
+    if (!spec) throw new Error(`no charger ${id}`);
+    return spec;
+  }
+
+  private open(chargerId: string, connectorId: number): SiteSession | undefined {
+    return this.sessions.find(
+      (s) =>
+        s.chargerId === chargerId && s.connectorId === connectorId && s.meterStop === undefined,
+    );
+  }
+
+  /** A driver plugs in and the fleet backend starts a paid session through POST /v1/sessions. */
+  async startSession(chargerId: string, connectorId: number, amount: number): Promise<SiteSession> {
+    const spec = this.spec(chargerId);
+    const driver = SITE_DRIVERS[this.nextDriver++ % SITE_DRIVERS.length];
+    if (!driver) throw new Error('no driver');
+    await this.charger(chargerId).plugIn(connectorId, spec.kind === 'ac' ? AC_VEHICLE : DC_VEHICLE);
+    const token = await mintToken(this.t.gw.url, API_KEY, driver.email);
+    const res = await startSession(
+      this.t.gw.url,
+      token,
+      { chargerId, connectorId: String(connectorId), driverEmail: driver.email },
+      amount,
+    );
+    if (res.status !== 200)
+      throw new Error(
+        `start ${chargerId}/${connectorId}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
+    const session: SiteSession = {
+      sessionId: (res.body as { sessionId: string }).sessionId,
+      chargerId,
+      connectorId,
+      driverEmail: driver.email,
+      amount,
+      tariff: spec.kind,
+    };
+    this.sessions.push(session);
+    return session;
+  }
+
+  /** The driver ends the session at the charger (stop button) and unplugs. */
+  async stopAtCharger(session: SiteSession): Promise<void> {
+    const cp = this.charger(session.chargerId);
+    if (cp.state(session.connectorId).transactionId !== undefined) {
+      const stopped = cp.waitFor(
+        'transactionStopped',
+        (e) => e.connectorId === session.connectorId,
+        10_000,
+      );
+      await cp.interrupt(session.connectorId, 'Local');
+      await stopped;
+    }
+    await cp.unplug(session.connectorId);
+  }
+
+  row(sessionId: string): SessionRow {
+    return this.t.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRow;
+  }
+
+  /** Waits until every session is settled or refunded. */
+  async allEnded(timeoutMs = 30_000): Promise<void> {
+    await waitUntil(
+      () =>
+        this.sessions.every((s) => ['settled', 'refunded'].includes(this.row(s.sessionId).state)),
+      timeoutMs,
+      'every session ended',
+    );
+  }
+
+  /**
+   * Money from the meter: each session was billed exactly its delivered energy (the simulator's
+   * own register at start and stop), never more than it paid, the rest credited, one outcome in
+   * the ledger, and every ledger invariant holds.
+   */
+  expectBilledForDeliveredOnly(): void {
+    for (const s of this.sessions) {
+      const row = this.row(s.sessionId);
+      const delivered = (s.meterStop ?? s.meterStart ?? 0) - (s.meterStart ?? 0);
+      const cost = Math.min(
+        s.amount,
+        Math.floor((delivered * MICRO_NGN_PER_WH[s.tariff]) / 1_000_000),
+      );
+      if (row.state === 'refunded') {
+        expect(delivered, `${s.sessionId} refunded after delivering`).toBe(0);
+      } else {
+        expect(row, s.sessionId).toMatchObject({
+          state: 'settled',
+          delivered_wh: delivered,
+          cost,
+          credited: s.amount - cost,
+        });
+      }
+      const money = this.t.gw.db
+        .prepare(
+          `SELECT coalesce(sum(CASE WHEN kind = 'session_debit' THEN amount ELSE 0 END), 0) AS debited,
+                  coalesce(sum(CASE WHEN kind IN ('session_credit', 'session_refund') THEN amount ELSE 0 END), 0) AS returned
+           FROM ledger_entries WHERE session_id = ?`,
+        )
+        .get(s.sessionId) as { debited: number; returned: number };
+      expect(Math.abs(money.debited) - Math.abs(money.returned), `${s.sessionId} net charge`).toBe(
+        row.state === 'refunded' ? 0 : cost,
+      );
+    }
+    const report = verifyLedger(this.t.gw.db);
+    expect(report.checks.filter((c) => c.violations.length > 0)).toEqual([]);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.chargers.values()].map((cp) => cp.disconnect()));
+    await this.tap.close();
+    await this.t.close();
+  }
+}
+
+export interface SessionRow {
+  state: string;
+  amount: number;
+  limit_wh: number;
+  delivered_wh: number | null;
+  cost: number | null;
+  credited: number | null;
+  end_reason: string | null;
+}

@@ -1,0 +1,382 @@
+import type { TappedFrame } from './wire-tap.js';
+
+/** A connector of the site as the trace knows it from the config: its key and physical ceiling. */
+export interface TracedConnector {
+  chargerId: string;
+  connectorId: string;
+  maxW: number;
+  /** Volts per ampere per phase for profiles in A (AC: 230; DC: the pack's highest voltage). */
+  volts: number;
+}
+
+/** The site at one received message: what the meters said, what was allowed, what the limit was. */
+export interface TracePoint {
+  atMs: number;
+  /** Sum of the latest reported power of every connector. */
+  measuredW: number;
+  /** The same, a connector that accepted a lower allowance but has not reported since counted at it. */
+  settledW: number;
+  /** Sum of the allowances in force of connectors in a transaction (no profile: the connector's max). */
+  allowedW: number;
+  limitW: number;
+  /** What the site may show now: the limit, or the previous one while a lower is still landing. */
+  boundW: number;
+}
+
+export interface TraceViolation {
+  atMs: number;
+  what: string;
+}
+
+interface Profile {
+  id: number;
+  purpose: string;
+  stackLevel: number;
+  limitW: number;
+  transactionRef?: string;
+  /** The charger-wide (connector/EVSE 0) default. */
+  wide: boolean;
+}
+
+interface ConnectorTrack {
+  spec: TracedConnector;
+  powerW: number;
+  sampleAtMs: number;
+  transactionRef?: string;
+  profiles: Profile[];
+  /** When it last accepted an allowance below its previous one. */
+  loweredAtMs: number;
+}
+
+interface PendingCall {
+  action: string;
+  payload: Record<string, unknown>;
+  atMs: number;
+}
+
+/** Rounding between a profile in A and a meter in W, and the meter's whole watts. */
+const SLACK_FRACTION = 0.005;
+const SLACK_W = 50;
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === 'object' ? (v as Json) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const num = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+};
+
+/**
+ * The site's power from the wire (a WireTap's frames), and the tolerance rule checked at every
+ * frame (docs/load-management.md, "Measured"):
+ *  - a connector that reports after accepting a profile reports at most that profile's limit;
+ *  - the site's measured power (each connector's latest report summed) stays within the limit,
+ *    where a connector that accepted a LOWER allowance since its last report counts at that
+ *    allowance (a charger gets one meter interval to show it obeyed);
+ *  - after the limit is LOWERED, until the allowances in force fit the new limit, the site may
+ *    stay at the previous limit (the decrease is the most it may be over); a raise has no window;
+ *  - the allowances in force (sessions without a profile at their connector's maximum) stay
+ *    within that same bound.
+ */
+export class SiteTrace {
+  readonly points: TracePoint[] = [];
+  readonly violations: TraceViolation[] = [];
+  /** Every accepted SetChargingProfile: sent and answered (performance.now() ms). */
+  readonly profileRoundTrips: { chargerId: string; sentMs: number; answeredMs: number }[] = [];
+  readonly limitChanges: { atMs: number; fromW: number; toW: number }[] = [];
+  /** Profiles the chargers refused, by charger. */
+  readonly refusals = new Map<string, number>();
+  private readonly connectors = new Map<string, ConnectorTrack>();
+  private readonly transactions = new Map<string, string>(); // chargerId|ref → connector key
+  private readonly pending = new Map<string, PendingCall>();
+  private limit: number;
+  private pendingBound?: number;
+
+  constructor(connectors: readonly TracedConnector[], limitW: number) {
+    this.limit = limitW;
+    for (const spec of connectors) {
+      this.connectors.set(key(spec.chargerId, spec.connectorId), {
+        spec,
+        powerW: 0,
+        sampleAtMs: 0,
+        profiles: [],
+        loweredAtMs: -1,
+      });
+    }
+  }
+
+  get limitW(): number {
+    return this.limit;
+  }
+
+  /** The limit the site must keep from now on: call it before asking the gateway for the change. */
+  setLimit(watts: number, atMs = performance.now()): void {
+    if (watts === this.limit) return;
+    this.limitChanges.push({ atMs, fromW: this.limit, toW: watts });
+    if (watts < this.limit) this.pendingBound = Math.max(this.pendingBound ?? 0, this.limit);
+    this.limit = watts;
+    this.check(atMs);
+  }
+
+  /** The allowance in force on a connector now (its maximum without a profile). */
+  allowance(chargerId: string, connectorId: string): number {
+    const c = this.track(chargerId, connectorId);
+    return c ? allowanceOf(c) : Number.NaN;
+  }
+
+  reportedPower(chargerId: string, connectorId: string): number {
+    return this.track(chargerId, connectorId)?.powerW ?? Number.NaN;
+  }
+
+  /** True once every connector in a transaction has reported after its last accepted profile. */
+  settled(): boolean {
+    return (
+      this.pendingBound === undefined &&
+      [...this.connectors.values()].every(
+        (c) => c.transactionRef === undefined || c.sampleAtMs > c.loweredAtMs,
+      )
+    );
+  }
+
+  record(frame: TappedFrame): void {
+    const [type, id] = frame.message;
+    if (type === 2 && typeof id === 'string') {
+      const action = String(frame.message[2]);
+      const payload = obj(frame.message[3]);
+      this.pending.set(`${frame.chargerId}|${id}`, { action, payload, atMs: frame.atMs });
+      if (frame.direction === 'up') this.chargerCall(frame, action, payload);
+      return;
+    }
+    if ((type === 3 || type === 4) && typeof id === 'string') {
+      const call = this.pending.get(`${frame.chargerId}|${id}`);
+      if (!call) return;
+      this.pending.delete(`${frame.chargerId}|${id}`);
+      const answer = type === 3 ? obj(frame.message[2]) : {};
+      if (frame.direction === 'down') this.gatewayAnswer(frame, call, answer);
+      else this.chargerAnswer(frame, call, answer);
+    }
+  }
+
+  private track(chargerId: string, connectorId: string | number): ConnectorTrack | undefined {
+    return this.connectors.get(key(chargerId, String(connectorId)));
+  }
+
+  private chargerCall(frame: TappedFrame, action: string, p: Json): void {
+    const { chargerId } = frame;
+    if (action === 'MeterValues') {
+      const c = this.track(chargerId, String(p.connectorId ?? p.evseId));
+      const power = powerOf(p.meterValue);
+      if (c && power !== undefined) this.sample(c, power, frame.atMs);
+    } else if (action === 'StartTransaction') {
+      // The transaction's ref comes with the gateway's answer; the connector draws from now.
+      const c = this.track(chargerId, String(p.connectorId));
+      if (!c) return;
+      c.transactionRef = '';
+      this.check(frame.atMs);
+    } else if (action === 'StopTransaction') {
+      const ref = String(p.transactionId);
+      const c = this.connectors.get(this.transactions.get(`${chargerId}|${ref}`) ?? '');
+      if (c) this.end(c, ref, frame.atMs);
+    } else if (action === 'TransactionEvent') {
+      const ref = String(obj(p.transactionInfo).transactionId);
+      const evse = num(obj(p.evse).id);
+      if (evse !== undefined)
+        this.transactions.set(`${chargerId}|${ref}`, key(chargerId, String(evse)));
+      const c = this.connectors.get(this.transactions.get(`${chargerId}|${ref}`) ?? '');
+      if (!c) return;
+      if (p.eventType === 'Ended') return this.end(c, ref, frame.atMs);
+      c.transactionRef = ref;
+      const power = powerOf(p.meterValue);
+      if (power !== undefined) this.sample(c, power, frame.atMs);
+    }
+  }
+
+  private gatewayAnswer(frame: TappedFrame, call: PendingCall, answer: Json): void {
+    if (call.action !== 'StartTransaction') return;
+    const c = this.track(frame.chargerId, String(call.payload.connectorId));
+    if (!c) return;
+    const ref = String(answer.transactionId);
+    c.transactionRef = ref;
+    this.transactions.set(`${frame.chargerId}|${ref}`, key(frame.chargerId, c.spec.connectorId));
+  }
+
+  private chargerAnswer(frame: TappedFrame, call: PendingCall, answer: Json): void {
+    const accepted = answer.status === 'Accepted';
+    if (call.action === 'SetChargingProfile') {
+      if (!accepted) {
+        this.refusals.set(frame.chargerId, (this.refusals.get(frame.chargerId) ?? 0) + 1);
+        return;
+      }
+      this.profileRoundTrips.push({
+        chargerId: frame.chargerId,
+        sentMs: call.atMs,
+        answeredMs: frame.atMs,
+      });
+      this.applyProfile(frame, call.payload);
+    } else if (call.action === 'ClearChargingProfile' && accepted) {
+      this.clearProfiles(frame, call.payload);
+    }
+  }
+
+  private applyProfile(frame: TappedFrame, p: Json): void {
+    const profile = obj(p.csChargingProfiles ?? p.chargingProfile);
+    const schedule = obj(
+      Array.isArray(profile.chargingSchedule)
+        ? profile.chargingSchedule[0]
+        : profile.chargingSchedule,
+    );
+    const first = arr(schedule.chargingSchedulePeriod)
+      .map(obj)
+      .filter((period) => (num(period.startPeriod) ?? 0) <= 0)
+      .sort((a, b) => (num(b.startPeriod) ?? 0) - (num(a.startPeriod) ?? 0))[0];
+    const limit = num(first?.limit);
+    if (!first || limit === undefined) return;
+    const connectorId = num(p.connectorId ?? p.evseId) ?? 0;
+    const targets =
+      connectorId === 0
+        ? [...this.connectors.values()].filter((c) => c.spec.chargerId === frame.chargerId)
+        : [this.track(frame.chargerId, connectorId)].filter((c) => c !== undefined);
+    for (const c of targets) {
+      const phases = num(first.numberPhases) ?? 3;
+      const limitW = schedule.chargingRateUnit === 'A' ? limit * c.spec.volts * phases : limit;
+      const entry: Profile = {
+        id: num(profile.chargingProfileId ?? profile.id) ?? 0,
+        purpose: String(profile.chargingProfilePurpose),
+        stackLevel: num(profile.stackLevel) ?? 0,
+        limitW,
+        wide: connectorId === 0,
+      };
+      if (profile.transactionId !== undefined) entry.transactionRef = String(profile.transactionId);
+      const before = allowanceOf(c);
+      // A profile replaces the one of the same id, or of the same purpose and stack level.
+      c.profiles = c.profiles.filter(
+        (q) =>
+          q.id !== entry.id &&
+          !(
+            q.purpose === entry.purpose &&
+            q.stackLevel === entry.stackLevel &&
+            q.wide === entry.wide
+          ),
+      );
+      c.profiles.push(entry);
+      if (allowanceOf(c) < before) c.loweredAtMs = frame.atMs;
+    }
+    this.check(frame.atMs);
+  }
+
+  private clearProfiles(frame: TappedFrame, p: Json): void {
+    const criteria = obj(p.chargingProfileCriteria);
+    const id = num(p.id ?? p.chargingProfileId);
+    const connectorId = num(p.connectorId ?? criteria.evseId);
+    const purpose = p.chargingProfilePurpose ?? criteria.chargingProfilePurpose;
+    const stackLevel = num(p.stackLevel ?? criteria.stackLevel);
+    for (const c of this.connectors.values()) {
+      if (c.spec.chargerId !== frame.chargerId) continue;
+      if (
+        connectorId !== undefined &&
+        connectorId !== 0 &&
+        c.spec.connectorId !== String(connectorId)
+      )
+        continue;
+      c.profiles = c.profiles.filter(
+        (q) =>
+          !(
+            (id === undefined || q.id === id) &&
+            (purpose === undefined || q.purpose === purpose) &&
+            (stackLevel === undefined || q.stackLevel === stackLevel)
+          ),
+      );
+    }
+    this.check(frame.atMs);
+  }
+
+  private sample(c: ConnectorTrack, powerW: number, atMs: number): void {
+    c.powerW = powerW;
+    c.sampleAtMs = atMs;
+    const allowed = allowanceOf(c);
+    if (c.transactionRef !== undefined && powerW > allowed * (1 + SLACK_FRACTION) + SLACK_W) {
+      this.violations.push({
+        atMs,
+        what: `${c.spec.chargerId}/${c.spec.connectorId} reported ${powerW} W over its accepted allowance ${Math.round(allowed)} W`,
+      });
+    }
+    this.check(atMs);
+  }
+
+  private end(c: ConnectorTrack, ref: string, atMs: number): void {
+    c.powerW = 0;
+    c.sampleAtMs = atMs;
+    c.transactionRef = undefined;
+    c.profiles = c.profiles.filter((q) => q.purpose !== 'TxProfile');
+    this.transactions.delete(`${c.spec.chargerId}|${ref}`);
+    this.check(atMs);
+  }
+
+  private check(atMs: number): void {
+    let measuredW = 0;
+    let settledW = 0;
+    let allowedW = 0;
+    for (const c of this.connectors.values()) {
+      const allowed = allowanceOf(c);
+      measuredW += c.powerW;
+      settledW += c.sampleAtMs > c.loweredAtMs ? c.powerW : Math.min(c.powerW, allowed);
+      if (c.transactionRef !== undefined) allowedW += allowed;
+    }
+    if (this.pendingBound !== undefined && allowedW <= this.limit) this.pendingBound = undefined;
+    const boundW = this.pendingBound ?? this.limit;
+    this.points.push({ atMs, measuredW, settledW, allowedW, limitW: this.limit, boundW });
+    const slack = boundW * SLACK_FRACTION + SLACK_W;
+    if (settledW > boundW + slack) {
+      this.violations.push({
+        atMs,
+        what: `site measured ${Math.round(settledW)} W over ${boundW} W`,
+      });
+    }
+    if (allowedW > boundW + slack) {
+      this.violations.push({
+        atMs,
+        what: `site allowed ${Math.round(allowedW)} W over ${boundW} W`,
+      });
+    }
+  }
+}
+
+function key(chargerId: string, connectorId: string): string {
+  return `${chargerId}/${connectorId}`;
+}
+
+/**
+ * OCPP's stack: a TxProfile of the running transaction beats any TxDefaultProfile; within a
+ * purpose the highest stack level wins, a connector's own profile before the charger-wide one.
+ */
+function allowanceOf(c: ConnectorTrack): number {
+  const tx = c.profiles.filter(
+    (q) =>
+      q.purpose === 'TxProfile' &&
+      c.transactionRef !== undefined &&
+      (q.transactionRef === undefined || q.transactionRef === c.transactionRef),
+  );
+  const pool = tx.length > 0 ? tx : c.profiles.filter((q) => q.purpose === 'TxDefaultProfile');
+  const top = pool.sort(
+    (a, b) => b.stackLevel - a.stackLevel || Number(a.wide) - Number(b.wide),
+  )[0];
+  return top ? Math.min(top.limitW, c.spec.maxW) : c.spec.maxW;
+}
+
+/** Active power of the last sample of a MeterValues / TransactionEvent meterValue list (W). */
+function powerOf(meterValue: unknown): number | undefined {
+  const last = obj(arr(meterValue).at(-1));
+  let total: number | undefined;
+  for (const sv of arr(last.sampledValue).map(obj)) {
+    if (sv.measurand !== 'Power.Active.Import') continue;
+    if (typeof sv.phase === 'string' && sv.phase.includes('N')) continue;
+    const unit = String(sv.unit ?? obj(sv.unitOfMeasure).unit ?? 'W');
+    const multiplier = num(obj(sv.unitOfMeasure).multiplier) ?? 0;
+    const value = num(sv.value);
+    if (value === undefined) continue;
+    const watts = value * 10 ** multiplier * (unit === 'kW' ? 1000 : 1);
+    // Per-phase values add up; a total without a phase stands alone.
+    total = typeof sv.phase === 'string' ? (total ?? 0) + watts : watts;
+  }
+  return total;
+}
