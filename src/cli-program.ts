@@ -17,6 +17,7 @@ import { runDemo } from './demo/demo.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { startGateway } from './gateway.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
+import { registerPowerLimitCommands } from './operator/power-limit-cli.js';
 import { packageVersion } from './shared/package-version.js';
 import { openDatabase } from './store/database.js';
 
@@ -359,5 +360,6 @@ export function buildProgram(): Command {
     });
 
   registerOperatorCommands(program);
+  registerPowerLimitCommands(program);
   return program;
 }

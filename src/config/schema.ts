@@ -26,8 +26,24 @@ const connector = z
      */
     maxPowerKw: z.number().positive().max(1_000_000_000).optional(),
     type: z.enum(['AC', 'DC']).optional(),
+    /**
+     * Load management (with `power`): the least power worth sending this connector, kW. A
+     * session that cannot get it waits at 0 W rather than trickle (docs/load-management.md).
+     */
+    minPowerKw: z.number().min(0).max(1_000_000).optional(),
+    /** AC: the most current per phase, A; with `phases` and `power.voltage` it caps the connector's power. */
+    maxCurrentA: z.number().positive().max(10_000).optional(),
+    /** AC phases the connector draws on (1 or 3); default 3. */
+    phases: z.union([z.literal(1), z.literal(3)]).optional(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (c) => c.minPowerKw === undefined || c.maxPowerKw === undefined || c.minPowerKw <= c.maxPowerKw,
+    {
+      message: 'minPowerKw is above maxPowerKw',
+      path: ['minPowerKw'],
+    },
+  );
 
 const charger = z
   .object({
@@ -127,6 +143,58 @@ const uplink = z
     message: 'a password needs uplink.username',
     path: ['password'],
   });
+
+/** A limit in kW, or in A per phase (with the site's phases and voltage); exactly one. */
+const limitFields = {
+  limitKw: z.number().positive().max(1_000_000).optional(),
+  limitA: z.number().positive().max(100_000).optional(),
+};
+const oneLimit = (l: { limitKw?: number | undefined; limitA?: number | undefined }): boolean =>
+  (l.limitKw === undefined) !== (l.limitA === undefined);
+const oneLimitMessage = { message: 'give exactly one of limitKw and limitA', path: ['limitKw'] };
+
+/** A group of connectors behind one breaker or feeder, nested under the site or another circuit. */
+export interface CircuitConfig {
+  id: string;
+  limitKw?: number | undefined;
+  limitA?: number | undefined;
+  /** "CHARGER/CONNECTOR" ids of the connectors wired to this circuit directly. */
+  connectors: string[];
+  circuits: CircuitConfig[];
+}
+const circuit: z.ZodType<CircuitConfig, z.input<z.ZodType<CircuitConfig>>> = z.lazy(() =>
+  z
+    .object({
+      id,
+      ...limitFields,
+      connectors: z
+        .array(z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'a "CHARGER/CONNECTOR" id'))
+        .max(10_000)
+        .default([]),
+      circuits: z.array(circuit).max(1000).default([]),
+    })
+    .strict()
+    .refine(oneLimit, oneLimitMessage),
+);
+
+/**
+ * Load management: the site's supply limit and its circuits. Without it the gateway sends no
+ * charging profile and every charger draws what it can (docs/load-management.md).
+ */
+const power = z
+  .object({
+    ...limitFields,
+    /** With limitA (and AC connectors' maxCurrentA): the phases and phase voltage. */
+    phases: z.union([z.literal(1), z.literal(3)]).default(3),
+    voltage: z.number().min(100).max(1000).default(230),
+    /** equal: the same share each; owed-weighted: shares in proportion to the energy still owed. */
+    policy: z.enum(['equal', 'owed-weighted']).default('equal'),
+    circuits: z.array(circuit).max(1000).default([]),
+  })
+  .strict()
+  .refine(oneLimit, oneLimitMessage);
+
+export type PowerConfig = z.output<typeof power>;
 
 export const configSchema = z
   .object({
@@ -309,6 +377,7 @@ export const configSchema = z
       .prefault({}),
     tariffs: z.record(z.string().min(1), tariff),
     chargers: z.array(charger),
+    power: power.optional(),
     uplink: uplink.prefault({}),
     /** How long rows that only grow are kept (days; 0 keeps them forever). Money rows are never pruned. */
     retention: z

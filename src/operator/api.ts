@@ -18,6 +18,7 @@ import type { AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
+import type { PowerLimits } from './power-limit-routes.js';
 import type { SiteReadModel } from './read-model.js';
 import type { OperatorRequests } from './requests.js';
 
@@ -46,6 +47,8 @@ export interface OperatorDeps {
   disconnect: (chargerId: string, reason: string) => boolean;
   live: LiveMeters;
   read: SiteReadModel;
+  /** The site's run-time power limits; absent when the config has no site power limit. */
+  powerLimits?: PowerLimits | undefined;
   settings: {
     siteId: string;
     maxAmount: number;
