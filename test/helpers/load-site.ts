@@ -1,7 +1,7 @@
-import { expect } from 'vitest';
 import { applySeed, seedSchema } from '../../src/admin/seed.js';
 import { verifyLedger } from '../../src/admin/verify-ledger.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
+import type { Db } from '../../src/store/database.js';
 import type { VehicleSpec } from '../../simulators/shared/simulated-charge-point.js';
 import {
   API_KEY,
@@ -10,7 +10,8 @@ import {
   startTestGateway,
   type TestGateway,
 } from './gateway.js';
-import { mintToken, startSession } from './http.js';
+import { bearer, mintToken, startSession } from './http.js';
+import { createOperator, op } from './operator.js';
 import {
   bootedCharger,
   ocpp16,
@@ -104,13 +105,25 @@ export const DC_VEHICLE: VehicleSpec = {
   maxPowerW: 220_000,
 };
 
-/** The site's chargers as the gateway's config lists them. */
-export function siteChargersConfig(): GatewayConfigInput['chargers'] {
+/**
+ * The site's chargers as the gateway's config lists them, with their load-management range: AC by
+ * current and phases, DC by power. `maxPowerKw` is also the plausibility bound on billed energy,
+ * and a simulator at time factor N delivers N times its power per real second: each connector's
+ * bound is N times its power (AC connectors are capped by their current, so theirs stays unbounded).
+ */
+export function siteChargersConfig(timeFactor: number): GatewayConfigInput['chargers'] {
   return SITE_CHARGERS.map((c) => ({
     id: c.id,
     passwordHash: PASSWORD_HASH,
-    // Unbounded plausibility like the rest of the test site: the simulators run faster than real time.
-    connectors: [1, 2].map((n) => ({ id: String(n), tariff: c.kind, maxPowerKw: UNPHYSICAL_KW })),
+    connectors: [1, 2].map((n) => ({
+      id: String(n),
+      tariff: c.kind,
+      type: c.kind === 'ac' ? ('AC' as const) : ('DC' as const),
+      minPowerKw: c.minW / 1000,
+      ...(c.kind === 'ac'
+        ? { maxPowerKw: UNPHYSICAL_KW, maxCurrentA: c.maxW / (AC_VOLTS * 3), phases: 3 as const }
+        : { maxPowerKw: (c.maxW / 1000) * timeFactor }),
+    })),
   }));
 }
 
@@ -132,16 +145,93 @@ export interface SiteSession {
   driverEmail: string;
   amount: number;
   tariff: 'ac' | 'dc';
+  /** The driver's token, for the driver's session read. */
+  token: string;
   meterStart?: number;
   meterStop?: number;
   stopReason?: string;
 }
 
+/** The gateway under test, in this process (the test) or its own (the bench). */
+export interface SiteGateway {
+  url: string;
+  ocppUrl: string;
+  operatorUrl: string;
+  /** For reading sessions and the ledger. */
+  db: Db;
+  /** Seeded drivers of API_KEY's fleet, each with a wallet that covers every session here. */
+  driverEmails: readonly string[];
+  /** An operator's credential (role operator). */
+  operatorCredential: string;
+  close(): Promise<void>;
+}
+
 export interface LoadSiteOptions {
   limitW: number;
   timeFactor: number;
-  /** Extra gateway config (the site's load section once it exists). */
-  overrides?: Partial<GatewayConfigInput>;
+}
+
+/** The site config every run uses: the chargers, their power ranges and a meter sample every 10 s. */
+export function siteConfig(
+  timeFactor: number,
+  extra: Partial<GatewayConfigInput> = {},
+): Partial<GatewayConfigInput> {
+  return {
+    ocpp: {
+      meterSampleIntervalSeconds: 10,
+      callTimeoutSeconds: 2,
+      authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
+    },
+    sessions: {
+      startTimeoutSeconds: 5,
+      maxAmount: 1_000_000,
+      stopLeadMilliseconds: 0,
+      stopRetrySeconds: 0.05,
+      stopGraceSeconds: 0.3,
+    },
+    chargers: siteChargersConfig(timeFactor),
+    ...extra,
+  };
+}
+
+/** The site's gateway in this process (test/helpers/gateway.ts), its drivers seeded. */
+export async function inProcessGateway(
+  timeFactor: number,
+  extra: Partial<GatewayConfigInput> = {},
+): Promise<SiteGateway & { t: TestGateway }> {
+  const t = await startTestGateway(siteConfig(timeFactor, extra));
+  applySeed(
+    t.gw.db,
+    seedSchema.parse({
+      fleets: [
+        {
+          id: 'fleet-a',
+          name: 'Fleet A',
+          apiKeys: [API_KEY],
+          drivers: SITE_DRIVERS.map((d) => ({ ...d, openingBalance: 100_000 })),
+        },
+      ],
+    }),
+    new Date().toISOString(),
+  );
+  return {
+    t,
+    get url() {
+      return t.gw.url;
+    },
+    get ocppUrl() {
+      return t.gw.ocppUrl;
+    },
+    get operatorUrl() {
+      return t.gw.operatorUrl;
+    },
+    get db() {
+      return t.gw.db;
+    },
+    driverEmails: SITE_DRIVERS.map((d) => d.email),
+    operatorCredential: createOperator(t.gw.db, 'site-test', 'operator'),
+    close: () => t.close(),
+  };
 }
 
 export class LoadSite {
@@ -150,50 +240,21 @@ export class LoadSite {
   private nextDriver = 0;
 
   private constructor(
-    readonly t: TestGateway,
+    readonly gw: SiteGateway,
     readonly tap: WireTap,
     readonly trace: SiteTrace,
     readonly options: LoadSiteOptions,
   ) {}
 
-  static async start(options: LoadSiteOptions): Promise<LoadSite> {
-    const t = await startTestGateway({
-      ocpp: {
-        meterSampleIntervalSeconds: 10,
-        callTimeoutSeconds: 2,
-        authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
-      },
-      sessions: {
-        startTimeoutSeconds: 5,
-        maxAmount: 1_000_000,
-        stopLeadMilliseconds: 0,
-        stopRetrySeconds: 0.05,
-        stopGraceSeconds: 0.3,
-      },
-      chargers: siteChargersConfig(),
-      ...options.overrides,
-    });
-    applySeed(
-      t.gw.db,
-      seedSchema.parse({
-        fleets: [
-          {
-            id: 'fleet-a',
-            name: 'Fleet A',
-            apiKeys: [API_KEY],
-            drivers: SITE_DRIVERS.map((d) => ({ ...d, openingBalance: 100_000 })),
-          },
-        ],
-      }),
-      new Date().toISOString(),
-    );
-    const tap = new WireTap(t.gw.ocppUrl);
+  /** Starts the tap in front of the gateway and boots every charger through it. */
+  static async start(gw: SiteGateway, options: LoadSiteOptions): Promise<LoadSite> {
+    const tap = new WireTap(gw.ocppUrl);
     await tap.start();
     const trace = new SiteTrace(tracedConnectors(), options.limitW);
     tap.onFrame((frame) => trace.record(frame));
-    const site = new LoadSite(t, tap, trace, options);
+    const site = new LoadSite(gw, tap, trace, options);
     for (const c of SITE_CHARGERS) {
-      const cp = await bootedCharger(c.protocol, { ocppUrl: tap.url, db: t.gw.db }, c.id, {
+      const cp = await bootedCharger(c.protocol, { ocppUrl: tap.url, db: gw.db }, c.id, {
         connectors: c.connectors,
         maxPowerW: c.maxW,
         timeFactor: options.timeFactor,
@@ -221,6 +282,31 @@ export class LoadSite {
     return site;
   }
 
+  /** The operator lowers the site's limit (PUT), or clears the override (watts null). */
+  async operatorLimit(watts: number | null, contractW: number): Promise<void> {
+    this.trace.setLimit(watts ?? contractW);
+    const res =
+      watts === null
+        ? await op(
+            this.gw.operatorUrl,
+            this.gw.operatorCredential,
+            'DELETE',
+            '/site/power/limits/site',
+          )
+        : await op(
+            this.gw.operatorUrl,
+            this.gw.operatorCredential,
+            'PUT',
+            '/site/power/limits/site',
+            {
+              limitKw: watts / 1000,
+              reason: 'load test',
+            },
+          );
+    if (res.status !== 200)
+      throw new Error(`limit ${watts}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+
   charger(id: string): SimulatedChargePoint {
     const cp = this.chargers.get(id);
     if (!cp) throw new Error(`no charger ${id}`);
@@ -243,14 +329,14 @@ export class LoadSite {
   /** A driver plugs in and the fleet backend starts a paid session through POST /v1/sessions. */
   async startSession(chargerId: string, connectorId: number, amount: number): Promise<SiteSession> {
     const spec = this.spec(chargerId);
-    const driver = SITE_DRIVERS[this.nextDriver++ % SITE_DRIVERS.length];
-    if (!driver) throw new Error('no driver');
+    const email = this.gw.driverEmails[this.nextDriver++ % this.gw.driverEmails.length];
+    if (!email) throw new Error('no driver');
     await this.charger(chargerId).plugIn(connectorId, spec.kind === 'ac' ? AC_VEHICLE : DC_VEHICLE);
-    const token = await mintToken(this.t.gw.url, API_KEY, driver.email);
+    const token = await mintToken(this.gw.url, API_KEY, email);
     const res = await startSession(
-      this.t.gw.url,
+      this.gw.url,
       token,
-      { chargerId, connectorId: String(connectorId), driverEmail: driver.email },
+      { chargerId, connectorId: String(connectorId), driverEmail: email },
       amount,
     );
     if (res.status !== 200)
@@ -261,9 +347,10 @@ export class LoadSite {
       sessionId: (res.body as { sessionId: string }).sessionId,
       chargerId,
       connectorId,
-      driverEmail: driver.email,
+      driverEmail: email,
       amount,
       tariff: spec.kind,
+      token,
     };
     this.sessions.push(session);
     return session;
@@ -284,8 +371,38 @@ export class LoadSite {
     await cp.unplug(session.connectorId);
   }
 
+  /**
+   * Waits until the site is quiet: `quietMs` since the last limit change and the last profile
+   * call, none in flight, every lower landed and every charging connector reported since its
+   * last lower. Bounded: a gateway that never settles fails here.
+   */
+  async settle(quietMs: number, timeoutMs = 15_000): Promise<void> {
+    await waitUntil(
+      () => {
+        const now = performance.now();
+        const lastChange = this.trace.limitChanges.at(-1)?.atMs ?? 0;
+        return (
+          now - Math.max(lastChange, this.trace.lastProfileActivityMs) >= quietMs &&
+          this.trace.profilesInFlight() === 0 &&
+          this.trace.settled()
+        );
+      },
+      timeoutMs,
+      'the site to settle',
+    );
+  }
+
+  /** The driver's session read (GET /v1/sessions/:id). */
+  async read(session: SiteSession): Promise<Record<string, unknown>> {
+    const res = await fetch(`${this.gw.url}/v1/sessions/${session.sessionId}`, {
+      headers: bearer(session.token),
+    });
+    if (res.status !== 200) throw new Error(`read ${session.sessionId}: ${res.status}`);
+    return (await res.json()) as Record<string, unknown>;
+  }
+
   row(sessionId: string): SessionRow {
-    return this.t.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRow;
+    return this.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRow;
   }
 
   /** Waits until every session is settled or refunded. */
@@ -299,11 +416,12 @@ export class LoadSite {
   }
 
   /**
-   * Money from the meter: each session was billed exactly its delivered energy (the simulator's
-   * own register at start and stop), never more than it paid, the rest credited, one outcome in
-   * the ledger, and every ledger invariant holds.
+   * Money from the meter: each session billed exactly its delivered energy (the simulator's own
+   * register at start and stop), never more than it paid, the rest credited, debit and outcome in
+   * the ledger agreeing, and every ledger invariant holding. Returns what is wrong (none: []).
    */
-  expectBilledForDeliveredOnly(): void {
+  billingProblems(): string[] {
+    const problems: string[] = [];
     for (const s of this.sessions) {
       const row = this.row(s.sessionId);
       const delivered = (s.meterStop ?? s.meterStart ?? 0) - (s.meterStart ?? 0);
@@ -311,35 +429,50 @@ export class LoadSite {
         s.amount,
         Math.floor((delivered * MICRO_NGN_PER_WH[s.tariff]) / 1_000_000),
       );
-      if (row.state === 'refunded') {
-        expect(delivered, `${s.sessionId} refunded after delivering`).toBe(0);
-      } else {
-        expect(row, s.sessionId).toMatchObject({
-          state: 'settled',
-          delivered_wh: delivered,
-          cost,
-          credited: s.amount - cost,
-        });
+      const expected =
+        row.state === 'refunded'
+          ? { state: 'refunded', delivered_wh: null, cost: null, credited: null }
+          : { state: 'settled', delivered_wh: delivered, cost, credited: s.amount - cost };
+      const got = {
+        state: row.state,
+        delivered_wh: row.delivered_wh,
+        cost: row.cost,
+        credited: row.credited,
+      };
+      if (row.state === 'refunded' && delivered !== 0) {
+        problems.push(`${s.sessionId}: refunded after delivering ${delivered} Wh`);
       }
-      const money = this.t.gw.db
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        problems.push(
+          `${s.sessionId}: ${JSON.stringify(got)}, metered ${JSON.stringify(expected)}`,
+        );
+      }
+      const money = this.gw.db
         .prepare(
-          `SELECT coalesce(sum(CASE WHEN kind = 'session_debit' THEN amount ELSE 0 END), 0) AS debited,
+          `SELECT coalesce(sum(CASE WHEN kind = 'session_debit' THEN -amount ELSE 0 END), 0) AS debited,
                   coalesce(sum(CASE WHEN kind IN ('session_credit', 'session_refund') THEN amount ELSE 0 END), 0) AS returned
            FROM ledger_entries WHERE session_id = ?`,
         )
         .get(s.sessionId) as { debited: number; returned: number };
-      expect(Math.abs(money.debited) - Math.abs(money.returned), `${s.sessionId} net charge`).toBe(
-        row.state === 'refunded' ? 0 : cost,
-      );
+      const charged = money.debited - money.returned;
+      const owed = row.state === 'refunded' ? 0 : cost;
+      if (money.debited !== s.amount || charged !== owed) {
+        problems.push(
+          `${s.sessionId}: ledger debited ${money.debited}, returned ${money.returned}; metered cost ${owed}`,
+        );
+      }
     }
-    const report = verifyLedger(this.t.gw.db);
-    expect(report.checks.filter((c) => c.violations.length > 0)).toEqual([]);
+    const report = verifyLedger(this.gw.db);
+    for (const check of report.checks) {
+      if (check.violations.length > 0) problems.push(`ledger: ${JSON.stringify(check)}`);
+    }
+    return problems;
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.chargers.values()].map((cp) => cp.disconnect()));
     await this.tap.close();
-    await this.t.close();
+    await this.gw.close();
   }
 }
 

@@ -91,6 +91,8 @@ export class SiteTrace {
   private readonly pending = new Map<string, PendingCall>();
   private limit: number;
   private pendingBound?: number;
+  /** When a SetChargingProfile or ClearChargingProfile was last sent or answered. */
+  private lastProfileMs = 0;
 
   constructor(connectors: readonly TracedConnector[], limitW: number) {
     this.limit = limitW;
@@ -128,6 +130,16 @@ export class SiteTrace {
     return this.track(chargerId, connectorId)?.powerW ?? Number.NaN;
   }
 
+  /** Profile calls sent and not yet answered. */
+  profilesInFlight(): number {
+    return [...this.pending.values()].filter((c) => isProfileCall(c.action)).length;
+  }
+
+  /** When the site's profiles last moved (a call sent or answered), performance.now() ms. */
+  get lastProfileActivityMs(): number {
+    return this.lastProfileMs;
+  }
+
   /** True once every connector in a transaction has reported after its last accepted profile. */
   settled(): boolean {
     return (
@@ -144,6 +156,7 @@ export class SiteTrace {
       const action = String(frame.message[2]);
       const payload = obj(frame.message[3]);
       this.pending.set(`${frame.chargerId}|${id}`, { action, payload, atMs: frame.atMs });
+      if (isProfileCall(action)) this.lastProfileMs = frame.atMs;
       if (frame.direction === 'up') this.chargerCall(frame, action, payload);
       return;
     }
@@ -151,6 +164,7 @@ export class SiteTrace {
       const call = this.pending.get(`${frame.chargerId}|${id}`);
       if (!call) return;
       this.pending.delete(`${frame.chargerId}|${id}`);
+      if (isProfileCall(call.action)) this.lastProfileMs = frame.atMs;
       const answer = type === 3 ? obj(frame.message[2]) : {};
       if (frame.direction === 'down') this.gatewayAnswer(frame, call, answer);
       else this.chargerAnswer(frame, call, answer);
@@ -339,6 +353,10 @@ export class SiteTrace {
       });
     }
   }
+}
+
+function isProfileCall(action: string): boolean {
+  return action === 'SetChargingProfile' || action === 'ClearChargingProfile';
 }
 
 function key(chargerId: string, connectorId: string): string {
