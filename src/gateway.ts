@@ -33,9 +33,11 @@ import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
+import { startLimitSources } from './load/limit-sources.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
+import type { ChargerCommands } from './ocpp/port.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
@@ -67,6 +69,8 @@ export interface RunningGateway {
   operatorUrl: string;
   db: Db;
   api: FastifyInstance;
+  /** The version-neutral charger port (the commands the charging and load layers send). */
+  chargers: ChargerCommands;
   /** Outbox backlog and database size, for health and metrics. */
   storage: StorageHealth;
   /**
@@ -116,6 +120,7 @@ export async function startGateway(
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
   const telematics = new Telematics(db);
+  const powerLimits = startLimitSources({ config, db, clock, log });
   const uplink = startUplink({
     config,
     db,
@@ -126,6 +131,7 @@ export async function startGateway(
     admin,
     apiKeys,
     telematics,
+    feeds: powerLimits?.feed ? [powerLimits.feed] : [],
   });
 
   const metrics: GatewayMetrics = new GatewayMetrics({
@@ -289,6 +295,7 @@ export async function startGateway(
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,
     read: new SiteReadModel(db),
+    powerLimits,
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,
@@ -358,6 +365,7 @@ export async function startGateway(
     operatorUrl,
     db,
     api,
+    chargers: central,
     storage,
     drain: (o = {}) =>
       drain.drain(
@@ -377,6 +385,7 @@ export async function startGateway(
         log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
       }
       lifecycle.close();
+      powerLimits?.board.close();
       await central.close();
       if (ocppTls) {
         ocppTls.closeAllConnections();

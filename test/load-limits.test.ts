@@ -1,5 +1,16 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config/load.js';
+import type { GatewayConfigInput } from '../src/config/schema.js';
+import { startTestGateway, testConfig, type TestGateway } from './helpers/gateway.js';
+import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';
+import { createOperator, op } from './helpers/operator.js';
+import { waitUntil } from './helpers/wait.js';
 import type { EdgeTimers } from '../src/load/edge-timer.js';
 import { LimitBoard, type OperatorOverride } from '../src/load/limit-board.js';
 import type { LimitReader, NodeLimit } from '../src/load/limits.js';
@@ -339,6 +350,273 @@ describe('board properties (every mix of sources and times)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('power config: schedule, feed and time zone', () => {
+  const power = (extra: Record<string, unknown>) => ({
+    limitKw: 100,
+    circuits: [{ id: 'dc-bank', limitKw: 60, connectors: ['CP-1/1', 'CP-1/2'] }],
+    ...extra,
+  });
+  const parse = (extra: Partial<GatewayConfigInput>) =>
+    parseConfig({ ...testConfig('/tmp/x'), ...extra } as GatewayConfigInput);
+
+  it('defaults to Lagos and accepts windows over midnight on the site or a circuit', () => {
+    const c = parse({
+      power: power({
+        schedule: [
+          { days: ['mon', 'sun'], from: '18:00', to: '06:00', limitKw: 40 },
+          { node: 'dc-bank', days: ['sat'], from: '00:00', to: '00:00', limitKw: 20 },
+        ],
+      }),
+    });
+    expect(c.timeZone).toBe('Africa/Lagos');
+    expect(c.power?.schedule).toHaveLength(2);
+  });
+
+  it('refuses an unknown zone, node, day or time, and a feed without the uplink', () => {
+    const bad: Partial<GatewayConfigInput>[] = [
+      { timeZone: 'Mars/Olympus', power: power({}) },
+      {
+        power: power({
+          schedule: [{ node: 'nope', days: ['mon'], from: '01:00', to: '02:00', limitKw: 1 }],
+        }),
+      },
+      {
+        power: power({ schedule: [{ days: ['monday'], from: '01:00', to: '02:00', limitKw: 1 }] }),
+      },
+      { power: power({ schedule: [{ days: ['mon'], from: '24:00', to: '02:00', limitKw: 1 }] }) },
+      { power: power({ schedule: [{ days: [], from: '01:00', to: '02:00', limitKw: 1 }] }) },
+      { power: power({ feed: { topic: 'site/limit' } }) },
+      { uplink: { url: 'mqtt://127.0.0.1:1' }, power: power({ feed: { topic: 'site/#' } }) },
+    ];
+    for (const extra of bad) {
+      expect(() => parse(extra), JSON.stringify(extra)).toThrow(ConfigError);
+    }
+  });
+});
+
+const FEED_TOPIC = 'depot/meter/power-limit';
+
+describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', () => {
+  let broker: TestBroker;
+  let t: TestGateway;
+  let publisher: MqttClient;
+  let viewer: string;
+  let operator: string;
+
+  interface NodeBody {
+    nodeId: string;
+    limitKw: number;
+    source: string;
+    contractKw: number;
+    override: { limitKw: number; reason: string; expiresAt: string | null; setBy: string } | null;
+    constraints: { source: string; limitKw: number }[];
+  }
+  interface LimitsBody {
+    timeZone: string;
+    nodes: NodeBody[];
+    feed: {
+      accepted: number;
+      rejected: Record<string, number>;
+      readings: { nodeId: string; fresh: boolean }[];
+    } | null;
+  }
+  const limits = async () =>
+    (await op(t.gw.operatorUrl, viewer, 'GET', '/site/power/limits')).body as LimitsBody;
+  const node = async (id: string) =>
+    (await limits()).nodes.find((n) => n.nodeId === id) as NodeBody;
+  const publish = (payload: string, retain = false) =>
+    new Promise<void>((resolve, reject) =>
+      publisher.publish(FEED_TOPIC, payload, { qos: 1, retain }, (err) =>
+        err ? reject(err) : resolve(),
+      ),
+    );
+
+  beforeAll(async () => {
+    broker = await startBroker();
+    t = await startTestGateway({
+      uplink: { url: broker.url, reconnectSeconds: 0.2 },
+      power: {
+        limitKw: 100,
+        circuits: [{ id: 'dc-bank', limitKw: 60, connectors: ['CP-1/1', 'CP-1/2'] }],
+        feed: { topic: FEED_TOPIC, staleAfterSeconds: 600, fallbackKw: 30 },
+      },
+    });
+    viewer = createOperator(t.gw.db, 'vera', 'viewer');
+    operator = createOperator(t.gw.db, 'otto', 'operator');
+    publisher = await mqtt.connectAsync(broker.url, { clientId: 'site-meter', clean: true });
+  });
+  afterAll(async () => {
+    await publisher?.endAsync();
+    await t?.close();
+    await broker?.close();
+  });
+
+  it('starts on the fallback until the feed speaks; a live value binds, a retained or invalid one never', async () => {
+    expect(await node('site')).toMatchObject({ limitKw: 30, source: 'fallback', contractKw: 100 });
+    // The gateway's subscription is up once a live value gets through.
+    await waitUntil(
+      async () => {
+        await publish(JSON.stringify({ limitKw: 70 }));
+        return (await node('site')).source === 'feed';
+      },
+      10_000,
+      'first feed value',
+    );
+    expect(await node('site')).toMatchObject({ limitKw: 70, source: 'feed' });
+    for (const bad of [
+      'not json',
+      JSON.stringify({ limitKw: -5 }),
+      JSON.stringify({ limitKw: '20' }),
+      JSON.stringify({ limitKw: 20, extra: true }),
+      JSON.stringify({ limitKw: 20, node: 'ghost' }),
+    ]) {
+      await publish(bad);
+    }
+    const feed = await waitUntil(
+      async () => {
+        const f = (await limits()).feed;
+        const r = f?.rejected ?? {};
+        return (r.not_json ?? 0) + (r.invalid ?? 0) + (r.unknown_node ?? 0) >= 5 && f;
+      },
+      10_000,
+      'rejections counted',
+    );
+    expect(feed.rejected).toEqual({ not_json: 1, invalid: 3, unknown_node: 1, retained: 0 });
+    expect(await node('site')).toMatchObject({ limitKw: 70, source: 'feed' });
+    expect(
+      t.logLines.filter((l) => l.includes('power limit feed message not applied')),
+    ).toHaveLength(5);
+  });
+
+  it('a value for a circuit goes stale after its validForSeconds and leaves the fallback', async () => {
+    await publish(JSON.stringify({ limitKw: 12, node: 'dc-bank', validForSeconds: 0.3 }));
+    await waitUntil(async () => (await node('dc-bank')).source === 'feed', 10_000, 'circuit fed');
+    // The circuit's fallback: half its contract (no schedule, fallbackKw is the site's).
+    const stale = await waitUntil(
+      async () => {
+        const n = await node('dc-bank');
+        return n.source === 'fallback' && n;
+      },
+      10_000,
+      'circuit value stale',
+    );
+    expect(stale.limitKw).toBe(30);
+    expect((await limits()).feed?.readings.find((r) => r.nodeId === 'dc-bank')?.fresh).toBe(false);
+  });
+
+  it('PUT lowers a node for operators only, audited; above the contract is refused; DELETE clears it', async () => {
+    const body = { limitKw: 22.5, reason: 'generator only until the grid is back' };
+    const asViewer = await op(t.gw.operatorUrl, viewer, 'PUT', '/site/power/limits/site', body);
+    expect(asViewer.status).toBe(403);
+    expect((await op(t.gw.operatorUrl, null, 'PUT', '/site/power/limits/site', body)).status).toBe(
+      401,
+    );
+    const unknown = await op(t.gw.operatorUrl, operator, 'PUT', '/site/power/limits/ghost', body);
+    expect(unknown.status).toBe(404);
+    const above = await op(t.gw.operatorUrl, operator, 'PUT', '/site/power/limits/site', {
+      ...body,
+      limitKw: 100.001,
+    });
+    expect(above.status).toBe(400);
+    const past = await op(t.gw.operatorUrl, operator, 'PUT', '/site/power/limits/site', {
+      ...body,
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    expect(past.status).toBe(400);
+    expect(
+      (await op(t.gw.operatorUrl, operator, 'PUT', '/site/power/limits/site', { limitKw: 1 }))
+        .status,
+    ).toBe(400);
+    expect((await node('site')).override).toBeNull();
+
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const set = await op(t.gw.operatorUrl, operator, 'PUT', '/site/power/limits/site', {
+      ...body,
+      expiresAt,
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({
+      nodeId: 'site',
+      limitKw: 22.5,
+      source: 'operator',
+      override: { limitKw: 22.5, reason: body.reason, expiresAt, setBy: 'otto' },
+    });
+    const audit = t.gw.db
+      .prepare(
+        "SELECT operator_name, status, params, result FROM operator_audit WHERE action = 'site.power.limit.set' ORDER BY seq",
+      )
+      .all() as { operator_name: string; status: number; params: string; result: string }[];
+    expect(audit.map((a) => a.status)).toEqual([403, 404, 400, 400, 400, 200]);
+    expect(JSON.parse(audit.at(-1)?.params ?? '{}')).toMatchObject({ body: { limitKw: 22.5 } });
+    expect(JSON.parse(audit.at(-1)?.result ?? '{}')).toEqual({ limitKw: 22.5, source: 'operator' });
+
+    // It outlives a restart: a restart never raises a limit the operator lowered. A retained
+    // feed value (of unknown age) met at the new subscription is not applied.
+    await publish(JSON.stringify({ limitKw: 5 }), true);
+    await waitUntil(async () => (await node('site')).source === 'feed', 10_000, 'live value');
+    await t.restart();
+    const retained = await waitUntil(
+      async () => ((await limits()).feed?.rejected.retained ?? 0) > 0 && (await limits()).feed,
+      10_000,
+      'retained value met',
+    );
+    expect(retained.rejected.retained).toBe(1);
+    expect(retained.accepted).toBe(0);
+    expect(await node('site')).toMatchObject({ limitKw: 22.5, source: 'operator' });
+    await publish('', true);
+
+    expect((await op(t.gw.operatorUrl, viewer, 'DELETE', '/site/power/limits/site')).status).toBe(
+      403,
+    );
+    const cleared = await op(t.gw.operatorUrl, operator, 'DELETE', '/site/power/limits/site');
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({
+      cleared: true,
+      override: null,
+      source: 'fallback',
+      limitKw: 30,
+    });
+    const again = await op(t.gw.operatorUrl, operator, 'DELETE', '/site/power/limits/site');
+    expect(again.body).toMatchObject({ cleared: false });
+    const clears = t.gw.db
+      .prepare(
+        "SELECT status, result FROM operator_audit WHERE action = 'site.power.limit.clear' ORDER BY seq",
+      )
+      .all() as { status: number; result: string }[];
+    expect(
+      clears.map((c) => [c.status, (JSON.parse(c.result) as { cleared?: boolean }).cleared]),
+    ).toEqual([
+      [403, undefined],
+      [200, true],
+      [200, false],
+    ]);
+  });
+
+  it('the CLI sets, shows and clears a limit through the API', async () => {
+    const run = promisify(execFile);
+    const credentialFile = join(t.dir, 'otto.credential');
+    writeFileSync(credentialFile, operator);
+    const cli = (...args: string[]) =>
+      run(process.execPath, [join(import.meta.dirname, '..', 'dist', 'cli.js'), ...args], {
+        env: {
+          ...process.env,
+          FLEET_GATEWAY_OPERATOR_URL: t.gw.operatorUrl,
+          FLEET_GATEWAY_OPERATOR_CREDENTIAL_FILE: credentialFile,
+        },
+      });
+    const set = await cli('site', 'limit', 'set', 'dc-bank', '15', '--reason', 'cable check');
+    expect(set.stdout).toContain('dc-bank: 15 kW (operator; contract 60 kW)');
+    expect((await node('dc-bank')).override).toMatchObject({ limitKw: 15, reason: 'cable check' });
+    const shown = await cli('site', 'limits');
+    expect(shown.stdout).toMatch(/dc-bank\s+15\s+operator\s+60\s+15/);
+    const cleared = await cli('site', 'limit', 'clear', 'dc-bank');
+    expect(cleared.stdout).toContain('operator limit cleared');
+    await expect(cli('site', 'limit', 'set', 'dc-bank', 'ten', '--reason', 'x')).rejects.toThrow(
+      /limitKw/,
     );
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 
+import { powerInputsProblem } from '../load/limit-inputs-config.js';
 import { microNgnPerWh } from '../pricing/money.js';
 import { configSchema, type CircuitConfig, type GatewayConfig } from './schema.js';
 
@@ -138,6 +139,8 @@ function checkReferences(config: GatewayConfig): void {
     });
   });
   if (config.power) checkPowerTree(config.power.circuits);
+  const powerProblem = powerInputsProblem(config);
+  if (powerProblem) throw new ConfigError(powerProblem);
 }
 
 /** Circuit ids unique (and not 'site'); a connector wired to at most one circuit. */

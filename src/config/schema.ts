@@ -4,6 +4,7 @@ import {
   GATEWAY_MANAGED_CONFIG,
   isGatewayManaged,
 } from './charger-config-keys.js';
+import { powerInputsShape, timeZoneSchema } from '../load/limit-inputs-config.js';
 
 const id = z
   .string()
@@ -190,6 +191,8 @@ const power = z
     /** equal: the same share each; owed-weighted: shares in proportion to the energy still owed. */
     policy: z.enum(['equal', 'owed-weighted']).default('equal'),
     circuits: z.array(circuit).max(1000).default([]),
+    /** Run-time limits: schedule windows and the MQTT feed (docs/load-management.md). */
+    ...powerInputsShape,
   })
   .strict()
   .refine(oneLimit, oneLimitMessage);
@@ -199,6 +202,8 @@ export type PowerConfig = z.output<typeof power>;
 export const configSchema = z
   .object({
     siteId: id,
+    /** The site's IANA time zone: power schedule windows are in its wall time. */
+    timeZone: timeZoneSchema,
     http: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),

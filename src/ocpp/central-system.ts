@@ -22,6 +22,7 @@ import { observedConnection, type OcppObserver } from './observed-connection.js'
 import {
   ChargerOfflineError,
   type ChargerCommands,
+  type PowerLimit,
   type ChargerEvents,
   type ChargerOperations,
   type ChargerReply,
@@ -259,6 +260,14 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     transactionRef: string,
   ): Promise<StepOutcome> {
     return this.live(chargerId).session.limitToZero(connectorId, transactionRef);
+  }
+
+  async setPowerLimit(
+    chargerId: string,
+    connectorId: string,
+    limit: PowerLimit,
+  ): Promise<StepOutcome> {
+    return this.live(chargerId).session.setPowerLimit(connectorId, limit);
   }
 
   async setAvailability(

@@ -10,6 +10,7 @@ import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
+import type { PowerLimits } from '../load/limit-sources.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
@@ -18,7 +19,6 @@ import type { AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
-import type { PowerLimits } from './power-limit-routes.js';
 import type { SiteReadModel } from './read-model.js';
 import type { OperatorRequests } from './requests.js';
 
