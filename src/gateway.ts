@@ -34,6 +34,7 @@ import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
 import { startLimitSources } from './load/limit-sources.js';
+import { startLoadManagement } from './load/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
@@ -186,9 +187,23 @@ export async function startGateway(
     // A session's connector is configured (Charging checks it); a removed one is not bounded.
     maxPowerW: (chargerId, connectorId) =>
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
+    allowedPowerW: (sessionId) => load?.confirmedPowerW(sessionId) ?? null,
   });
   const live = new LiveMeters();
-  central.setEvents(live.observe(lifecycle));
+  const load = powerLimits
+    ? startLoadManagement({
+        config,
+        site,
+        sessions,
+        chargers: central,
+        log,
+        limits: powerLimits.board,
+        nodeIds: powerLimits.board.nodeIds,
+        registry: metrics.registry,
+        onAllowanceChange: (sessionId) => lifecycle.allowedPowerChanged(sessionId),
+      })
+    : undefined;
+  central.setEvents(load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle));
   const charging = new Charging({
     db,
     clock,
@@ -385,6 +400,7 @@ export async function startGateway(
         log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
       }
       lifecycle.close();
+      load?.close();
       powerLimits?.board.close();
       await central.close();
       if (ocppTls) {

@@ -45,7 +45,7 @@ export interface LoadManagerOptions {
   chargers: Pick<ChargerCommands, 'isOnline' | 'setPowerLimit'>;
   /** Pause before an undelivered allowance is tried again; default RETRY_MS. */
   retryMs?: number;
-  /** Called after each reallocation that changed a session's allowance (the stop prediction). */
+  /** Called when a charger accepted a session's new allowance (the stop prediction). */
   onAllowanceChange?: (sessionId: string) => void;
   /** Counts for the metrics. */
   counters?: { reallocation(reason: string): void; refusal(chargerId: string): void };
@@ -168,6 +168,14 @@ export class LoadManager {
     return a === 'waiting' ? { allocatedW: 0, waiting: true } : { allocatedW: a, waiting: false };
   }
 
+  /**
+   * What the session's charger has accepted as its ceiling, W (null when none is in force): the
+   * stop prediction plans with it only once the charger took it, never on a value still in flight.
+   */
+  confirmedPowerW(sessionId: string): number | null {
+    return this.confirmed.get(sessionId) ?? null;
+  }
+
   /** Every node's limit, allowance and measured power, and every session's allocation. */
   view(): { nodes: NodeView[]; sessions: SessionAllocationView[] } {
     const connectors = this.connectorMap();
@@ -281,7 +289,6 @@ export class LoadManager {
     });
     const limits = this.limitMap();
     const allocation = allocate(limits, inputs, this.o.policy);
-    const previous = this.allocation;
     this.allocation = allocation;
     for (const id of [...this.confirmed.keys()]) {
       if (!allocation.has(id)) this.confirmed.delete(id);
@@ -336,10 +343,6 @@ export class LoadManager {
       }
       await this.send(x.s, x.c, x.target);
     }
-    for (const s of active) {
-      if (previous.get(s.sessionId) !== allocation.get(s.sessionId))
-        this.o.onAllowanceChange?.(s.sessionId);
-    }
     return retry;
   }
 
@@ -352,6 +355,7 @@ export class LoadManager {
     });
     if (outcome === 'accepted') {
       this.confirmed.set(s.sessionId, watts);
+      this.o.onAllowanceChange?.(s.sessionId);
       return true;
     }
     if (outcome === 'rejected' || outcome === 'not_supported') this.refused(s.chargerId, outcome);
