@@ -275,6 +275,10 @@ export async function startGateway(
     roster,
     charging,
     sessionViews,
+    sessionPower: (sessionId) => {
+      const power = load?.sessionPower(sessionId);
+      return power ? { allocatedKw: power.allocatedW / 1000, waiting: power.waiting } : null;
+    },
     health,
     readiness: () => {
       const problems: string[] = [];
@@ -311,6 +315,7 @@ export async function startGateway(
     live,
     read: new SiteReadModel(db),
     powerLimits,
+    load: load && config.power ? { manager: load, policy: config.power.policy } : undefined,
     settings: {
       siteId: config.siteId,
       maxAmount: config.sessions.maxAmount,

@@ -115,7 +115,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (!view || view.driverId !== request.driverId) {
         throw new ApiError(404, 'session_not_found', 'no such session for this driver');
       }
-      return view;
+      const power = deps.sessionPower?.(view.sessionId) ?? null;
+      return power ? { ...view, power } : view;
     },
   );
   // GET on the quote's path would otherwise be taken for a session id.

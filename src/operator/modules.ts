@@ -6,6 +6,7 @@ import { registerPowerLimitRoutes } from './power-limit-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
+import { registerSitePowerRoutes } from './site-power-routes.js';
 import { registerStopRecordRoutes } from './stop-record-routes.js';
 
 /**
@@ -14,6 +15,7 @@ import { registerStopRecordRoutes } from './stop-record-routes.js';
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSiteRoutes,
+  registerSitePowerRoutes,
   registerReadRoutes,
   registerMoneyRoutes,
   registerRosterRoutes,
