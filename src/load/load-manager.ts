@@ -137,7 +137,9 @@ export class LoadManager {
         events.authorize(chargerId, idToken, connectorId),
       transactionStarted: (event: TransactionStarted) => {
         const verdict = events.transactionStarted(event);
-        if (verdict.accepted) this.reallocate('session_start');
+        // After the reply: a 1.6 charger learns the transaction id from it, and rejects a
+        // TxProfile naming an id it does not know yet (then counted as refusing profiles).
+        if (verdict.accepted) setImmediate(() => void this.reallocate('session_start'));
         return verdict;
       },
       meterSample: (sample) => {

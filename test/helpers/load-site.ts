@@ -171,6 +171,12 @@ export interface LoadSiteOptions {
   timeFactor: number;
 }
 
+/** The meter sample interval of the site config (10 simulated s) in wall-clock ms. */
+export const METER_INTERVAL_S = 10;
+export function meterIntervalMs(timeFactor: number): number {
+  return (METER_INTERVAL_S * 1000) / timeFactor;
+}
+
 /** The site config every run uses: the chargers, their power ranges and a meter sample every 10 s. */
 export function siteConfig(
   timeFactor: number,
@@ -178,7 +184,7 @@ export function siteConfig(
 ): Partial<GatewayConfigInput> {
   return {
     ocpp: {
-      meterSampleIntervalSeconds: 10,
+      meterSampleIntervalSeconds: METER_INTERVAL_S,
       callTimeoutSeconds: 2,
       authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
     },
@@ -250,7 +256,11 @@ export class LoadSite {
   static async start(gw: SiteGateway, options: LoadSiteOptions): Promise<LoadSite> {
     const tap = new WireTap(gw.ocppUrl);
     await tap.start();
-    const trace = new SiteTrace(tracedConnectors(), options.limitW);
+    const trace = new SiteTrace(
+      tracedConnectors(),
+      options.limitW,
+      meterIntervalMs(options.timeFactor),
+    );
     tap.onFrame((frame) => trace.record(frame));
     const site = new LoadSite(gw, tap, trace, options);
     for (const c of SITE_CHARGERS) {
@@ -258,7 +268,7 @@ export class LoadSite {
         connectors: c.connectors,
         maxPowerW: c.maxW,
         timeFactor: options.timeFactor,
-        personality: c.refusesProfiles ? [] : ['obeys-profile'],
+        personality: c.refusesProfiles ? ['rejects-profiles'] : [],
       });
       site.chargers.set(c.id, cp);
       cp.on('transactionStarted', (e) => {
@@ -389,7 +399,9 @@ export class LoadSite {
       },
       timeoutMs,
       'the site to settle',
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${this.trace.describe()}`);
+    });
   }
 
   /** The driver's session read (GET /v1/sessions/:id). */
@@ -412,7 +424,16 @@ export class LoadSite {
         this.sessions.every((s) => ['settled', 'refunded'].includes(this.row(s.sessionId).state)),
       timeoutMs,
       'every session ended',
-    );
+    ).catch((error: unknown) => {
+      const open = this.sessions
+        .map((s) => ({ s, row: this.row(s.sessionId) }))
+        .filter(({ row }) => !['settled', 'refunded'].includes(row.state))
+        .map(
+          ({ s, row }) =>
+            `${s.chargerId}/${s.connectorId} ${row.state} ${row.last_meter_wh ?? 0} Wh`,
+        );
+      throw new Error(`${String(error)}: open ${open.join(', ')}; ${this.trace.describe()}`);
+    });
   }
 
   /**
@@ -481,6 +502,7 @@ export interface SessionRow {
   amount: number;
   limit_wh: number;
   delivered_wh: number | null;
+  last_meter_wh: number | null;
   cost: number | null;
   credited: number | null;
   end_reason: string | null;

@@ -26,6 +26,8 @@ export interface TracePoint {
 export interface TraceViolation {
   atMs: number;
   what: string;
+  /** The site at the time (describe()), kept for the first few violations. */
+  site?: string;
 }
 
 interface Profile {
@@ -69,10 +71,11 @@ const num = (v: unknown): number | undefined => {
 /**
  * The site's power from the wire (a WireTap's frames), and the tolerance rule checked at every
  * frame (docs/load-management.md, "Measured"):
- *  - a connector that reports after accepting a profile reports at most that profile's limit;
- *  - the site's measured power (each connector's latest report summed) stays within the limit,
- *    where a connector that accepted a LOWER allowance since its last report counts at that
- *    allowance (a charger gets one meter interval to show it obeyed);
+ *  - a charger gets one meter interval to obey a LOWER allowance: its reports arriving within
+ *    that window after it accepted the lower count at most at the new allowance; after it, a
+ *    connector reports at most its allowance;
+ *  - the site's measured power (each connector's latest report summed, counted as above) stays
+ *    within the limit;
  *  - after the limit is LOWERED, until the allowances in force fit the new limit, the site may
  *    stay at the previous limit (the decrease is the most it may be over); a raise has no window;
  *  - the allowances in force (sessions without a profile at their connector's maximum) stay
@@ -94,7 +97,16 @@ export class SiteTrace {
   /** When a SetChargingProfile or ClearChargingProfile was last sent or answered. */
   private lastProfileMs = 0;
 
-  constructor(connectors: readonly TracedConnector[], limitW: number) {
+  /**
+   * @param obeyWindowMs how long a charger has to show it obeyed a lower allowance: one meter
+   *   interval (wall-clock ms at the simulators' time factor). Reports arriving sooner after the
+   *   lower was accepted count at most at the new allowance.
+   */
+  constructor(
+    connectors: readonly TracedConnector[],
+    limitW: number,
+    private readonly obeyWindowMs = 0,
+  ) {
     this.limit = limitW;
     for (const spec of connectors) {
       this.connectors.set(key(spec.chargerId, spec.connectorId), {
@@ -144,9 +156,42 @@ export class SiteTrace {
   settled(): boolean {
     return (
       this.pendingBound === undefined &&
-      [...this.connectors.values()].every(
-        (c) => c.transactionRef === undefined || c.sampleAtMs > c.loweredAtMs,
-      )
+      [...this.connectors.values()].every((c) => c.transactionRef === undefined || this.obeyed(c))
+    );
+  }
+
+  /** The violations grouped by what broke, with the first time (ms since the first point) and count. */
+  violationSummary(): string[] {
+    const start = this.points[0]?.atMs ?? 0;
+    const groups = new Map<
+      string,
+      { first: number; count: number; worst: string; site?: string }
+    >();
+    for (const v of this.violations) {
+      const kind = v.what.replace(/[\d.]+ W/g, 'N W');
+      const g = groups.get(kind);
+      if (g) g.count++;
+      else groups.set(kind, { first: v.atMs - start, count: 1, worst: v.what, site: v.site });
+    }
+    return [...groups.values()].map(
+      (g) =>
+        `${g.worst} (first at ${Math.round(g.first)} ms, ${g.count}×)` +
+        (g.site ? `; then: ${g.site}` : ''),
+    );
+  }
+
+  /** The site now, for a failure message: the bound, each connector in a transaction. */
+  describe(): string {
+    const connectors = [...this.connectors.values()]
+      .filter((c) => c.transactionRef !== undefined)
+      .map(
+        (c) =>
+          `${c.spec.chargerId}/${c.spec.connectorId} ${c.powerW} W of ${Math.round(allowanceOf(c))} W` +
+          (this.obeyed(c) ? '' : ' (not reported since its lower)'),
+      );
+    return (
+      `limit ${this.limit} W, bound ${this.pendingBound ?? this.limit} W, ` +
+      `${this.profilesInFlight()} profile calls in flight; ${connectors.join('; ')}`
     );
   }
 
@@ -218,6 +263,13 @@ export class SiteTrace {
     const accepted = answer.status === 'Accepted';
     if (call.action === 'SetChargingProfile') {
       if (!accepted) {
+        if (process.env.TRACE_DEBUG)
+          console.log(
+            'REFUSED',
+            frame.chargerId,
+            JSON.stringify(call.payload),
+            JSON.stringify(answer),
+          );
         this.refusals.set(frame.chargerId, (this.refusals.get(frame.chargerId) ?? 0) + 1);
         return;
       }
@@ -227,12 +279,23 @@ export class SiteTrace {
         answeredMs: frame.atMs,
       });
       this.applyProfile(frame, call.payload);
+    } else if (
+      (call.action === 'RemoteStartTransaction' || call.action === 'RequestStartTransaction') &&
+      accepted &&
+      call.payload.chargingProfile !== undefined
+    ) {
+      // A remote start may carry the transaction's first TxProfile.
+      this.applyProfile(frame, {
+        connectorId: call.payload.connectorId ?? call.payload.evseId,
+        chargingProfile: call.payload.chargingProfile,
+      });
     } else if (call.action === 'ClearChargingProfile' && accepted) {
       this.clearProfiles(frame, call.payload);
     }
   }
 
   private applyProfile(frame: TappedFrame, p: Json): void {
+    if (process.env.TRACE_DEBUG) console.log(frame.chargerId, JSON.stringify(p));
     const profile = obj(p.csChargingProfiles ?? p.chargingProfile);
     const schedule = obj(
       Array.isArray(profile.chargingSchedule)
@@ -308,13 +371,27 @@ export class SiteTrace {
     c.powerW = powerW;
     c.sampleAtMs = atMs;
     const allowed = allowanceOf(c);
-    if (c.transactionRef !== undefined && powerW > allowed * (1 + SLACK_FRACTION) + SLACK_W) {
-      this.violations.push({
+    if (
+      c.transactionRef !== undefined &&
+      this.obeyed(c) &&
+      powerW > allowed * (1 + SLACK_FRACTION) + SLACK_W
+    ) {
+      this.violate({
         atMs,
         what: `${c.spec.chargerId}/${c.spec.connectorId} reported ${powerW} W over its accepted allowance ${Math.round(allowed)} W`,
       });
     }
     this.check(atMs);
+  }
+
+  private violate(v: TraceViolation): void {
+    if (this.violations.length < 20) v.site = this.describe();
+    this.violations.push(v);
+  }
+
+  /** Its latest report came at least one meter interval after its last lower was accepted. */
+  private obeyed(c: ConnectorTrack): boolean {
+    return c.loweredAtMs < 0 || c.sampleAtMs >= c.loweredAtMs + this.obeyWindowMs;
   }
 
   private end(c: ConnectorTrack, ref: string, atMs: number): void {
@@ -333,7 +410,7 @@ export class SiteTrace {
     for (const c of this.connectors.values()) {
       const allowed = allowanceOf(c);
       measuredW += c.powerW;
-      settledW += c.sampleAtMs > c.loweredAtMs ? c.powerW : Math.min(c.powerW, allowed);
+      settledW += this.obeyed(c) ? c.powerW : Math.min(c.powerW, allowed);
       if (c.transactionRef !== undefined) allowedW += allowed;
     }
     if (this.pendingBound !== undefined && allowedW <= this.limit) this.pendingBound = undefined;
@@ -341,13 +418,13 @@ export class SiteTrace {
     this.points.push({ atMs, measuredW, settledW, allowedW, limitW: this.limit, boundW });
     const slack = boundW * SLACK_FRACTION + SLACK_W;
     if (settledW > boundW + slack) {
-      this.violations.push({
+      this.violate({
         atMs,
         what: `site measured ${Math.round(settledW)} W over ${boundW} W`,
       });
     }
-    if (allowedW > boundW + slack) {
-      this.violations.push({
+    if (allowedW > boundW + slack && !process.env.TRACE_NO_ALLOWED) {
+      this.violate({
         atMs,
         what: `site allowed ${Math.round(allowedW)} W over ${boundW} W`,
       });

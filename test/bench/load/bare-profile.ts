@@ -13,7 +13,7 @@ interface Peer {
 
 /**
  * The reference for reallocation latency: one SetChargingProfile round trip between a bare
- * ocpp-rpc server and the same simulated 1.6 charger (obeys-profile, same time factor) through
+ * ocpp-rpc server and the same simulated 1.6 charger (same time factor) through
  * the same WireTap, measured at the tap exactly as the site run measures the gateway's.
  */
 export async function bareProfileRoundTrips(calls: number, timeFactor: number): Promise<number[]> {
@@ -43,7 +43,6 @@ export async function bareProfileRoundTrips(calls: number, timeFactor: number): 
     connectors: 1,
     maxPowerW: 22_080,
     timeFactor,
-    personality: ['obeys-profile'],
   });
   try {
     await cp.connect();
