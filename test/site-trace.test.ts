@@ -20,7 +20,8 @@ class Wire {
   private t = 0;
   constructor(readonly trace: SiteTrace) {}
   private send(direction: TappedFrame['direction'], message: unknown[]): void {
-    this.trace.record({ atMs: ++this.t, chargerId: 'CP', direction, message });
+    this.t++;
+    this.trace.record({ atMs: this.t, atEpochMs: this.t, chargerId: 'CP', direction, message });
   }
   start(connectorId: number, ref: number): void {
     const id = `s${++this.id}`;
@@ -36,7 +37,7 @@ class Wire {
         connectorId,
         meterValue: [
           {
-            timestamp: '2026-11-24T00:00:00Z',
+            timestamp: new Date(this.t + 1).toISOString(),
             sampledValue: [{ value: String(watts), measurand: 'Power.Active.Import', unit: 'W' }],
           },
         ],

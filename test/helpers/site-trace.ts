@@ -46,8 +46,11 @@ interface ConnectorTrack {
   sampleAtMs: number;
   transactionRef?: string;
   profiles: Profile[];
-  /** When it last accepted an allowance below its previous one. */
+  /** When it last accepted an allowance below its previous one (tap clock, and Date.now()). */
   loweredAtMs: number;
+  loweredAtEpochMs: number;
+  /** When its latest reported reading was taken: its meter value's timestamp (Date.now() clock). */
+  takenAtEpochMs: number;
 }
 
 interface PendingCall {
@@ -98,9 +101,9 @@ export class SiteTrace {
   private lastProfileMs = 0;
 
   /**
-   * @param obeyWindowMs how long a charger has to show it obeyed a lower allowance: one meter
-   *   interval (wall-clock ms at the simulators' time factor). Reports arriving sooner after the
-   *   lower was accepted count at most at the new allowance.
+   * @param obeyWindowMs how long a charger has to show it obeyed a lower allowance (wall-clock
+   *   ms at the simulators' time factor). Readings taken sooner after the lower was accepted
+   *   count at most at the new allowance.
    */
   constructor(
     connectors: readonly TracedConnector[],
@@ -115,6 +118,8 @@ export class SiteTrace {
         sampleAtMs: 0,
         profiles: [],
         loweredAtMs: -1,
+        loweredAtEpochMs: -1,
+        takenAtEpochMs: 0,
       });
     }
   }
@@ -225,7 +230,7 @@ export class SiteTrace {
     if (action === 'MeterValues') {
       const c = this.track(chargerId, String(p.connectorId ?? p.evseId));
       const power = powerOf(p.meterValue);
-      if (c && power !== undefined) this.sample(c, power, frame.atMs);
+      if (c && power !== undefined) this.sample(c, power, frame, p.meterValue);
     } else if (action === 'StartTransaction') {
       // The transaction's ref comes with the gateway's answer; the connector draws from now.
       const c = this.track(chargerId, String(p.connectorId));
@@ -246,7 +251,7 @@ export class SiteTrace {
       if (p.eventType === 'Ended') return this.end(c, ref, frame.atMs);
       c.transactionRef = ref;
       const power = powerOf(p.meterValue);
-      if (power !== undefined) this.sample(c, power, frame.atMs);
+      if (power !== undefined) this.sample(c, power, frame, p.meterValue);
     }
   }
 
@@ -263,13 +268,6 @@ export class SiteTrace {
     const accepted = answer.status === 'Accepted';
     if (call.action === 'SetChargingProfile') {
       if (!accepted) {
-        if (process.env.TRACE_DEBUG)
-          console.log(
-            'REFUSED',
-            frame.chargerId,
-            JSON.stringify(call.payload),
-            JSON.stringify(answer),
-          );
         this.refusals.set(frame.chargerId, (this.refusals.get(frame.chargerId) ?? 0) + 1);
         return;
       }
@@ -295,7 +293,6 @@ export class SiteTrace {
   }
 
   private applyProfile(frame: TappedFrame, p: Json): void {
-    if (process.env.TRACE_DEBUG) console.log(frame.chargerId, JSON.stringify(p));
     const profile = obj(p.csChargingProfiles ?? p.chargingProfile);
     const schedule = obj(
       Array.isArray(profile.chargingSchedule)
@@ -336,7 +333,10 @@ export class SiteTrace {
           ),
       );
       c.profiles.push(entry);
-      if (allowanceOf(c) < before) c.loweredAtMs = frame.atMs;
+      if (allowanceOf(c) < before) {
+        c.loweredAtMs = frame.atMs;
+        c.loweredAtEpochMs = frame.atEpochMs;
+      }
     }
     this.check(frame.atMs);
   }
@@ -367,9 +367,12 @@ export class SiteTrace {
     this.check(frame.atMs);
   }
 
-  private sample(c: ConnectorTrack, powerW: number, atMs: number): void {
+  private sample(c: ConnectorTrack, powerW: number, frame: TappedFrame, meterValue: unknown): void {
+    const atMs = frame.atMs;
     c.powerW = powerW;
     c.sampleAtMs = atMs;
+    const stamp = Date.parse(String(obj(arr(meterValue).at(-1)).timestamp));
+    c.takenAtEpochMs = Number.isFinite(stamp) ? stamp : frame.atEpochMs;
     const allowed = allowanceOf(c);
     if (
       c.transactionRef !== undefined &&
@@ -389,9 +392,13 @@ export class SiteTrace {
     this.violations.push(v);
   }
 
-  /** Its latest report came at least one meter interval after its last lower was accepted. */
+  /**
+   * Its latest report was taken (the meter value's own timestamp: when the charger read its
+   * meter, however late the frame arrived) at least the obey window after its last lower was
+   * accepted.
+   */
   private obeyed(c: ConnectorTrack): boolean {
-    return c.loweredAtMs < 0 || c.sampleAtMs >= c.loweredAtMs + this.obeyWindowMs;
+    return c.loweredAtMs < 0 || c.takenAtEpochMs >= c.loweredAtEpochMs + this.obeyWindowMs;
   }
 
   private end(c: ConnectorTrack, ref: string, atMs: number): void {
@@ -423,7 +430,7 @@ export class SiteTrace {
         what: `site measured ${Math.round(settledW)} W over ${boundW} W`,
       });
     }
-    if (allowedW > boundW + slack && !process.env.TRACE_NO_ALLOWED) {
+    if (allowedW > boundW + slack) {
       this.violate({
         atMs,
         what: `site allowed ${Math.round(allowedW)} W over ${boundW} W`,

@@ -7,6 +7,8 @@ import WebSocket, { WebSocketServer, type RawData } from 'ws';
 export interface TappedFrame {
   /** performance.now() when the tap forwarded it: the gateway receives it within a loopback hop. */
   atMs: number;
+  /** Date.now() at the same moment: the simulators stamp their meter values on this clock. */
+  atEpochMs: number;
   chargerId: string;
   /** 'up': charger → gateway; 'down': gateway → charger. */
   direction: 'up' | 'down';
@@ -92,7 +94,13 @@ export class WireTap {
         message = undefined;
       }
       if (Array.isArray(message)) {
-        const frame: TappedFrame = { atMs: performance.now(), chargerId, direction, message };
+        const frame: TappedFrame = {
+          atMs: performance.now(),
+          atEpochMs: Date.now(),
+          chargerId,
+          direction,
+          message,
+        };
         for (const listener of this.listeners) listener(frame);
       }
       if (to.readyState === WebSocket.OPEN) to.send(text, { binary: isBinary });
