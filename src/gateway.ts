@@ -44,6 +44,7 @@ import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
 import { releaseRelaxed } from './store/durability.js';
+import { closeGroupCommit } from './store/group-commit.js';
 import { openDatabase, type Db } from './store/database.js';
 import { acquireGatewayLock, type GatewayLock } from './store/gateway-lock.js';
 import { Outbox } from './store/outbox.js';
@@ -415,6 +416,7 @@ export async function startGateway(
       await api.close();
       await operatorApi?.close();
       await uplink.close();
+      log.info(closeGroupCommit(db), 'group commit: batches and the writes they held');
       releaseRelaxed(db);
       db.close();
       lock?.release();
