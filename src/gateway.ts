@@ -33,7 +33,7 @@ import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
-import { startLimitSources } from './load/limit-sources.js';
+import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
 import { startLoadManagement } from './load/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
@@ -190,6 +190,7 @@ export async function startGateway(
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
     allowedPowerW: (sessionId) => load?.confirmedPowerW(sessionId) ?? null,
   });
+  if (powerLimits?.feed) registerFeedMetrics(metrics.registry, powerLimits.feed);
   const live = new LiveMeters();
   const load = powerLimits
     ? startLoadManagement({

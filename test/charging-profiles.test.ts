@@ -1,10 +1,12 @@
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import ocppRpc from 'ocpp-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_HASH, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { CHARGER_PASSWORD } from './helpers/gateway.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
 import { waitUntil } from './helpers/wait.js';
+import { ceilingPeriod, PHASE_VOLTAGE_V } from '../src/ocpp/power-limit.js';
 
 const { createRPCError } = ocppRpc;
 
@@ -322,5 +324,26 @@ describe('charging profiles on the wire, OCPP 2.0.1', () => {
     expect(await t.gw.chargers.limitToZero('CS-A', '1', 'tx-1')).toBe('accepted');
     const zero = a.frames[0]?.params.chargingProfile as Record<string, unknown>;
     expect(zero).toMatchObject({ id: 90_001, stackLevel: 1 });
+  });
+});
+
+describe("a ceiling in the charger's unit", () => {
+  it('is never above the watts asked for, and within one step of them', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 2_000_000, noNaN: true }),
+        fc.constantFrom(1 as const, 3 as const),
+        fc.constantFrom('A' as const, 'W' as const),
+        (watts, phases, unit) => {
+          const { limit } = ceilingPeriod(watts, unit, 'AC', phases);
+          const allowedW = unit === 'W' ? limit : limit * PHASE_VOLTAGE_V * phases;
+          const stepW = unit === 'W' ? 1 : 0.1 * PHASE_VOLTAGE_V * phases;
+          expect(allowedW).toBeLessThanOrEqual(watts + 1e-6);
+          expect(allowedW).toBeGreaterThan(watts - stepW - 1e-6);
+          // At most one decimal: what the 1.6 schema's multipleOf 0.1 accepts.
+          expect(Math.abs(limit * 10 - Math.round(limit * 10))).toBeLessThan(1e-6);
+        },
+      ),
+    );
   });
 });

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { createOperator, op } from './helpers/operator.js';
 import { waitUntil } from './helpers/wait.js';
 import type { EdgeTimers } from '../src/load/edge-timer.js';
 import { LimitBoard, type OperatorOverride } from '../src/load/limit-board.js';
+import { feedPayloadSchema } from '../src/load/limit-feed.js';
 import type { LimitReader, NodeLimit } from '../src/load/limits.js';
 import { PowerSchedule, type ScheduleWindowSpec } from '../src/load/schedule.js';
 import { instantOf, localTime } from '../src/load/local-time.js';
@@ -279,6 +282,42 @@ const windowArb: fc.Arbitrary<ScheduleWindowSpec> = fc.record({
   limitKw: fc.integer({ min: 0, max: 150 }),
 });
 
+describe('schedule edges against the wall clock, DST zones included', () => {
+  it('every change of what is in force happens at an edge the timer is armed for', () => {
+    const starts = [
+      ['Europe/Berlin', '2026-03-28T12:00:00Z'],
+      ['Europe/Berlin', '2026-10-24T12:00:00Z'],
+      ['America/New_York', '2026-03-07T12:00:00Z'],
+      ['America/New_York', '2026-10-31T12:00:00Z'],
+      ['Australia/Lord_Howe', '2026-04-04T06:00:00Z'], // goes back by 30 minutes
+      [LAGOS, '2026-11-22T12:00:00Z'],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...starts),
+        fc.array(windowArb, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 12 * 60 }),
+        ([zone, iso], windows, offsetMinutes) => {
+          const s = new PowerSchedule(windows, zone, 'site');
+          const t0 = Date.parse(iso) + offsetMinutes * 60_000;
+          const edges = new Set<number>();
+          for (let e = s.nextEdge(t0); e !== undefined && e <= t0 + 36 * HOUR; e = s.nextEdge(e))
+            edges.add(e);
+          const state = (ms: number) => JSON.stringify([...s.inForce(ms)].sort());
+          let before = state(t0);
+          for (let m = t0 + 60_000; m <= t0 + 36 * HOUR; m += 60_000) {
+            const now = state(m);
+            if (now !== before)
+              expect(edges.has(m), `${zone} ${new Date(m).toISOString()}`).toBe(true);
+            before = now;
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe('board properties (every mix of sources and times)', () => {
   it('never above the contract, always the lowest constraint, expired overrides and stale values gone, one notice per change', () => {
     fc.assert(
@@ -398,7 +437,34 @@ describe('power config: schedule, feed and time zone', () => {
   });
 });
 
+describe('the feed payload', () => {
+  it('the published JSON Schema (schemas/mqtt/power-limit.json) and the edge validation agree', () => {
+    const schema = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', 'schemas', 'mqtt', 'power-limit.json'), 'utf8'),
+    ) as object;
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    const value = fc.oneof(
+      fc.double({ min: -10, max: 2_000_000, noNaN: true }),
+      fc.constantFrom(0, 86_400, 86_400.5, 1_000_000, 1_000_000.001),
+      fc.string({ maxLength: 70 }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const candidate = fc.record(
+      { limitKw: value, node: value, validForSeconds: value, other: value },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(candidate, (c) => {
+        expect(feedPayloadSchema.safeParse(c).success).toBe(validate(c));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 const FEED_TOPIC = 'depot/meter/power-limit';
+const METRICS_TOKEN = 'metrics-scraper-token-0001';
 
 describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', () => {
   let broker: TestBroker;
@@ -444,6 +510,7 @@ describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', 
         circuits: [{ id: 'dc-bank', limitKw: 60, connectors: ['CP-1/1', 'CP-1/2'] }],
         feed: { topic: FEED_TOPIC, staleAfterSeconds: 600, fallbackKw: 30 },
       },
+      metrics: { bearerTokenSha256: createHash('sha256').update(METRICS_TOKEN).digest('hex') },
     });
     viewer = createOperator(t.gw.db, 'vera', 'viewer');
     operator = createOperator(t.gw.db, 'otto', 'operator');
@@ -490,6 +557,12 @@ describe('run-time limits on a running gateway (operator API, CLI, MQTT feed)', 
     expect(
       t.logLines.filter((l) => l.includes('power limit feed message not applied')),
     ).toHaveLength(5);
+    const scraped = await fetch(`${t.gw.operatorUrl}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const text = await scraped.text();
+    expect(text).toContain('fleetgw_power_feed_messages_total{outcome="invalid"} 3');
+    expect(text).toMatch(/fleetgw_power_feed_messages_total\{outcome="accepted"\} [1-9]/);
   });
 
   it('a value for a circuit goes stale after its validForSeconds and leaves the fallback', async () => {

@@ -72,7 +72,7 @@ export function wattsOf(limit: number, unit: 'W' | 'A', phases: number | undefin
   return phases === undefined ? limit * packVoltage(soc) : limit * AC_PHASE_VOLTAGE * phases;
 }
 
-/** The profile's clock: simulated seconds since its schedule started (may be negative). */
+/** The profile's clock: simulated seconds since its schedule first started (may be negative). */
 function elapsedSeconds(
   p: InstalledProfile,
   outlet: OutletProfileView,
@@ -90,7 +90,11 @@ function elapsedSeconds(
       ? p.installedAtDateMs
       : Date.parse(p.schedule.startSchedule);
   const atInstall = (p.installedAtDateMs - origin) / 1000;
-  const elapsed = atInstall + ((nowMs - p.installedAtMs) / 1000) * timeFactor;
+  return atInstall + ((nowMs - p.installedAtMs) / 1000) * timeFactor;
+}
+
+/** A Recurring schedule starts over every day (or week) after its start. */
+function withinCycle(p: InstalledProfile, elapsed: number): number {
   if (p.kind !== 'Recurring') return elapsed;
   const cycle = p.recurrencyKind === 'Weekly' ? WEEK_SECONDS : DAY_SECONDS;
   return ((elapsed % cycle) + cycle) % cycle;
@@ -180,7 +184,8 @@ export class ChargingProfiles {
         (a, b) => b.stackLevel - a.stackLevel || b.outletId - a.outletId,
       );
       for (const p of ordered) {
-        const elapsed = elapsedSeconds(p, outlet, nowMs, this.timeFactor) + offsetSeconds;
+        const since = elapsedSeconds(p, outlet, nowMs, this.timeFactor) + offsetSeconds;
+        const elapsed = withinCycle(p, since);
         const at = periodAt(p, elapsed);
         if (at.nextChange !== undefined)
           nextChange = Math.min(nextChange ?? Infinity, at.nextChange);

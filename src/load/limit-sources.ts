@@ -1,3 +1,4 @@
+import { Counter, type Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -67,4 +68,20 @@ export function startLimitSources(d: {
     'site power limits',
   );
   return { board, feed, timeZone: d.config.timeZone };
+}
+
+/** fleetgw_power_feed_messages_total{outcome}: read from the feed's own counts at scrape time. */
+export function registerFeedMetrics(registry: Registry, feed: LimitFeed): void {
+  new Counter({
+    name: 'fleetgw_power_feed_messages_total',
+    help: 'Power limit feed messages: accepted, or why not applied (not_json, invalid, unknown_node, retained)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const s = feed.stats();
+      this.reset();
+      this.inc({ outcome: 'accepted' }, s.accepted);
+      for (const [outcome, n] of Object.entries(s.rejected)) this.inc({ outcome }, n);
+    },
+  });
 }

@@ -83,7 +83,7 @@ export const DEPARTURE_FRACTION = 0.1;
 export const DEPARTURE_MIN_W = 1000;
 
 /** Pause before a round that could not deliver everything is tried again. */
-export const RETRY_MS = 5000;
+export const RETRY_MS = 2000;
 
 const key = (chargerId: string, connectorId: string): string => `${chargerId}\u0000${connectorId}`;
 
@@ -107,6 +107,8 @@ export class LoadManager {
   /** A session drawing well under its allowance: its maximum for the allocation, until it rises. */
   private readonly drawCap = new Map<string, number>();
   private readonly measured = new Map<string, number>();
+  /** The last reading of a session drawing well under its allowance, not yet confirmed by a second. */
+  private readonly underDraw = new Map<string, number>();
   private running: Promise<void> | null = null;
   private again: string | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -137,8 +139,7 @@ export class LoadManager {
         events.authorize(chargerId, idToken, connectorId),
       transactionStarted: (event: TransactionStarted) => {
         const verdict = events.transactionStarted(event);
-        // After the reply: a 1.6 charger learns the transaction id from it, and rejects a
-        // TxProfile naming an id it does not know yet (then counted as refusing profiles).
+        // After the reply is on its way: a TxProfile names the transaction the reply gives it.
         if (verdict.accepted) setImmediate(() => void this.reallocate('session_start'));
         return verdict;
       },
@@ -295,8 +296,8 @@ export class LoadManager {
     for (const id of [...this.confirmed.keys()]) {
       if (!allocation.has(id)) this.confirmed.delete(id);
     }
-    for (const id of [...this.drawCap.keys()]) {
-      if (!allocation.has(id)) this.drawCap.delete(id);
+    for (const map of [this.drawCap, this.underDraw]) {
+      for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
     }
 
     const changes = active.flatMap((s) => {
@@ -343,7 +344,7 @@ export class LoadManager {
         retry = true;
         continue;
       }
-      await this.send(x.s, x.c, x.target);
+      if (!(await this.send(x.s, x.c, x.target))) retry = true;
     }
     return retry;
   }
@@ -360,7 +361,17 @@ export class LoadManager {
       this.o.onAllowanceChange?.(s.sessionId);
       return true;
     }
-    if (outcome === 'rejected' || outcome === 'not_supported') this.refused(s.chargerId, outcome);
+    // A charger that took its connectors' default profile does smart charging: a refused TxProfile
+    // is about the transaction (its id not yet known there, say), tried again; one that took
+    // neither refuses profiles altogether.
+    const takesDefaults = this.o
+      .connectors()
+      .some(
+        (x) => x.chargerId === s.chargerId && this.defaults.has(key(x.chargerId, x.connectorId)),
+      );
+    if (outcome === 'not_supported' || (outcome === 'rejected' && !takesDefaults)) {
+      this.refused(s.chargerId, outcome);
+    }
     return false;
   }
 
@@ -459,6 +470,7 @@ export class LoadManager {
     const allowed = this.confirmed.get(s.sessionId);
     if (allowed === undefined) return;
     const margin = Math.max(DEPARTURE_MIN_W, allowed * DEPARTURE_FRACTION);
+    if (sample.powerW >= allowed - margin) this.underDraw.delete(s.sessionId);
     if (sample.powerW > allowed + margin) {
       // Drawing past an accepted profile: it does not obey; counted at its maximum from now on.
       this.o.log.warn(
@@ -468,7 +480,12 @@ export class LoadManager {
       this.refused(s.chargerId, 'overdraw');
       void this.reallocate('overdraw');
     } else if (sample.powerW < allowed - margin && this.drawCap.get(s.sessionId) === undefined) {
-      // The EV takes less than it may (taper, full battery): the rest goes to the others.
+      // The EV takes less than it may (taper, full battery): the rest goes to the others, once
+      // two readings in a row agree (an EV still ramping up is not held at its first reading).
+      const previous = this.underDraw.get(s.sessionId);
+      this.underDraw.set(s.sessionId, sample.powerW);
+      if (previous === undefined || Math.abs(previous - sample.powerW) > margin) return;
+      this.underDraw.delete(s.sessionId);
       this.drawCap.set(s.sessionId, Math.ceil(sample.powerW + margin));
       void this.reallocate('under_draw');
     } else if (

@@ -1,8 +1,9 @@
 /**
  * Wall time in an IANA time zone without a date library: Intl gives the zone's offset at an
- * instant, and a local date-time is placed on the timeline by two passes of that offset (exact
- * except in a DST gap, where the time that does not exist lands on the shifted instant, and in a
- * fold, where the first of the two instants is taken).
+ * instant. A local date-time is on the timeline once, twice (the repeated hour when clocks go
+ * back) or never (the skipped hour when they go forward): instantsOf gives every occurrence, and
+ * transitionsNear the moments the offset changes, so a caller looking for the next change of
+ * something read on the wall clock can take both.
  */
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -82,9 +83,47 @@ export function localTime(ms: number, timeZone: string): LocalTime {
   };
 }
 
-/** The instant at which the zone's wall clock shows local `day` + `minute` (see the header). */
-export function instantOf(day: number, minute: number, timeZone: string): number {
+/** Offsets never change twice within this span around a local day (real zones: months apart). */
+const SPAN_MS = 14 * 3_600_000;
+
+/** Every instant at which the zone's wall clock shows local `day` + `minute`, earliest first. */
+export function instantsOf(day: number, minute: number, timeZone: string): number[] {
   const wall = day * DAY_MS + minute * MINUTE_MS;
-  const first = wall - offsetAt(wall, timeZone);
-  return wall - offsetAt(first, timeZone);
+  const offsets = new Set([
+    offsetAt(wall - SPAN_MS, timeZone),
+    offsetAt(wall, timeZone),
+    offsetAt(wall + SPAN_MS, timeZone),
+  ]);
+  const out: number[] = [];
+  for (const o of offsets) {
+    const t = wall - o;
+    if (offsetAt(t, timeZone) === o && !out.includes(t)) out.push(t);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** The first instant at or after which the wall clock shows local `day` + `minute` or later. */
+export function instantOf(day: number, minute: number, timeZone: string): number {
+  const exact = instantsOf(day, minute, timeZone)[0];
+  if (exact !== undefined) return exact;
+  // A skipped time: the clock jumps over it at the transition.
+  const wall = day * DAY_MS + minute * MINUTE_MS;
+  return transitionsNear(day, timeZone).find((t) => t >= wall - SPAN_MS) ?? wall;
+}
+
+/** The instants (whole minutes) around local `day` at which the zone's offset changes. */
+export function transitionsNear(day: number, timeZone: string): number[] {
+  let lo = day * DAY_MS - SPAN_MS;
+  let hi = (day + 1) * DAY_MS + SPAN_MS;
+  const after = offsetAt(hi, timeZone);
+  if (offsetAt(lo, timeZone) === after) return [];
+  // offset(lo) differs from offset(hi): find the first minute with the later offset
+  lo = Math.floor(lo / MINUTE_MS);
+  hi = Math.ceil(hi / MINUTE_MS);
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetAt(mid * MINUTE_MS, timeZone) === after) hi = mid;
+    else lo = mid;
+  }
+  return [hi * MINUTE_MS];
 }

@@ -1,4 +1,4 @@
-import { instantOf, localTime, WEEKDAYS, type Weekday } from './local-time.js';
+import { instantsOf, localTime, transitionsNear, WEEKDAYS, type Weekday } from './local-time.js';
 
 /** A window of the power schedule, as the config gives it (site.power.schedule). */
 export interface ScheduleWindowSpec {
@@ -41,6 +41,7 @@ export function kwToWatts(kw: number): number {
  */
 export class PowerSchedule {
   private readonly windows: Window[];
+  private cached: { from: number; edge: number } | null = null;
 
   constructor(
     specs: readonly ScheduleWindowSpec[],
@@ -87,16 +88,29 @@ export class PowerSchedule {
   /** The first window edge after `ms`, or undefined without windows. */
   nextEdge(ms: number): number | undefined {
     if (this.windows.length === 0) return undefined;
+    // No edge lies between the moment the cached one was found and it.
+    const c = this.cached;
+    if (c && ms >= c.from && ms < c.edge) return c.edge;
+    const edge = this.findNextEdge(ms);
+    this.cached = edge === undefined ? null : { from: ms, edge };
+    return edge;
+  }
+
+  private findNextEdge(ms: number): number | undefined {
     const today = localTime(ms, this.timeZone).day;
     let next: number | undefined;
     // A window that started yesterday may end today; the latest start to look at is a week on.
+    const consider = (at: number) => {
+      if (at > ms && (next === undefined || at < next)) next = at;
+    };
     for (let day = today - 1; day <= today + 7; day++) {
       const weekday = (((day + 4) % 7) + 7) % 7;
+      // The wall clock jumping (DST) can start or end a window between its edges.
+      for (const at of transitionsNear(day, this.timeZone)) consider(at);
       for (const w of this.windows) {
         if (!w.days.has(weekday)) continue;
         for (const minute of [w.from, w.from + w.length]) {
-          const at = instantOf(day, minute, this.timeZone);
-          if (at > ms && (next === undefined || at < next)) next = at;
+          for (const at of instantsOf(day, minute, this.timeZone)) consider(at);
         }
       }
     }
