@@ -411,13 +411,13 @@ describe('power config: schedule, feed and time zone', () => {
         ],
       }),
     });
-    expect(c.timeZone).toBe('Africa/Lagos');
+    expect(c.site.timeZone).toBe('Africa/Lagos');
     expect(c.power?.schedule).toHaveLength(2);
   });
 
   it('refuses an unknown zone, node, day or time, and a feed without the uplink', () => {
     const bad: Partial<GatewayConfigInput>[] = [
-      { timeZone: 'Mars/Olympus', power: power({}) },
+      { site: { timeZone: 'Mars/Olympus' }, power: power({}) },
       {
         power: power({
           schedule: [{ node: 'nope', days: ['mon'], from: '01:00', to: '02:00', limitKw: 1 }],

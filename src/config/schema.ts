@@ -4,7 +4,7 @@ import {
   GATEWAY_MANAGED_CONFIG,
   isGatewayManaged,
 } from './charger-config-keys.js';
-import { powerInputsShape, timeZoneSchema } from '../load/limit-inputs-config.js';
+import { powerInputsShape } from '../load/limit-inputs-config.js';
 
 const id = z
   .string()
@@ -199,11 +199,18 @@ const power = z
 
 export type PowerConfig = z.output<typeof power>;
 
+function validTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const configSchema = z
   .object({
     siteId: id,
-    /** The site's IANA time zone: power schedule windows are in its wall time. */
-    timeZone: timeZoneSchema,
     http: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
@@ -410,6 +417,18 @@ export const configSchema = z
          * before stopping; 0 stops at once (open sessions resume on restart).
          */
         drainTimeoutSeconds: z.number().min(0).max(86_400).default(0),
+      })
+      .strict()
+      .prefault({}),
+    /** The site as people see it: the console shows times in its zone. */
+    site: z
+      .object({
+        /** IANA time zone of the site; "today" and "this month" are counted in it. */
+        timeZone: z
+          .string()
+          .min(1)
+          .refine(validTimeZone, 'an IANA time zone such as Africa/Lagos')
+          .default('Africa/Lagos'),
       })
       .strict()
       .prefault({}),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CircuitConfig } from '../config/schema.js';
 import { allCircuits, SITE_NODE } from './limits.js';
-import { isTimeZone, WEEKDAYS } from './local-time.js';
+import { WEEKDAYS } from './local-time.js';
 
 /** Config pieces of the run-time limit sources; schema.ts places them under `site`. */
 
@@ -9,14 +9,6 @@ const hhmm = z
   .string()
   .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'a local time HH:MM (00:00-23:59)');
 const kw = z.number().min(0).max(1_000_000);
-
-/** IANA name of the site's time zone: schedule windows are in its wall time. */
-export const timeZoneSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine(isTimeZone, 'an IANA time zone name such as Africa/Lagos')
-  .default('Africa/Lagos');
 
 export const scheduleWindowSchema = z
   .object({

@@ -36,7 +36,7 @@ export function startLimitSources(d: {
     siteNodeId: SITE_NODE,
     clock: d.clock,
     ...(d.timers ? { timers: d.timers } : {}),
-    schedule: new PowerSchedule(power.schedule, d.config.timeZone, SITE_NODE),
+    schedule: new PowerSchedule(power.schedule, d.config.site.timeZone, SITE_NODE),
     feed: power.feed
       ? {
           fallbackWatts:
@@ -59,7 +59,7 @@ export function startLimitSources(d: {
   const site = board.limit(SITE_NODE);
   log.info(
     {
-      timeZone: d.config.timeZone,
+      timeZone: d.config.site.timeZone,
       siteWatts: site.watts,
       source: site.source,
       scheduleWindows: power.schedule.length,
@@ -67,7 +67,7 @@ export function startLimitSources(d: {
     },
     'site power limits',
   );
-  return { board, feed, timeZone: d.config.timeZone };
+  return { board, feed, timeZone: d.config.site.timeZone };
 }
 
 /** fleetgw_power_feed_messages_total{outcome}: read from the feed's own counts at scrape time. */

@@ -37,16 +37,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Whether Intl knows the zone (config validation). */
-export function isTimeZone(name: string): boolean {
-  try {
-    formatter(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
