@@ -44,7 +44,7 @@ describe('a 12-connector depot on both protocols under a changing site limit', (
 
   beforeAll(async () => {
     gw = await inProcessGateway(TIME_FACTOR, {
-      timeZone: 'UTC',
+      site: { timeZone: 'UTC' },
       power: {
         limitKw: CONTRACT_KW,
         policy: 'equal',
