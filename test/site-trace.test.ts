@@ -13,6 +13,7 @@ const CONNECTORS = [1, 2].map((n) => ({
   connectorId: String(n),
   maxW: 50_000,
   volts: 230,
+  phases: 3 as const,
 }));
 
 class Wire {

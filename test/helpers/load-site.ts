@@ -134,6 +134,7 @@ export function tracedConnectors(): TracedConnector[] {
       connectorId: String(n),
       maxW: c.maxW,
       volts: c.kind === 'ac' ? AC_VOLTS : DC_VOLTS,
+      phases: c.kind === 'ac' ? (3 as const) : (1 as const),
     })),
   );
 }

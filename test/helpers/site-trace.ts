@@ -7,6 +7,8 @@ export interface TracedConnector {
   maxW: number;
   /** Volts per ampere per phase for profiles in A (AC: 230; DC: the pack's highest voltage). */
   volts: number;
+  /** Phases a schedule in A counts when its period states none (AC: 3; DC: 1). */
+  phases: 1 | 3;
 }
 
 /** The site at one received message: what the meters said, what was allowed, what the limit was. */
@@ -311,7 +313,7 @@ export class SiteTrace {
         ? [...this.connectors.values()].filter((c) => c.spec.chargerId === frame.chargerId)
         : [this.track(frame.chargerId, connectorId)].filter((c) => c !== undefined);
     for (const c of targets) {
-      const phases = num(first.numberPhases) ?? 3;
+      const phases = num(first.numberPhases) ?? c.spec.phases;
       const limitW = schedule.chargingRateUnit === 'A' ? limit * c.spec.volts * phases : limit;
       const entry: Profile = {
         id: num(profile.chargingProfileId ?? profile.id) ?? 0,

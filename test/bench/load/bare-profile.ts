@@ -33,7 +33,7 @@ export async function bareProfileRoundTrips(calls: number, timeFactor: number): 
   const tap = new WireTap(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/ocpp`);
   await tap.start();
   const trace = new SiteTrace(
-    [{ chargerId: 'BARE-1', connectorId: '1', maxW: 22_080, volts: 230 }],
+    [{ chargerId: 'BARE-1', connectorId: '1', maxW: 22_080, volts: 230, phases: 3 }],
     Number.POSITIVE_INFINITY,
   );
   tap.onFrame((frame) => trace.record(frame));

@@ -63,7 +63,10 @@ export const loadSection: BenchSection = {
         await site.startSession(c.id, 2, AMOUNT);
       }
       await site.settle(QUIET_MS);
+      // Session starts and stops are the site test's to judge (test/load-site.test.ts): the
+      // bench judges and measures the limit changes.
       const traceFrom = site.trace.points.length;
+      const violationsFrom = site.trace.violations.length;
       for (let i = 0; i < changes; i++) {
         const t0 = performance.now();
         const lower = i % 2 === 0;
@@ -72,13 +75,18 @@ export const loadSection: BenchSection = {
         const caused = site.trace.profileRoundTrips.filter((r) => r.sentMs >= t0);
         if (caused.length > 0) latencies.push(Math.max(...caused.map((r) => r.answeredMs)) - t0);
       }
+      const violations = site.trace.violations.slice(violationsFrom);
+      const traceTo = site.trace.points.length;
       gatewayRoundTrips = site.trace.profileRoundTrips.map((r) => r.answeredMs - r.sentMs);
       for (const s of site.sessions) await site.stopAtCharger(s);
       await site.allEnded(30_000);
-      const problems = [...site.trace.violations.map((v) => v.what), ...site.billingProblems()];
+      const problems = [
+        ...violations.map((v) => `${v.what} (${v.site ?? ''})`),
+        ...site.billingProblems(),
+      ];
       if (problems.length > 0) throw new Error(`load bench: ${problems.slice(0, 5).join('; ')}`);
       if (latencies.length === 0) throw new Error('load bench: no limit change sent a profile');
-      const summary = summarize(site.trace.points.slice(traceFrom));
+      const summary = summarize(site.trace.points.slice(traceFrom, traceTo));
       ctx.log(`bare SetChargingProfile round trips…`);
       const bare = await bareProfileRoundTrips(Math.max(20, ctx.window(200)), TIME_FACTOR);
       const figures: Figure[] = [
