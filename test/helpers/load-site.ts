@@ -148,6 +148,7 @@ export interface SiteSession {
   tariff: 'ac' | 'dc';
   /** The driver's token, for the driver's session read. */
   token: string;
+  transactionId?: string | number;
   meterStart?: number;
   meterStop?: number;
   stopReason?: string;
@@ -273,19 +274,11 @@ export class LoadSite {
         personality: c.refusesProfiles ? ['rejects-profiles'] : [],
       });
       site.chargers.set(c.id, cp);
-      cp.on('transactionStarted', (e) => {
-        const s = site.open(c.id, e.connectorId);
-        if (s) s.meterStart = e.meterStart;
-      });
       cp.on('transactionStopped', (e) => {
         const s = site.sessions.find(
-          (x) =>
-            x.chargerId === c.id &&
-            x.connectorId === e.connectorId &&
-            x.meterStop === undefined &&
-            x.meterStart !== undefined,
+          (x) => x.chargerId === c.id && x.transactionId === e.transactionId,
         );
-        if (s) {
+        if (s && s.meterStop === undefined) {
           s.meterStop = e.meterStop;
           s.stopReason = e.reason;
         }
@@ -331,19 +324,16 @@ export class LoadSite {
     return spec;
   }
 
-  private open(chargerId: string, connectorId: number): SiteSession | undefined {
-    return this.sessions.find(
-      (s) =>
-        s.chargerId === chargerId && s.connectorId === connectorId && s.meterStop === undefined,
-    );
-  }
-
   /** A driver plugs in and the fleet backend starts a paid session through POST /v1/sessions. */
   async startSession(chargerId: string, connectorId: number, amount: number): Promise<SiteSession> {
     const spec = this.spec(chargerId);
     const email = this.gw.driverEmails[this.nextDriver++ % this.gw.driverEmails.length];
     if (!email) throw new Error('no driver');
-    await this.charger(chargerId).plugIn(connectorId, spec.kind === 'ac' ? AC_VEHICLE : DC_VEHICLE);
+    const cp = this.charger(chargerId);
+    await cp.plugIn(connectorId, spec.kind === 'ac' ? AC_VEHICLE : DC_VEHICLE);
+    // Listened for before the Start: the charger may start before the HTTP answer arrives.
+    const started = cp.waitFor('transactionStarted', (e) => e.connectorId === connectorId, 15_000);
+    started.catch(() => undefined); // a refused Start throws below instead
     const token = await mintToken(this.gw.url, API_KEY, email);
     const res = await startSession(
       this.gw.url,
@@ -365,6 +355,9 @@ export class LoadSite {
       token,
     };
     this.sessions.push(session);
+    const tx = await started;
+    session.meterStart = tx.meterStart;
+    session.transactionId = tx.transactionId;
     return session;
   }
 
