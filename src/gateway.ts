@@ -277,6 +277,8 @@ export async function startGateway(
     roster,
     charging,
     sessionViews,
+    quotePower: (chargerId, connectorId, energyWh) =>
+      load?.powerIfStarted(chargerId, connectorId, energyWh) ?? null,
     sessionPower: (sessionId) => {
       const power = load?.sessionPower(sessionId);
       return power ? { allocatedKw: power.allocatedW / 1000, waiting: power.waiting } : null;

@@ -8,7 +8,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from './helpers/gateway.js';
-import { mintToken, startSession } from './helpers/http.js';
+import { mintToken, quote, startSession } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
@@ -198,6 +198,17 @@ describe.each(PROTOCOLS)('load manager over real sockets: $name', (protocol) => 
 
     const first = await charge(gw, a, 1);
     await waitUntil(() => accepted(log, 'LM-A', 1, 22_000) >= 0, 5000, 'A1 raised to its max');
+    // A quote on LM-B 1 now: a session there would get 15 kW (A's 22 kW comes down to share).
+    const quoted = await quote(gw.gw.url, first.token, {
+      chargerId: 'LM-B',
+      connectorId: '1',
+      driverEmail: DRIVERS.ada.email,
+    });
+    const { energyWh, estimatedMinutes } = quoted.body as {
+      energyWh: number;
+      estimatedMinutes: number;
+    };
+    expect(estimatedMinutes).toBe(Math.ceil((energyWh / 15_000) * 60));
     const second = await charge(gw, b, 1);
     await waitUntil(() => accepted(log, 'LM-B', 1, 15_000) >= 0, 5000, 'B1 at its share');
     const lowerA = accepted(log, 'LM-A', 1, 15_000);

@@ -27,6 +27,8 @@ export interface ApiDeps {
   sessionViews: SessionViews;
   /** A drawing session's allowance under site load management; null when none applies. */
   sessionPower?: (sessionId: string) => SessionPowerView | null;
+  /** Under site load management: what a session started now on this connector would get, W. */
+  quotePower?: (chargerId: string, connectorId: string, energyWh: number) => number | null;
   health: () => Record<string, unknown>;
   /** What keeps the gateway from taking work (empty: ready), for /readyz. */
   readiness: () => string[];

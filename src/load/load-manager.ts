@@ -179,6 +179,31 @@ export class LoadManager {
     return this.confirmed.get(sessionId) ?? null;
   }
 
+  /**
+   * What a session started now on this connector would be allocated (W), the sessions drawing
+   * now and their chargers as they are: null when it would wait or the connector is not managed.
+   */
+  powerIfStarted(chargerId: string, connectorId: string, owedWh: number): number | null {
+    const connectors = this.connectorMap();
+    const c = connectors.get(key(chargerId, connectorId));
+    if (!c) return null;
+    const probe = '\u0000quote';
+    const inputs = [
+      ...this.inputs(connectors),
+      {
+        sessionId: probe,
+        path: c.path,
+        minW: c.minW,
+        maxW: c.maxW,
+        owedWh,
+        acceptsProfiles: !this.refusing.has(chargerId),
+        startOrder: Number.MAX_SAFE_INTEGER,
+      },
+    ];
+    const a = allocate(this.limitMap(), inputs, this.o.policy).get(probe);
+    return typeof a === 'number' && a > 0 ? a : null;
+  }
+
   /** Every node's limit, allowance and measured power, and every session's allocation. */
   view(): { nodes: NodeView[]; sessions: SessionAllocationView[] } {
     const connectors = this.connectorMap();
@@ -273,11 +298,12 @@ export class LoadManager {
     );
   }
 
-  /** One reallocation; true when something was not delivered and a later round should retry. */
-  private async round(reason: string): Promise<boolean> {
-    const connectors = this.connectorMap();
-    const active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId)));
-    const inputs: AllocationSession[] = active.map((s) => {
+  /** The allocator's view of the drawing sessions on managed connectors. */
+  private inputs(
+    connectors: Map<string, ManagedConnector>,
+    active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId))),
+  ): AllocationSession[] {
+    return active.map((s): AllocationSession => {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
       const cap = this.drawCap.get(s.sessionId);
       return {
@@ -290,6 +316,13 @@ export class LoadManager {
         startOrder: s.startedAtMs,
       };
     });
+  }
+
+  /** One reallocation; true when something was not delivered and a later round should retry. */
+  private async round(reason: string): Promise<boolean> {
+    const connectors = this.connectorMap();
+    const active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId)));
+    const inputs = this.inputs(connectors, active);
     const limits = this.limitMap();
     const allocation = allocate(limits, inputs, this.o.policy);
     this.allocation = allocation;
