@@ -275,10 +275,13 @@ export class LoadSite {
       });
       site.chargers.set(c.id, cp);
       cp.on('transactionStopped', (e) => {
-        const s = site.sessions.find(
-          (x) => x.chargerId === c.id && x.transactionId === e.transactionId,
-        );
-        if (s && s.meterStop === undefined) {
+        // By transaction id; a 1.6 charger may name its transaction by a provisional id until
+        // the StartTransaction answer, so else the connector's open session.
+        const open = site.sessions.filter((x) => x.chargerId === c.id && x.meterStop === undefined);
+        const s =
+          open.find((x) => x.transactionId === e.transactionId) ??
+          open.find((x) => x.connectorId === e.connectorId && x.meterStart !== undefined);
+        if (s) {
           s.meterStop = e.meterStop;
           s.stopReason = e.reason;
         }
