@@ -55,6 +55,9 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     connectorId,
     csChargingProfiles: profile,
   }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
+    // Firmware handles frames in order: a StartTransaction.conf that arrived just before this
+    // call (often in the same TCP segment) has assigned the transaction id it may name.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const targets =
       connectorId === 0 ? this.connectors : this.connectors.filter((c) => c.id === connectorId);
     const status = this.answerChargingProfile(connectorId, targets, {

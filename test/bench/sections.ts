@@ -2,6 +2,7 @@ import { accuracySection } from './accuracy/accuracy.js';
 import { quoteSection } from './http/quote.section.js';
 import { startSection } from './http/start.section.js';
 import type { BenchSection } from './lib/results.js';
+import { loadSection } from './load/section.js';
 import { ocppSection } from './ocpp/section.js';
 import { settlementSection } from './settlement/settlement.js';
 import { startupSection } from './startup/section.js';
@@ -13,5 +14,6 @@ export const SECTIONS: BenchSection[] = [
   settlementSection,
   accuracySection,
   startupSection,
+  loadSection,
   ocppSection,
 ];
