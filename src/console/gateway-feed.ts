@@ -75,6 +75,9 @@ export function tailOutbox(outbox: Outbox, db: Db, hub: ConsoleEventHub): void {
   let scheduled = false;
   const read = () => {
     scheduled = false;
+    // A write in the gateway's last turn (the group commit's flush at close) is told after the
+    // database may have been closed: nobody is listening by then.
+    if (!db.open) return;
     if (hub.clients === 0) {
       last = maxStmt.get()?.seq ?? last;
       return;
