@@ -11,12 +11,13 @@ import {
   OperatorCredentials,
   type OperatorRole,
 } from './auth/operator-credentials.js';
-import { hashPassword } from './ocpp/charger-password.js';
+import { generateChargerKey, hashPassword } from './ocpp/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { runDemo } from './demo/demo.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { startGateway } from './gateway.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
+import { registerPowerLimitCommands } from './operator/power-limit-cli.js';
 import { packageVersion } from './shared/package-version.js';
 import { openDatabase } from './store/database.js';
 
@@ -335,6 +336,18 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('charger-key')
+    .description(
+      'generate a random charger password (192 bits) and its hash for the config: checked in ' +
+        "microseconds, unlike a chosen password's scrypt hash",
+    )
+    .action(() => {
+      const { key, hash } = generateChargerKey();
+      console.log(`password (set it on the charger; it is not stored): ${key}`);
+      console.log(`passwordHash (for the config): ${hash}`);
+    });
+
+  program
     .command('demo')
     .description('run a demo site: gateway, seeded demo fleet and simulated chargers')
     .option('--port <port>', 'HTTP/OCPP port', '8080')
@@ -359,5 +372,6 @@ export function buildProgram(): Command {
     });
 
   registerOperatorCommands(program);
+  registerPowerLimitCommands(program);
   return program;
 }

@@ -41,6 +41,8 @@ import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
 import { Telematics } from './fleet/telematics.js';
+import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
+import { startLoadManagement } from './load/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
@@ -132,6 +134,7 @@ export async function startGateway(
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
   const apiKeys = new ApiKeys(db, clock);
   const telematics = new Telematics(db);
+  const powerLimits = startLimitSources({ config, db, clock, log });
   const uplink = startUplink({
     config,
     db,
@@ -142,6 +145,7 @@ export async function startGateway(
     admin,
     apiKeys,
     telematics,
+    feeds: powerLimits?.feed ? [powerLimits.feed] : [],
   });
 
   const metrics: GatewayMetrics = new GatewayMetrics({
@@ -202,9 +206,25 @@ export async function startGateway(
     // A session's connector is configured (Charging checks it); a removed one is not bounded.
     maxPowerW: (chargerId, connectorId) =>
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
+    allowedPowerW: (sessionId) => load?.confirmedPowerW(sessionId) ?? null,
   });
+  if (powerLimits?.feed) registerFeedMetrics(metrics.registry, powerLimits.feed);
   const live = new LiveMeters();
-  central.setEvents(observeForConsole(live.observe(lifecycle), consoleEvents, db));
+  const load = powerLimits
+    ? startLoadManagement({
+        config,
+        site,
+        sessions,
+        chargers: central,
+        log,
+        limits: powerLimits.board,
+        nodeIds: powerLimits.board.nodeIds,
+        registry: metrics.registry,
+        onAllowanceChange: (sessionId) => lifecycle.allowedPowerChanged(sessionId),
+      })
+    : undefined;
+  const observed = load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle);
+  central.setEvents(observeForConsole(observed, consoleEvents, db));
   tailOutbox(outbox, db, consoleEvents);
   const charging = new Charging({
     db,
@@ -277,6 +297,12 @@ export async function startGateway(
     roster,
     charging,
     sessionViews,
+    quotePower: (chargerId, connectorId, energyWh) =>
+      load?.powerIfStarted(chargerId, connectorId, energyWh) ?? null,
+    sessionPower: (sessionId) => {
+      const power = load?.sessionPower(sessionId);
+      return power ? { allocatedKw: power.allocatedW / 1000, waiting: power.waiting } : null;
+    },
     health,
     readiness: () => {
       const problems: string[] = [];
@@ -314,6 +340,8 @@ export async function startGateway(
     live,
     calls: recentCalls,
     read: new SiteReadModel(db),
+    powerLimits,
+    load: load && config.power ? { manager: load, policy: config.power.policy } : undefined,
     settings: {
       siteId: config.siteId,
       timeZone: config.site.timeZone,
@@ -425,6 +453,8 @@ export async function startGateway(
         log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
       }
       lifecycle.close();
+      load?.close();
+      powerLimits?.board.close();
       await central.close();
       if (ocppTls) {
         ocppTls.closeAllConnections();

@@ -58,6 +58,7 @@ describe('fleet-gateway CLI', () => {
       ['ledger', 'verify'],
       ['api-key', 'create'],
       ['hash-password'],
+      ['charger-key'],
       ['demo'],
     ]) {
       const res = await cli(...args, '--help');
@@ -156,6 +157,19 @@ describe('fleet-gateway CLI', () => {
     expect(await verifyPassword('a-charger-password-123', res.stdout.trim())).toBe(true);
     expect(await verifyPassword('another-password-1234', res.stdout.trim())).toBe(false);
     expect((await cli('hash-password', 'short')).code).toBe(1);
+  });
+
+  it('charger-key prints a generated key and its hash, which verifies it and nothing else', async () => {
+    const res = await cli('charger-key');
+    expect(res.code).toBe(0);
+    const key = /^password[^:]*: (\S+)$/m.exec(res.stdout)?.[1];
+    const hash = /^passwordHash[^:]*: (\S+)$/m.exec(res.stdout)?.[1];
+    expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(hash).toMatch(/^hmac-sha256\$/);
+    expect(await verifyPassword(key as string, hash as string)).toBe(true);
+    expect(await verifyPassword('a-charger-password-123', hash as string)).toBe(false);
+    const again = await cli('charger-key');
+    expect(again.stdout).not.toContain(key as string);
   });
 
   it('api-key create prints a new key once and stores only its hash', async () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { DriverTokens } from '../auth/driver-tokens.js';
 import type { Charging } from '../charging/charging.js';
-import type { SessionViews } from '../charging/session-view.js';
+import type { SessionPowerView, SessionViews } from '../charging/session-view.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
@@ -25,6 +25,10 @@ export interface ApiDeps {
   roster: Roster;
   charging: Charging;
   sessionViews: SessionViews;
+  /** A drawing session's allowance under site load management; null when none applies. */
+  sessionPower?: (sessionId: string) => SessionPowerView | null;
+  /** Under site load management: what a session started now on this connector would get, W. */
+  quotePower?: (chargerId: string, connectorId: string, energyWh: number) => number | null;
   health: () => Record<string, unknown>;
   /** What keeps the gateway from taking work (empty: ready), for /readyz. */
   readiness: () => string[];

@@ -80,7 +80,12 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     { schema: quoteSchema, ...driverAuth },
     async (request) => {
       const driver = scopedDriver(request.driverId, request.body.driverEmail);
-      return charging.quote(driver, request.body.chargerId, request.body.connectorId);
+      const { chargerId, connectorId } = request.body;
+      const quote = charging.quote(driver, chargerId, connectorId);
+      const watts = deps.quotePower?.(chargerId, connectorId, quote.energyWh) ?? null;
+      if (watts === null || quote.energyWh <= 0) return quote;
+      // At the power the site would allocate now; the EV may take less (its own curve).
+      return { ...quote, estimatedMinutes: Math.ceil((quote.energyWh / watts) * 60) };
     },
   );
 
@@ -115,7 +120,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (!view || view.driverId !== request.driverId) {
         throw new ApiError(404, 'session_not_found', 'no such session for this driver');
       }
-      return view;
+      const power = deps.sessionPower?.(view.sessionId) ?? null;
+      return power ? { ...view, power } : view;
     },
   );
   // GET on the quote's path would otherwise be taken for a session id.

@@ -58,6 +58,8 @@ export const quoteSchema = {
         socReportedAt: { type: ['string', 'null'] },
         energyWh: { type: 'integer' },
         pricePerKwh: { type: 'number' },
+        /** Under site load management: minutes to deliver energyWh at the allocation now. */
+        estimatedMinutes: { type: 'integer' },
       },
       required: [
         'fleetDriver',

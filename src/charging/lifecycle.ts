@@ -44,6 +44,8 @@ export interface LifecycleOptions {
   silenceMs: number;
   /** The connector's maximum power, margin included (W): the plausibility bound. */
   maxPowerW: (chargerId: string, connectorId: string) => number;
+  /** The power a session is allowed now (site load management), W; null when not limited. */
+  allowedPowerW?: (sessionId: string) => number | null;
 }
 
 export type OperatorStop =
@@ -99,7 +101,13 @@ export class SessionLifecycle implements ChargerEvents {
     this.watch = new LimitWatch({
       leadMs: o.stopLeadMs,
       onLimit: (id) => this.background(id, this.stopForLimit(id)),
+      ...(o.allowedPowerW ? { ceilingW: o.allowedPowerW } : {}),
     });
+  }
+
+  /** The session's allowed power changed: its paid-energy stop is planned again. */
+  allowedPowerChanged(sessionId: string): void {
+    this.watch.ceilingChanged(sessionId, this.o.clock.now());
   }
 
   private now(): string {

@@ -16,7 +16,16 @@ export interface LimitWatchOptions {
   /** Fire this long before the predicted moment, to cover the round trip of the stop command. */
   leadMs: number;
   onLimit: (sessionId: string) => void;
+  /**
+   * The power the session is allowed now (W), when something outside limits it (the site's load
+   * manager); null when nothing does. The prediction takes the lower of it and the measured rate,
+   * so a session slowed by the site still stops at its paid energy, not early on a stale rate.
+   */
+  ceilingW?: (sessionId: string) => number | null;
 }
+
+/** W to Wh per ms. */
+const WH_PER_MS_PER_W = 1 / 3_600_000;
 
 const RATE_WINDOW = 2;
 
@@ -40,6 +49,8 @@ interface Watched {
   points: Point[];
   timer: NodeJS.Timeout | null;
   fired: boolean;
+  /** The last measured rate (Wh per ms on the charger's clock), and its age at that sample. */
+  rate: { whPerMs: number; ageMs: number } | null;
 }
 
 function stampedAfter(p: Point, q: Point): boolean {
@@ -69,6 +80,7 @@ export class LimitWatch {
       points: [{ atMs, stampMs, deliveredWh }],
       timer: null,
       fired: false,
+      rate: null,
     });
     if (deliveredWh >= limitWh) this.fire(sessionId);
   }
@@ -112,9 +124,35 @@ export class LimitWatch {
     const ageMs = onStamps ? (stamp?.ageMs ?? 0) : 0;
     const de = deliveredWh - first.deliveredWh;
     if (dt <= 0 || de <= 0) return; // no flow measured (paused, suspended): wait for the next sample
-    const etaMs = ((w.limitWh - deliveredWh) * dt) / de;
+    w.rate = { whPerMs: de / dt, ageMs };
+    this.plan(sessionId, w, 0);
+  }
+
+  /**
+   * The session's allowed power changed: the stop is planned again from the last reading at the
+   * lower of the measured rate and the new ceiling, `sinceMs` after that reading arrived.
+   */
+  ceilingChanged(sessionId: string, nowMs: number): void {
+    const w = this.watched.get(sessionId);
+    const last = w?.points[w.points.length - 1];
+    if (!w || w.fired || !last) return;
+    this.plan(sessionId, w, Math.max(0, nowMs - last.atMs));
+  }
+
+  private plan(sessionId: string, w: Watched, sinceMs: number): void {
+    const last = w.points[w.points.length - 1];
+    if (!w.rate || !last) return;
+    const ceilingW = this.opts.ceilingW?.(sessionId) ?? null;
+    const whPerMs =
+      ceilingW === null ? w.rate.whPerMs : Math.min(w.rate.whPerMs, ceilingW * WH_PER_MS_PER_W);
     if (w.timer) clearTimeout(w.timer);
-    w.timer = setTimeout(() => this.fire(sessionId), Math.max(0, etaMs - ageMs - this.opts.leadMs));
+    w.timer = null;
+    if (whPerMs <= 0) return; // allowed nothing (waiting for capacity): no flow to plan from
+    const etaMs = (w.limitWh - last.deliveredWh) / whPerMs;
+    w.timer = setTimeout(
+      () => this.fire(sessionId),
+      Math.max(0, etaMs - w.rate.ageMs - sinceMs - this.opts.leadMs),
+    );
     w.timer.unref();
   }
 

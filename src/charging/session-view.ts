@@ -32,6 +32,14 @@ export interface SessionView {
   startedAt: string | null;
   stopRequestedAt: string | null;
   endedAt: string | null;
+  /** With site load management, while it draws power: its allowance, or waiting for capacity. */
+  power?: SessionPowerView;
+}
+
+export interface SessionPowerView {
+  allocatedKw: number;
+  /** Its minimum does not fit under the site's limit now: it holds its paid session at 0 kW. */
+  waiting: boolean;
 }
 
 export interface SessionViewRow {
@@ -137,6 +145,13 @@ export const sessionViewSchema = {
     startedAt: { type: ['string', 'null'] },
     stopRequestedAt: { type: ['string', 'null'] },
     endedAt: { type: ['string', 'null'] },
+    /** With site load management, while the session draws power (docs/load-management.md). */
+    power: {
+      type: 'object',
+      properties: { allocatedKw: { type: 'number' }, waiting: { type: 'boolean' } },
+      required: ['allocatedKw', 'waiting'],
+      additionalProperties: false,
+    },
   },
   required: [
     'sessionId',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
+import { isGeneratedKeyHash } from '../ocpp/charger-password.js';
 import type { Db } from '../store/database.js';
 import type { GatewayConfig } from './schema.js';
 import type { ChargerPassword, ChargerSpec, SiteDirectory } from './site.js';
@@ -30,8 +31,8 @@ function fingerprint(c: ConfigCharger): string {
 }
 
 /**
- * The site's chargers at runtime. The database holds the effective list (site_chargers and
- * charger_passwords) and the SiteDirectory mirrors it for the hot path. The config file is
+ * The site's chargers at runtime. The database holds the effective list (site_chargers,
+ * charger_passwords and charger_keys) and the SiteDirectory mirrors it for the hot path. The config file is
  * applied to it at every start, charger by charger, only where its entry changed since the last
  * start: a charger added, re-keyed or retired through the operator API keeps that state until
  * someone edits its entry in the file (docs/operator-api.md, "Which source is authoritative").
@@ -45,11 +46,18 @@ export class ChargerRegistry {
   private readonly updateStmt: Statement<[number, string, string, string | null, string, string]>;
   private readonly retireStmt: Statement<[string, string, string]>;
   private readonly passwordsStmt: Statement<
-    [string, number],
-    { password_hash: string; valid_until_ms: number | null }
+    [{ id: string; now: number }],
+    { password_hash: string; valid_until_ms: number | null; valid_from_ms: number }
   >;
-  private readonly addPasswordStmt: Statement<[string, string, number, string]>;
-  private readonly endPasswordsStmt: Statement<[number, string, number]>;
+  /** A scrypt hash goes to charger_passwords, a generated key's to charger_keys. */
+  private readonly addPassword: (
+    chargerId: string,
+    hash: string,
+    nowMs: number,
+    at: string,
+  ) => void;
+  /** Ends every credential of the charger still valid at `endMs` at that time (both tables). */
+  private readonly endPasswords: (endMs: number, chargerId: string) => void;
 
   constructor(
     private readonly db: Db,
@@ -71,17 +79,35 @@ export class ChargerRegistry {
       'UPDATE site_chargers SET retired_at = ?, updated_at = ? WHERE id = ? AND retired_at IS NULL',
     );
     this.passwordsStmt = db.prepare(
-      `SELECT password_hash, valid_until_ms FROM charger_passwords
-       WHERE charger_id = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?) ORDER BY seq`,
+      `SELECT password_hash, valid_until_ms, valid_from_ms FROM charger_passwords
+       WHERE charger_id = @id AND (valid_until_ms IS NULL OR valid_until_ms > @now)
+       UNION ALL
+       SELECT key_hash, valid_until_ms, valid_from_ms FROM charger_keys
+       WHERE charger_id = @id AND (valid_until_ms IS NULL OR valid_until_ms > @now)
+       ORDER BY valid_from_ms`,
     );
-    this.addPasswordStmt = db.prepare(
+    const addPassword = db.prepare<[string, string, number, string]>(
       `INSERT INTO charger_passwords (charger_id, password_hash, valid_from_ms, created_at)
        VALUES (?, ?, ?, ?)`,
     );
-    this.endPasswordsStmt = db.prepare(
+    const addKey = db.prepare<[string, string, number, string]>(
+      `INSERT INTO charger_keys (charger_id, key_hash, valid_from_ms, created_at)
+       VALUES (?, ?, ?, ?)`,
+    );
+    this.addPassword = (chargerId, hash, nowMs, at) =>
+      (isGeneratedKeyHash(hash) ? addKey : addPassword).run(chargerId, hash, nowMs, at);
+    const endPasswords = db.prepare<[number, string, number]>(
       `UPDATE charger_passwords SET valid_until_ms = ?
        WHERE charger_id = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
     );
+    const endKeys = db.prepare<[number, string, number]>(
+      `UPDATE charger_keys SET valid_until_ms = ?
+       WHERE charger_id = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
+    );
+    this.endPasswords = (endMs, chargerId) => {
+      endPasswords.run(endMs, chargerId, endMs);
+      endKeys.run(endMs, chargerId, endMs);
+    };
   }
 
   /**
@@ -106,8 +132,8 @@ export class ChargerRegistry {
         const connectors = JSON.stringify(c.connectors);
         if (row) this.updateStmt.run(c.securityProfile, connectors, 'config', print, at, c.id);
         else this.insertStmt.run(c.id, c.securityProfile, connectors, 'config', print, at, at);
-        this.endPasswordsStmt.run(nowMs, c.id, nowMs);
-        if (c.passwordHash !== undefined) this.addPasswordStmt.run(c.id, c.passwordHash, nowMs, at);
+        this.endPasswords(nowMs, c.id);
+        if (c.passwordHash !== undefined) this.addPassword(c.id, c.passwordHash, nowMs, at);
       }
     })();
     for (const c of chargers) this.site.remove(c.id);
@@ -135,7 +161,7 @@ export class ChargerRegistry {
       if (row) throw new ChargerRegistryError('charger_exists', `charger ${spec.id} exists`);
       const connectors = JSON.stringify(spec.connectors);
       this.insertStmt.run(spec.id, spec.securityProfile, connectors, 'api', null, at, at);
-      if (passwordHash !== undefined) this.addPasswordStmt.run(spec.id, passwordHash, nowMs, at);
+      if (passwordHash !== undefined) this.addPassword(spec.id, passwordHash, nowMs, at);
     })();
     this.refresh(spec.id, nowMs);
   }
@@ -154,8 +180,8 @@ export class ChargerRegistry {
     const endMs = nowMs + overlapMs;
     this.db.transaction(() => {
       this.active(chargerId);
-      this.endPasswordsStmt.run(endMs, chargerId, endMs);
-      this.addPasswordStmt.run(chargerId, passwordHash, nowMs, at);
+      this.endPasswords(endMs, chargerId);
+      this.addPassword(chargerId, passwordHash, nowMs, at);
     })();
     this.refresh(chargerId, nowMs);
     return new Date(endMs).toISOString();
@@ -190,7 +216,7 @@ export class ChargerRegistry {
 
   private spec(row: ChargerRow, nowMs: number): ChargerSpec {
     const passwords: ChargerPassword[] = this.passwordsStmt
-      .all(row.id, nowMs)
+      .all({ id: row.id, now: nowMs })
       .map((p) => ({ hash: p.password_hash, validUntilMs: p.valid_until_ms }));
     return {
       id: row.id,

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 
+import { powerInputsProblem } from '../load/limit-inputs-config.js';
 import { microNgnPerWh } from '../pricing/money.js';
-import { configSchema, type GatewayConfig } from './schema.js';
+import { configSchema, type CircuitConfig, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {}
 
@@ -137,4 +138,33 @@ function checkReferences(config: GatewayConfig): void {
       connector.ocppConnectorId = ocppId;
     });
   });
+  if (config.power) checkPowerTree(config.power.circuits);
+  const powerProblem = powerInputsProblem(config);
+  if (powerProblem) throw new ConfigError(powerProblem);
+}
+
+/** Circuit ids unique (and not 'site'); a connector wired to at most one circuit. */
+function checkPowerTree(circuits: readonly CircuitConfig[]): void {
+  const ids = new Set<string>(['site']);
+  const wired = new Map<string, string>();
+  const walk = (list: readonly CircuitConfig[], path: string): void => {
+    list.forEach((circuit, i) => {
+      const key = `${path}.${i}`;
+      if (ids.has(circuit.id)) {
+        throw new ConfigError(`config key ${key}.id: duplicate power node id ${circuit.id}`);
+      }
+      ids.add(circuit.id);
+      circuit.connectors.forEach((ref, j) => {
+        const other = wired.get(ref);
+        if (other !== undefined) {
+          throw new ConfigError(
+            `config key ${key}.connectors.${j}: ${ref} is already on circuit ${other}`,
+          );
+        }
+        wired.set(ref, circuit.id);
+      });
+      walk(circuit.circuits, `${key}.circuits`);
+    });
+  };
+  walk(circuits, 'power.circuits');
 }

@@ -4,6 +4,7 @@ import {
   GATEWAY_MANAGED_CONFIG,
   isGatewayManaged,
 } from './charger-config-keys.js';
+import { powerInputsShape } from '../load/limit-inputs-config.js';
 
 const id = z
   .string()
@@ -26,8 +27,24 @@ const connector = z
      */
     maxPowerKw: z.number().positive().max(1_000_000_000).optional(),
     type: z.enum(['AC', 'DC']).optional(),
+    /**
+     * Load management (with `power`): the least power worth sending this connector, kW. A
+     * session that cannot get it waits at 0 W rather than trickle (docs/load-management.md).
+     */
+    minPowerKw: z.number().min(0).max(1_000_000).optional(),
+    /** AC: the most current per phase, A; with `phases` and `power.voltage` it caps the connector's power. */
+    maxCurrentA: z.number().positive().max(10_000).optional(),
+    /** AC phases the connector draws on (1 or 3); default 3. */
+    phases: z.union([z.literal(1), z.literal(3)]).optional(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (c) => c.minPowerKw === undefined || c.maxPowerKw === undefined || c.minPowerKw <= c.maxPowerKw,
+    {
+      message: 'minPowerKw is above maxPowerKw',
+      path: ['minPowerKw'],
+    },
+  );
 
 const charger = z
   .object({
@@ -38,12 +55,16 @@ const charger = z
      */
     securityProfile: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1),
     /**
-     * scrypt hash of the charger's OCPP basic-auth password (`fleet-gateway hash-password`).
+     * Stored form of the charger's OCPP basic-auth password: a scrypt hash of a chosen password
+     * (`fleet-gateway hash-password`) or the hash of a generated key (`fleet-gateway charger-key`).
      * Required for profiles 1 and 2; optional for profile 3 (then the password is checked too).
      */
     passwordHash: z
       .string()
-      .regex(/^scrypt\$/, 'must be a hash from `fleet-gateway hash-password`')
+      .regex(
+        /^(scrypt|hmac-sha256)\$/,
+        'must be a hash from `fleet-gateway hash-password` or `fleet-gateway charger-key`',
+      )
       .optional(),
     connectors: z.array(connector).min(1),
   })
@@ -127,6 +148,60 @@ const uplink = z
     message: 'a password needs uplink.username',
     path: ['password'],
   });
+
+/** A limit in kW, or in A per phase (with the site's phases and voltage); exactly one. */
+const limitFields = {
+  limitKw: z.number().positive().max(1_000_000).optional(),
+  limitA: z.number().positive().max(100_000).optional(),
+};
+const oneLimit = (l: { limitKw?: number | undefined; limitA?: number | undefined }): boolean =>
+  (l.limitKw === undefined) !== (l.limitA === undefined);
+const oneLimitMessage = { message: 'give exactly one of limitKw and limitA', path: ['limitKw'] };
+
+/** A group of connectors behind one breaker or feeder, nested under the site or another circuit. */
+export interface CircuitConfig {
+  id: string;
+  limitKw?: number | undefined;
+  limitA?: number | undefined;
+  /** "CHARGER/CONNECTOR" ids of the connectors wired to this circuit directly. */
+  connectors: string[];
+  circuits: CircuitConfig[];
+}
+const circuit: z.ZodType<CircuitConfig, z.input<z.ZodType<CircuitConfig>>> = z.lazy(() =>
+  z
+    .object({
+      id,
+      ...limitFields,
+      connectors: z
+        .array(z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'a "CHARGER/CONNECTOR" id'))
+        .max(10_000)
+        .default([]),
+      circuits: z.array(circuit).max(1000).default([]),
+    })
+    .strict()
+    .refine(oneLimit, oneLimitMessage),
+);
+
+/**
+ * Load management: the site's supply limit and its circuits. Without it the gateway sends no
+ * charging profile and every charger draws what it can (docs/load-management.md).
+ */
+const power = z
+  .object({
+    ...limitFields,
+    /** With limitA (and AC connectors' maxCurrentA): the phases and phase voltage. */
+    phases: z.union([z.literal(1), z.literal(3)]).default(3),
+    voltage: z.number().min(100).max(1000).default(230),
+    /** equal: the same share each; owed-weighted: shares in proportion to the energy still owed. */
+    policy: z.enum(['equal', 'owed-weighted']).default('equal'),
+    circuits: z.array(circuit).max(1000).default([]),
+    /** Run-time limits: schedule windows and the MQTT feed (docs/load-management.md). */
+    ...powerInputsShape,
+  })
+  .strict()
+  .refine(oneLimit, oneLimitMessage);
+
+export type PowerConfig = z.output<typeof power>;
 
 function validTimeZone(name: string): boolean {
   try {
@@ -318,6 +393,7 @@ export const configSchema = z
       .prefault({}),
     tariffs: z.record(z.string().min(1), tariff),
     chargers: z.array(charger),
+    power: power.optional(),
     uplink: uplink.prefault({}),
     /** How long rows that only grow are kept (days; 0 keeps them forever). Money rows are never pruned. */
     retention: z

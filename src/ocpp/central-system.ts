@@ -44,7 +44,7 @@ import {
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
 import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, type RpcConnection } from './rpc.js';
+import { guardedConnection, servingConnection, type RpcClient } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
 
@@ -94,7 +94,7 @@ export interface AvailabilityNote {
 }
 
 interface Connection {
-  client: RpcConnection & {
+  client: RpcClient & {
     close(options?: { code?: number; reason?: string }): Promise<unknown>;
   };
   session: ProtocolSession;
@@ -469,7 +469,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       chargerId,
       rpc: guardedConnection(
         edgeConnection(
-          observedConnection(client, protocol, this.observerFor(chargerId)),
+          observedConnection(servingConnection(client), protocol, this.observerFor(chargerId)),
           protocol,
           normalizer,
           {
@@ -589,8 +589,9 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         this.opts.onDeviation?.(chargerId, kind);
       },
       metering: (measurands) => {
-        this.metering.record(chargerId, measurands);
-        this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+        if (this.metering.record(chargerId, measurands)) {
+          this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
+        }
       },
     };
   }

@@ -1,8 +1,18 @@
-import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import {
+  createHmac,
+  randomBytes,
+  scrypt,
+  scryptSync,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
 
 /**
- * Charger passwords (OCPP security profile 1 basic auth) are set by people on charger web pages,
- * so they are stored as scrypt hashes: `scrypt$N$r$p$salt$key`, salt and key in base64.
+ * Charger passwords (OCPP security profile 1 basic auth) set by people on charger web pages are
+ * stored as scrypt hashes: `scrypt$N$r$p$salt$key`, salt and key in base64. Keys the gateway
+ * generates (`generateChargerKey`) are 192 random bits: no guess list shortens a search of that,
+ * so they are stored as `hmac-sha256$salt$mac` and checked in microseconds, which lets a whole
+ * site reconnect at once after a restart (docs/security.md, "Charger passwords").
  */
 const SCRYPT = { N: 16384, r: 8, p: 1, keyLen: 32 };
 
@@ -14,6 +24,30 @@ export class PasswordLengthError extends Error {
   constructor() {
     super(`charger passwords must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
   }
+}
+
+/** Random bytes of a generated charger key: 192 bits, 32 base64url characters. */
+const GENERATED_KEY_BYTES = 24;
+const GENERATED_KEY_LENGTH = Math.ceil((GENERATED_KEY_BYTES * 4) / 3);
+const HMAC_PREFIX = 'hmac-sha256';
+
+/** A new charger key and its stored form (the key is shown once and never stored). */
+export function generateChargerKey(): { key: string; hash: string } {
+  const key = randomBytes(GENERATED_KEY_BYTES).toString('base64url');
+  const salt = randomBytes(16);
+  return {
+    key,
+    hash: `${HMAC_PREFIX}$${salt.toString('base64')}$${mac(key, salt).toString('base64')}`,
+  };
+}
+
+/** Whether a stored credential is a generated key's (else a chosen password's scrypt hash). */
+export function isGeneratedKeyHash(stored: string): boolean {
+  return stored.startsWith(`${HMAC_PREFIX}$`);
+}
+
+function mac(key: Buffer | string, salt: Buffer): Buffer {
+  return createHmac('sha256', salt).update(key).digest();
 }
 
 export function hashPassword(password: string): string {
@@ -36,6 +70,7 @@ export async function verifyPassword(password: Buffer | string, stored: string):
     return false;
   }
   const parts = stored.split('$');
+  if (parts[0] === HMAC_PREFIX) return verifyGeneratedKey(password, parts);
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltB64, keyB64] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(keyB64, 'base64');
@@ -60,4 +95,15 @@ function scryptAsync(
   return new Promise((resolve, reject) =>
     scrypt(password, salt, keyLen, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
+}
+
+/**
+ * Only a string of a generated key's length can be one; anything else is refused without a MAC,
+ * so this verifier never stands in for scrypt on a shorter, human-chosen secret.
+ */
+function verifyGeneratedKey(password: Buffer | string, parts: string[]): boolean {
+  if (parts.length !== 3 || password.length !== GENERATED_KEY_LENGTH) return false;
+  const expected = Buffer.from(parts[2] ?? '', 'base64');
+  const actual = mac(password, Buffer.from(parts[1] ?? '', 'base64'));
+  return expected.length === actual.length && timingSafeEqual(actual, expected);
 }

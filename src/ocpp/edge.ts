@@ -19,6 +19,11 @@ export interface FrameNormalizer {
    * charger retrying a message that must not be lost (a stop); undefined: refuse with a CALLERROR.
    */
   answerAnyway(method: string, params: unknown): object | undefined;
+  /**
+   * Whether a call that is already schema-valid with canonical timestamps still holds something
+   * this version repairs (2.0.1: a unit in another case); absent: nothing.
+   */
+  repairsValid?(method: string, params: unknown): boolean;
 }
 
 export interface EdgeReports {
@@ -65,6 +70,82 @@ export function conformMessage(
 ): unknown {
   const schema = schemaOf(subprotocol, id);
   return schema ? conformToSchema(schema, message, label, note) : message;
+}
+
+/** The one spelling of an instant the repair writes (`Date.prototype.toISOString`). */
+const CANONICAL_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+/** Deeper than any OCPP message nests a timestamp; a guard against a self-referencing schema. */
+const MAX_SCHEMA_DEPTH = 12;
+
+/** Where a message's date-time fields are: each a path of property names, `[]` for list items. */
+function timestampPaths(root: JsonSchema): string[][] {
+  const paths: string[][] = [];
+  const visit = (raw: JsonSchema, path: string[]): void => {
+    if (path.length > MAX_SCHEMA_DEPTH) return;
+    const ref = raw.$ref?.startsWith('#/definitions/')
+      ? root.definitions?.[raw.$ref.slice('#/definitions/'.length)]
+      : undefined;
+    const schema = ref ?? raw;
+    if (schema.format === 'date-time') paths.push(path);
+    for (const [key, field] of Object.entries(schema.properties ?? {}))
+      visit(field, [...path, key]);
+    if (schema.items) visit(schema.items, [...path, '[]']);
+  };
+  visit(root, []);
+  return paths;
+}
+
+const timestampPathCache = new Map<string, string[][]>();
+
+function canonicalAt(value: unknown, path: string[], at: number): boolean {
+  if (value === undefined) return true;
+  if (at === path.length) return typeof value !== 'string' || CANONICAL_TIMESTAMP.test(value);
+  if (path[at] === '[]') {
+    return !Array.isArray(value) || value.every((item) => canonicalAt(item, path, at + 1));
+  }
+  if (typeof value !== 'object' || value === null) return true;
+  return canonicalAt((value as Record<string, unknown>)[path[at] as string], path, at + 1);
+}
+
+/**
+ * Whether every timestamp of a message is already spelled as the repair would write it: then a
+ * schema-valid message is exactly what the repair would return, and is taken as it is.
+ */
+function timestampsCanonical(subprotocol: string, id: string, message: unknown): boolean {
+  const key = `${subprotocol} ${id}`;
+  let paths = timestampPathCache.get(key);
+  if (!paths) {
+    const schema = schemaOf(subprotocol, id);
+    paths = schema ? timestampPaths(schema) : [];
+    timestampPathCache.set(key, paths);
+  }
+  return paths.every((path) => canonicalAt(message, path, 0));
+}
+
+function validatorOf(subprotocol: string): SchemaValidator {
+  const validator = validators.find((v) => v.subprotocol === subprotocol);
+  if (!validator) throw new Error(`no schema validator for ${subprotocol}`);
+  return validator;
+}
+
+/**
+ * Whether a charger's call is taken as it came: schema-valid, its timestamps canonical, nothing
+ * version-specific to repair. Then the repair would return it unchanged and note nothing (test/
+ * edge-fast-path.test.ts holds that for all inputs), so it is validated once and not walked.
+ */
+export function takenAsSent(
+  subprotocol: string,
+  normalizer: FrameNormalizer,
+  method: string,
+  params: unknown,
+): boolean {
+  const id = `urn:${method}.req`;
+  try {
+    validatorOf(subprotocol).validate(id, params);
+  } catch {
+    return false;
+  }
+  return timestampsCanonical(subprotocol, id, params) && !normalizer.repairsValid?.(method, params);
 }
 
 interface SchemaError {
@@ -149,6 +230,10 @@ function prune(
  * Tolerant in, strict out. Calls from the charger and its replies to ours are repaired by the
  * version's normalizer (each repair counted as a deviation), then validated against the official
  * schema; what we send (our calls and our answers) is validated as it is, and never repaired.
+ * A call that is valid as it came, with its timestamps in the canonical spelling and nothing
+ * version-specific to repair, is what the repair would return: it is validated once and taken as
+ * it is (the repair walk, a copy of the message and a second validation were most of the edge's
+ * cost per message, and almost every message of a conforming charger is such a call).
  */
 export function edgeConnection(
   rpc: RpcConnection,
@@ -156,9 +241,17 @@ export function edgeConnection(
   normalizer: FrameNormalizer,
   reports: EdgeReports,
 ): RpcConnection {
-  const validator = validators.find((v) => v.subprotocol === subprotocol);
-  if (!validator) throw new Error(`no schema validator for ${subprotocol}`);
+  const validator = validatorOf(subprotocol);
   const note: NoteDeviation = (kind, example) => reports.deviation(kind, example);
+  const answerChecked = (method: string, answer: unknown): unknown => {
+    try {
+      validator.validate(`urn:${method}.conf`, answer);
+    } catch (err) {
+      reports.ourMistake(method, err);
+      throw createRPCError('InternalError', 'internal error');
+    }
+    return answer;
+  };
   return {
     call: async (method, params, options) => {
       validator.validate(`urn:${method}.req`, params);
@@ -172,8 +265,12 @@ export function edgeConnection(
       }
       return result;
     },
-    handle: (method, handler) =>
-      rpc.handle(method, async (args) => {
+    serve: (methods, dispatch) =>
+      rpc.serve(methods, async (args) => {
+        const { method } = args;
+        if (takenAsSent(subprotocol, normalizer, method, args.params)) {
+          return answerChecked(method, await dispatch(args));
+        }
         const normalized = normalizer.request(method, args.params, note);
         const params = withoutUnreadableParts(subprotocol, validator, method, normalized, note);
         try {
@@ -184,14 +281,7 @@ export function edgeConnection(
           if (answer) return answer;
           throw err;
         }
-        const answer = await handler({ ...args, params });
-        try {
-          validator.validate(`urn:${method}.conf`, answer);
-        } catch (err) {
-          reports.ourMistake(method, err);
-          throw createRPCError('InternalError', 'internal error');
-        }
-        return answer;
+        return answerChecked(method, await dispatch({ ...args, params }));
       }),
   };
 }

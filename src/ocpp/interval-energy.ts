@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import { perDatabase } from '../store/per-database.js';
 
 /**
  * Chargers that meter only Energy.Active.Import.Interval (energy since the previous sample) give
@@ -8,6 +9,9 @@ import type { Db } from '../store/database.js';
  * reply, or out of order) adds nothing.
  */
 export class IntervalEnergy {
+  /** Shared by every connection: it holds only prepared statements. */
+  static readonly of = perDatabase((db) => new IntervalEnergy(db));
+
   private readonly find: Statement<[string, string], { sum_wh: number; last_timestamp: string }>;
   private readonly put: Statement<[string, string, number, string]>;
 

@@ -6,6 +6,7 @@ import { ENERGY_INTERVAL, ENERGY_REGISTER } from './meter-reading.js';
 import type { MeteringCapability } from './port.js';
 
 interface Row {
+  measurands: string;
   energy: 'register' | 'interval' | 'none';
 }
 
@@ -41,14 +42,21 @@ export class ChargerMetering {
        ON CONFLICT (charger_id) DO UPDATE SET measurands = excluded.measurands,
          energy = excluded.energy, recorded_at = excluded.recorded_at`,
     );
-    this.byCharger = db.prepare('SELECT energy FROM charger_metering WHERE charger_id = ?');
+    this.byCharger = db.prepare(
+      'SELECT measurands, energy FROM charger_metering WHERE charger_id = ?',
+    );
   }
 
-  record(chargerId: string, measurands: string[]): void {
+  /**
+   * Records what the charger read back at its boot; false when it is what was recorded before
+   * (every reconnect reads it back: a site's restart would otherwise rewrite every row).
+   */
+  record(chargerId: string, measurands: string[]): boolean {
+    const list = measurands.join(',');
+    if (this.byCharger.get(chargerId)?.measurands === list) return false;
     const at = new Date(this.clock.now()).toISOString();
-    relaxed(this.db, () =>
-      this.upsert.run(chargerId, measurands.join(','), energyOf(measurands), at),
-    );
+    relaxed(this.db, () => this.upsert.run(chargerId, list, energyOf(measurands), at));
+    return true;
   }
 
   capability(chargerId: string): MeteringCapability {

@@ -39,15 +39,15 @@ export function observedConnection(
         throw err;
       }
     },
-    handle: (method, handler) =>
-      rpc.handle(method, async (args) => {
+    serve: (methods, dispatch) =>
+      rpc.serve(methods, async (args) => {
         const from = process.hrtime.bigint();
         try {
-          const result = await handler(args);
-          observer.call(protocol, method, 'in', 'ok', seconds(from));
+          const result = await dispatch(args);
+          observer.call(protocol, args.method, 'in', 'ok', seconds(from));
           return result;
         } catch (err) {
-          observer.call(protocol, method, 'in', 'error', seconds(from));
+          observer.call(protocol, args.method, 'in', 'error', seconds(from));
           throw err;
         }
       }),

@@ -11,6 +11,9 @@ import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
+import type { PowerLimits } from '../load/limit-sources.js';
+import type { AllocationPolicy } from '../load/allocator.js';
+import type { LoadManager } from '../load/load-manager.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
@@ -52,6 +55,10 @@ export interface OperatorDeps {
   /** The last OCPP calls of each charger (no payloads). */
   calls: RecentCalls;
   read: SiteReadModel;
+  /** The site's load manager; absent when the config has no power limit. */
+  load?: { manager: LoadManager; policy: AllocationPolicy } | undefined;
+  /** The site's run-time power limits; absent when the config has no site power limit. */
+  powerLimits?: PowerLimits | undefined;
   settings: {
     siteId: string;
     /** IANA zone of the site (config site.timeZone): "today" and "this month" are counted in it. */

@@ -3,9 +3,11 @@ import { registerChargerRoutes } from './charger-routes.js';
 import { registerChargerAdminRoutes } from './charger-admin-routes.js';
 import { registerEnergyRoutes } from './energy-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
+import { registerPowerLimitRoutes } from './power-limit-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
+import { registerSitePowerRoutes } from './site-power-routes.js';
 import { registerStopRecordRoutes } from './stop-record-routes.js';
 
 /**
@@ -14,6 +16,7 @@ import { registerStopRecordRoutes } from './stop-record-routes.js';
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSiteRoutes,
+  registerSitePowerRoutes,
   registerReadRoutes,
   registerMoneyRoutes,
   registerRosterRoutes,
@@ -21,4 +24,5 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerChargerAdminRoutes,
   registerStopRecordRoutes,
   registerEnergyRoutes,
+  registerPowerLimitRoutes,
 ];

@@ -10,6 +10,8 @@ import { schemaOperations } from './schema-operations.js';
 import { schemaFieldSession } from './schema-field-session.js';
 import { schemaOperatorChargers } from './schema-operator-chargers.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
+import { schemaLoadInputs } from './schema-load-inputs.js';
+import { schemaChargerKeys } from './schema-charger-keys.js';
 import { schemaConsole } from './schema-console.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
@@ -25,6 +27,8 @@ const migrations: readonly string[] = [
   schemaFieldSession,
   schemaOperatorChargers,
   schemaChargerOps,
+  schemaLoadInputs,
+  schemaChargerKeys,
   schemaConsole,
 ];
 

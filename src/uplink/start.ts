@@ -12,7 +12,7 @@ import { CommandProcessor } from './command-processor.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxQueue } from './outbox-queue.js';
 import { uplinkSettings } from './settings.js';
-import { Uplink, type UplinkHealth } from './uplink.js';
+import { Uplink, type TopicFeed, type UplinkHealth } from './uplink.js';
 
 export interface UplinkDeps {
   config: GatewayConfig;
@@ -24,6 +24,8 @@ export interface UplinkDeps {
   admin: FleetAdmin;
   apiKeys: ApiKeys;
   telematics: Telematics;
+  /** Topics read on the uplink's connection besides commands (needs uplink.url). */
+  feeds?: readonly TopicFeed[];
 }
 
 export interface RunningUplink {
@@ -84,6 +86,7 @@ export function startUplink(d: UplinkDeps): RunningUplink {
     outbox: d.outbox,
     queue,
     commands,
+    feeds: d.feeds ?? [],
   });
   uplink.start();
   return {

@@ -19,6 +19,14 @@ export interface UplinkOptions {
   outbox: Outbox;
   queue: OutboxQueue;
   commands: CommandProcessor;
+  /** Other topics the gateway listens to on the same connection (the power limit feed). */
+  feeds?: readonly TopicFeed[];
+}
+
+/** A topic read on the uplink's connection; its handler validates what arrives. */
+export interface TopicFeed {
+  topic: string;
+  handle(payload: Buffer, retained: boolean): void;
 }
 
 export interface UplinkHealth {
@@ -57,6 +65,11 @@ export class Uplink {
     // Commands are applied before the client acknowledges them (PUBACK after this callback): a
     // command the gateway dies while applying is delivered again and then found in the table.
     this.client.handleMessage = (packet, done) => {
+      const feed = o.feeds?.find((f) => f.topic === packet.topic);
+      if (feed) {
+        feed.handle(Buffer.from(packet.payload), packet.retain);
+        return done();
+      }
       if (packet.topic !== this.topics.commands) return done();
       try {
         const reply = o.commands.handle(Buffer.from(packet.payload));
@@ -148,6 +161,13 @@ export class Uplink {
       // A new session (first start, or the broker lost it): subscribe; QoS 1 so commands queue.
       this.client.subscribe(this.topics.commands, { qos: 1 }, (err) => {
         if (err) this.o.log.error({ err: err.message }, 'uplink subscribe failed');
+      });
+    }
+    // Feeds are live values: QoS 0, so the broker queues none while the gateway is away (a
+    // value from then would look fresh), and again on every connect (topic may have changed).
+    for (const feed of this.o.feeds ?? []) {
+      this.client.subscribe(feed.topic, { qos: 0 }, (err) => {
+        if (err) this.o.log.error({ err: err.message, topic: feed.topic }, 'feed subscribe failed');
       });
     }
     const online = JSON.stringify({

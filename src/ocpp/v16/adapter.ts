@@ -46,17 +46,16 @@ export class V16Session implements ProtocolSession {
   constructor(ctx: AdapterContext) {
     this.session = {
       ctx,
-      transactions: new Transactions16(ctx.db),
-      intervals: new IntervalEnergy(ctx.db),
+      transactions: Transactions16.of(ctx.db),
+      intervals: IntervalEnergy.of(ctx.db),
       now: () => new Date(ctx.clock.now()).toISOString(),
       connectorIdOf: (ocppConnectorId) =>
         ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
     };
     this.operator = operatorCalls16(this.session);
-    for (const action of Object.keys(ROUTES16) as (keyof Requests16)[]) {
-      const handler = ROUTES16[action] as Handler16;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
-    }
+    ctx.rpc.serve(Object.keys(ROUTES16), ({ method, params }) =>
+      (ROUTES16[method as keyof Requests16] as Handler16)(this.session, params),
+    );
   }
 
   requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {

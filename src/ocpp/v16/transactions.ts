@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/database.js';
+import { perDatabase } from '../../store/per-database.js';
 
 export interface Transaction16 {
   id: number;
@@ -39,6 +40,9 @@ function toTx(row: Row): Transaction16 {
  * idTag and timestamp) so that the repeat gets the same id instead of a second transaction.
  */
 export class Transactions16 {
+  /** Shared by every connection: it holds only prepared statements. */
+  static readonly of = perDatabase((db) => new Transactions16(db));
+
   private readonly findStart: Statement<[string, number, string, string], Row>;
   private readonly insertStmt: Statement<[string, number, string, number, string]>;
   private readonly acceptStmt: Statement<[number, number]>;

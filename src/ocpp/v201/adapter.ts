@@ -48,7 +48,7 @@ export class V201Session implements ProtocolSession {
   private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
-    const txs = new Transactions201(ctx.db);
+    const txs = Transactions201.of(ctx.db);
     this.session = {
       ctx,
       txs,
@@ -57,10 +57,9 @@ export class V201Session implements ProtocolSession {
       connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
     };
     this.operator = operatorCalls201(this.session);
-    for (const action of Object.keys(ROUTES201) as (keyof Requests201)[]) {
-      const handler = ROUTES201[action] as Handler201;
-      ctx.rpc.handle(action, ({ params }) => handler(this.session, params));
-    }
+    ctx.rpc.serve(Object.keys(ROUTES201), ({ method, params }) =>
+      (ROUTES201[method as keyof Requests201] as Handler201)(this.session, params),
+    );
   }
 
   requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {

@@ -36,8 +36,9 @@ export interface Requests201 {
 const UNITS = ['Wh', 'kWh', 'MWh', 'varh', 'kvarh', 'W', 'kW', 'MW', 'VA', 'kVA', 'var', 'kvar'];
 const UNIT_BY_FOLDED = new Map(UNITS.map((u) => [u.toLowerCase(), u]));
 
-function canonicalUnits(method: string, meterValues: unknown, note: NoteDeviation): void {
-  if (!Array.isArray(meterValues)) return;
+function canonicalUnits(method: string, meterValues: unknown, note: NoteDeviation | null): boolean {
+  let repaired = false;
+  if (!Array.isArray(meterValues)) return repaired;
   for (const mv of meterValues as { sampledValue?: unknown }[]) {
     if (!Array.isArray(mv?.sampledValue)) continue;
     for (const sv of mv.sampledValue as { unitOfMeasure?: { unit?: unknown } }[]) {
@@ -45,10 +46,18 @@ function canonicalUnits(method: string, meterValues: unknown, note: NoteDeviatio
       if (typeof unit !== 'string') continue;
       const canonical = UNIT_BY_FOLDED.get(unit.trim().toLowerCase());
       if (canonical === undefined || canonical === unit) continue;
+      repaired = true;
+      // Null: only asked whether there is a repair to make, the message is left as it is.
+      if (!note) return repaired;
       note(`${method} meterValue[].sampledValue[].unitOfMeasure.unit unit_case`, unit);
       (sv.unitOfMeasure as { unit: string }).unit = canonical;
     }
   }
+  return repaired;
+}
+
+function withMeterValues(method: string): boolean {
+  return method === 'TransactionEvent' || method === 'MeterValues';
 }
 
 /**
@@ -66,13 +75,16 @@ function endsTransaction(params: unknown): boolean {
 export const normalize201: FrameNormalizer = {
   request: (method, params, note) => {
     const req = conformMessage('ocpp2.0.1', `urn:${method}.req`, params, method, note);
-    if (method === 'TransactionEvent' || method === 'MeterValues') {
+    if (withMeterValues(method)) {
       canonicalUnits(method, (req as { meterValue?: unknown } | null)?.meterValue, note);
     }
     return req;
   },
   result: (method, result, note) =>
     conformMessage('ocpp2.0.1', `urn:${method}.conf`, result, `${method}.conf`, note),
+  repairsValid: (method, params) =>
+    withMeterValues(method) &&
+    canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null),
   answerAnyway: (method, params) =>
     method === 'MeterValues' || (method === 'TransactionEvent' && endsTransaction(params))
       ? {}

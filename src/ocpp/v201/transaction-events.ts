@@ -22,7 +22,7 @@ export class TransactionEvents201 {
     private readonly ctx: AdapterContext,
     private readonly txs: Transactions201,
   ) {
-    this.intervals = new IntervalEnergy(ctx.db);
+    this.intervals = IntervalEnergy.of(ctx.db);
   }
 
   /**

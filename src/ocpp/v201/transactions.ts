@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/database.js';
+import { perDatabase } from '../../store/per-database.js';
 import type { TransactionEventReq } from './messages.js';
 
 export interface Transaction201 {
@@ -49,6 +50,9 @@ export type EventSeen = 'new' | 'repeat' | 'reused_seq_no';
  * the row and the others fill it in, so no event is lost and none is acted on twice.
  */
 export class Transactions201 {
+  /** Shared by every connection: it holds only prepared statements. */
+  static readonly of = perDatabase((db) => new Transactions201(db));
+
   private readonly byId: Statement<[string, string], Row>;
   private readonly insertTx: Statement<[string, string, string]>;
   private readonly fillStmt: Statement<
@@ -145,6 +149,14 @@ export class Transactions201 {
     transactionId: string,
     facts: { evseId: number | null; idToken: string | null; meterStartWh: number | null },
   ): Transaction201 {
+    const known = this.get(chargerId, transactionId);
+    // Most events (meter samples) add nothing: no write, no page appended to the WAL for them.
+    const adds =
+      !known ||
+      (known.evseId === null && facts.evseId !== null) ||
+      (known.idToken === null && facts.idToken !== null) ||
+      (known.meterStartWh === null && facts.meterStartWh !== null);
+    if (!adds) return known as Transaction201;
     this.fillStmt.run(facts.evseId, facts.idToken, facts.meterStartWh, chargerId, transactionId);
     return this.get(chargerId, transactionId) as Transaction201;
   }

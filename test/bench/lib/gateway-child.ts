@@ -23,6 +23,8 @@ export interface BenchSite {
   /** Drivers `drv-0000`… with emails `d0000@bench.test`, each with this opening balance. */
   drivers: number;
   balance: number;
+  /** Stored password of every charger (default: the scrypt hash of CHARGER_PASSWORD). */
+  passwordHash?: string;
 }
 
 /** The gateway as an operator runs it (`dist/cli.js serve`), in its own process, on a seeded site. */
@@ -62,7 +64,7 @@ export async function startGatewayChild(
     ...base,
     chargers: site.chargers.map((id) => ({
       id,
-      passwordHash: PASSWORD_HASH,
+      passwordHash: site.passwordHash ?? PASSWORD_HASH,
       connectors: Array.from({ length: site.connectors }, (_, i) => ({
         id: String(i + 1),
         tariff: 'dc',

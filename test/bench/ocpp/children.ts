@@ -70,9 +70,11 @@ export class BareServerChild {
     readonly pid: number,
   ) {}
 
-  static async start(): Promise<BareServerChild> {
+  /** `env`: added to the child's environment (e.g. the memory probe's NODE_OPTIONS). */
+  static async start(env: Record<string, string> = {}): Promise<BareServerChild> {
     const child = fork(fileURLToPath(new URL('./bare-server.js', import.meta.url)), [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, ...env },
     });
     const ready = await new Promise<BareReady>((resolve, reject) => {
       child.once('message', (m: BareReady) => resolve(m));

@@ -1,0 +1,552 @@
+import type {
+  ChargerCommands,
+  ChargerEvents,
+  MeterSample,
+  StepOutcome,
+  TransactionEnded,
+  TransactionStarted,
+} from '../ocpp/port.js';
+import type { Logger } from '../shared/log.js';
+import { allocate, type AllocationPolicy, type AllocationSession } from './allocator.js';
+import type { LimitReader, NodeLimit } from './limits.js';
+
+/** A connector under load management, as the config describes it. */
+export interface ManagedConnector {
+  chargerId: string;
+  connectorId: string;
+  /** Node ids from 'site' down to its circuit. */
+  path: readonly string[];
+  minW: number;
+  maxW: number;
+  /** AC phases (for chargers that take a current limit); undefined for DC. */
+  phases: 1 | 3 | undefined;
+}
+
+/** A session drawing power now (charging or stopping), as the charging layer holds it. */
+export interface ActiveSession {
+  sessionId: string;
+  chargerId: string;
+  connectorId: string;
+  transactionRef: string;
+  owedWh: number;
+  /** When it started charging, ms; the most recently started wait first. */
+  startedAtMs: number;
+}
+
+export interface LoadManagerOptions {
+  log: Logger;
+  limits: LimitReader;
+  /** Every node id of the tree ('site' first). */
+  nodeIds: readonly string[];
+  policy: AllocationPolicy;
+  /** The managed connectors: what the config's chargers (and circuits) say of them. */
+  connectors: () => readonly ManagedConnector[];
+  active: () => readonly ActiveSession[];
+  chargers: Pick<ChargerCommands, 'isOnline' | 'setPowerLimit'>;
+  /** Pause before an undelivered allowance is tried again; default RETRY_MS. */
+  retryMs?: number;
+  /** Called when a charger accepted a session's new allowance (the stop prediction). */
+  onAllowanceChange?: (sessionId: string) => void;
+  /** Counts for the metrics. */
+  counters?: { reallocation(reason: string): void; refusal(chargerId: string): void };
+}
+
+/** A session's allowance as the driver's session read and the stop prediction see it. */
+export interface SessionPower {
+  allocatedW: number;
+  waiting: boolean;
+}
+
+export interface SessionAllocationView extends SessionPower {
+  sessionId: string;
+  chargerId: string;
+  connectorId: string;
+  /** What the charger last accepted for it (W); null before it accepted one. */
+  confirmedW: number | null;
+  /** The charger refuses profiles: counted at its maximum. */
+  refusesProfiles: boolean;
+  measuredW: number | null;
+}
+
+export interface NodeView extends NodeLimit {
+  /** What the managed sessions on this node are allowed now, W. */
+  allocatedW: number;
+  /** The sum of the latest live power readings of its connectors, W. */
+  measuredW: number;
+}
+
+/**
+ * Measured power this far from the allocation starts a reallocation: 10% of the allowance, and
+ * at least 1 kW (meter noise and AC phase steps stay under it).
+ */
+export const DEPARTURE_FRACTION = 0.1;
+export const DEPARTURE_MIN_W = 1000;
+
+/** Pause before a round that could not deliver everything is tried again. */
+export const RETRY_MS = 2000;
+
+const key = (chargerId: string, connectorId: string): string => `${chargerId}\u0000${connectorId}`;
+
+/**
+ * The site's load manager: on every change (session start or stop, limit change, power departing
+ * from its allowance, charger reconnect or boot) it reallocates and sends the new allowances as
+ * charging profiles, every lower one first and answered (or timed out: that connector is then
+ * still counted at its old, higher allowance) before any raise, so the allowances never add up
+ * to more than a node's limit, in flight included. It observes the charging layer; nothing there
+ * depends on it.
+ */
+export class LoadManager {
+  /** What each connector's charger accepted as its TxDefaultProfile, W. */
+  private readonly defaults = new Map<string, number>();
+  /** What each running transaction's charger accepted as its TxProfile, by session id. */
+  private readonly confirmed = new Map<string, number>();
+  /** The allocation last computed, by session id. */
+  private allocation = new Map<string, number | 'waiting'>();
+  /** Chargers that refused a profile (or drew past theirs): counted at their maximum. */
+  private readonly refusing = new Set<string>();
+  /** A session drawing well under its allowance: its maximum for the allocation, until it rises. */
+  private readonly drawCap = new Map<string, number>();
+  private readonly measured = new Map<string, number>();
+  /** The last reading of a session drawing well under its allowance, not yet confirmed by a second. */
+  private readonly underDraw = new Map<string, number>();
+  /** Sessions whose last reading was above their accepted allowance by more than the threshold. */
+  private readonly overDraw = new Set<string>();
+  private running: Promise<void> | null = null;
+  private again: string | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: LoadManagerOptions) {}
+
+  /** Starts listening to limit changes and sends the safe default to every online charger. */
+  start(): void {
+    this.unsubscribe = this.o.limits.onChange(() => this.reallocate('limit'));
+    const chargers = new Set(this.o.connectors().map((c) => c.chargerId));
+    for (const chargerId of chargers) {
+      if (this.o.chargers.isOnline(chargerId)) this.chargerUp(chargerId, 'start');
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /** The charger port's events passed on unchanged; the load manager reacts after the charging layer. */
+  observe(events: ChargerEvents): ChargerEvents {
+    return {
+      authorize: (chargerId, idToken, connectorId) =>
+        events.authorize(chargerId, idToken, connectorId),
+      transactionStarted: (event: TransactionStarted) => {
+        const verdict = events.transactionStarted(event);
+        // After the reply is on its way: a TxProfile names the transaction the reply gives it.
+        if (verdict.accepted) setImmediate(() => void this.reallocate('session_start'));
+        return verdict;
+      },
+      meterSample: (sample) => {
+        events.meterSample(sample);
+        this.sampled(sample);
+      },
+      transactionEnded: (event: TransactionEnded) => {
+        // Its connector's last reading no longer says what it draws (the site view).
+        const ended = this.o
+          .active()
+          .find(
+            (a) => a.chargerId === event.chargerId && a.transactionRef === event.transactionRef,
+          );
+        if (ended) this.measured.delete(key(ended.chargerId, ended.connectorId));
+        events.transactionEnded(event);
+        this.reallocate('session_end');
+      },
+      chargerOnline: (chargerId) => {
+        events.chargerOnline(chargerId);
+        this.chargerUp(chargerId, 'reconnect');
+      },
+      chargerBooted: (chargerId) => {
+        events.chargerBooted(chargerId);
+        this.chargerUp(chargerId, 'boot');
+      },
+      connectorStatus: (chargerId, connectorId, status, transactionless) =>
+        events.connectorStatus(chargerId, connectorId, status, transactionless),
+    };
+  }
+
+  /** The session's allowance, or null when it is not under load management. */
+  sessionPower(sessionId: string): SessionPower | null {
+    const a = this.allocation.get(sessionId);
+    if (a === undefined) return null;
+    return a === 'waiting' ? { allocatedW: 0, waiting: true } : { allocatedW: a, waiting: false };
+  }
+
+  /**
+   * What the session's charger has accepted as its ceiling, W (null when none is in force): the
+   * stop prediction plans with it only once the charger took it, never on a value still in flight.
+   */
+  confirmedPowerW(sessionId: string): number | null {
+    return this.confirmed.get(sessionId) ?? null;
+  }
+
+  /**
+   * What a session started now on this connector would be allocated (W), the sessions drawing
+   * now and their chargers as they are: null when it would wait or the connector is not managed.
+   */
+  powerIfStarted(chargerId: string, connectorId: string, owedWh: number): number | null {
+    const connectors = this.connectorMap();
+    const c = connectors.get(key(chargerId, connectorId));
+    if (!c) return null;
+    const probe = '\u0000quote';
+    const inputs = [
+      ...this.inputs(connectors),
+      {
+        sessionId: probe,
+        path: c.path,
+        minW: c.minW,
+        maxW: c.maxW,
+        owedWh,
+        acceptsProfiles: !this.refusing.has(chargerId),
+        startOrder: Number.MAX_SAFE_INTEGER,
+      },
+    ];
+    const a = allocate(this.limitMap(), inputs, this.o.policy).get(probe);
+    return typeof a === 'number' && a > 0 ? a : null;
+  }
+
+  /** Every node's limit, allowance and measured power, and every session's allocation. */
+  view(): { nodes: NodeView[]; sessions: SessionAllocationView[] } {
+    const connectors = this.connectorMap();
+    const active = this.o.active();
+    const sessions = active.map((s): SessionAllocationView => {
+      const power = this.sessionPower(s.sessionId) ?? { allocatedW: 0, waiting: false };
+      return {
+        sessionId: s.sessionId,
+        chargerId: s.chargerId,
+        connectorId: s.connectorId,
+        ...power,
+        confirmedW: this.confirmed.get(s.sessionId) ?? null,
+        refusesProfiles: this.refusing.has(s.chargerId),
+        measuredW: this.measured.get(key(s.chargerId, s.connectorId)) ?? null,
+      };
+    });
+    const nodes = this.o.nodeIds.map((nodeId): NodeView => {
+      const on = (c: { chargerId: string; connectorId: string }): boolean =>
+        connectors.get(key(c.chargerId, c.connectorId))?.path.includes(nodeId) ?? false;
+      return {
+        ...this.o.limits.limit(nodeId),
+        allocatedW: sessions.filter(on).reduce((sum, s) => sum + s.allocatedW, 0),
+        measuredW: [...connectors.values()]
+          .filter(on)
+          .reduce((sum, c) => sum + (this.measured.get(key(c.chargerId, c.connectorId)) ?? 0), 0),
+      };
+    });
+    return { nodes, sessions };
+  }
+
+  /**
+   * Reallocates now, or once the one under way has finished (changes during it are folded into
+   * one more round). Resolves when the allowances it computed have been sent.
+   */
+  reallocate(reason: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.running) {
+      this.again = reason;
+      return this.running;
+    }
+    this.running = (async () => {
+      let next: string | null = reason;
+      while (next !== null && !this.closed) {
+        this.again = null;
+        this.o.counters?.reallocation(next);
+        let retry = false;
+        try {
+          retry = await this.round(next);
+        } catch (err) {
+          this.o.log.error({ err, reason: next }, 'power reallocation failed');
+          retry = true;
+        }
+        next = this.again;
+        if (retry && next === null) this.retryLater();
+      }
+    })().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** A lower that was not answered, or a raise held back by it, is tried again after a pause. */
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.reallocate('retry');
+    }, this.o.retryMs ?? RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  /** Resolves once no reallocation is under way (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private connectorMap(): Map<string, ManagedConnector> {
+    return new Map(this.o.connectors().map((c) => [key(c.chargerId, c.connectorId), c]));
+  }
+
+  private limitMap(): Map<string, number> {
+    return new Map(this.o.nodeIds.map((n) => [n, this.o.limits.limit(n).watts]));
+  }
+
+  /** What a session may draw now: its confirmed profile, else its connector's default, else its max. */
+  private currentAllowance(s: ActiveSession, c: ManagedConnector): number {
+    if (this.refusing.has(s.chargerId)) return c.maxW;
+    return (
+      this.confirmed.get(s.sessionId) ??
+      this.defaults.get(key(s.chargerId, s.connectorId)) ??
+      c.maxW
+    );
+  }
+
+  /** The allocator's view of the drawing sessions on managed connectors. */
+  private inputs(
+    connectors: Map<string, ManagedConnector>,
+    active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId))),
+  ): AllocationSession[] {
+    return active.map((s): AllocationSession => {
+      const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
+      const cap = this.drawCap.get(s.sessionId);
+      return {
+        sessionId: s.sessionId,
+        path: c.path,
+        minW: c.minW,
+        maxW: cap === undefined ? c.maxW : Math.max(c.minW, Math.min(c.maxW, cap)),
+        owedWh: s.owedWh,
+        acceptsProfiles: !this.refusing.has(s.chargerId),
+        startOrder: s.startedAtMs,
+      };
+    });
+  }
+
+  /** One reallocation; true when something was not delivered and a later round should retry. */
+  private async round(reason: string): Promise<boolean> {
+    const connectors = this.connectorMap();
+    const active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId)));
+    const inputs = this.inputs(connectors, active);
+    const limits = this.limitMap();
+    const allocation = allocate(limits, inputs, this.o.policy);
+    this.allocation = allocation;
+    for (const id of [...this.confirmed.keys()]) {
+      if (!allocation.has(id)) this.confirmed.delete(id);
+    }
+    for (const map of [this.drawCap, this.underDraw]) {
+      for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
+    }
+    for (const id of [...this.overDraw]) if (!allocation.has(id)) this.overDraw.delete(id);
+
+    const changes = active.flatMap((s) => {
+      const a = allocation.get(s.sessionId);
+      if (a === undefined || this.refusing.has(s.chargerId)) return [];
+      const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
+      const target = a === 'waiting' ? 0 : a;
+      const current = this.currentAllowance(s, c);
+      if (this.confirmed.get(s.sessionId) === target) return [];
+      // An offline charger keeps counting at what it was last allowed; it gets the new value
+      // when it is back (chargerUp).
+      if (!this.o.chargers.isOnline(s.chargerId)) return [];
+      return [{ s, c, target, current }];
+    });
+    const lowers = changes.filter((x) => x.target <= x.current);
+    const raises = changes.filter((x) => x.target > x.current);
+    this.o.log.info(
+      { reason, sessions: active.length, lowers: lowers.length, raises: raises.length },
+      'power reallocated',
+    );
+
+    const lowered = await Promise.all(lowers.map((x) => this.send(x.s, x.c, x.target)));
+    let retry = lowered.some((ok) => !ok);
+
+    // A raise goes out only when every node it sits on stays within its limit with what the
+    // others are allowed now (a lower that failed still counts at its old, higher value).
+    for (const x of raises) {
+      const fits = x.c.path.every((node) => {
+        const others = active
+          .filter((o) => o.sessionId !== x.s.sessionId)
+          .filter((o) => connectors.get(key(o.chargerId, o.connectorId))?.path.includes(node))
+          .reduce(
+            (sum, o) =>
+              sum +
+              this.currentAllowance(
+                o,
+                connectors.get(key(o.chargerId, o.connectorId)) as ManagedConnector,
+              ),
+            0,
+          );
+        return others + x.target <= (limits.get(node) ?? 0);
+      });
+      if (!fits) {
+        retry = true;
+        continue;
+      }
+      if (!(await this.send(x.s, x.c, x.target))) retry = true;
+    }
+    return retry;
+  }
+
+  /** Sends one TxProfile; true when the charger accepted it. */
+  private async send(s: ActiveSession, c: ManagedConnector, watts: number): Promise<boolean> {
+    const outcome = await this.limit(s.chargerId, s.connectorId, {
+      watts,
+      transactionRef: s.transactionRef,
+      ...(c.phases ? { phases: c.phases } : {}),
+    });
+    if (outcome === 'accepted') {
+      this.confirmed.set(s.sessionId, watts);
+      this.o.onAllowanceChange?.(s.sessionId);
+      return true;
+    }
+    // A charger that took its connectors' default profile does smart charging: a refused TxProfile
+    // is about the transaction (its id not yet known there, say), tried again; one that took
+    // neither refuses profiles altogether.
+    const takesDefaults = this.o
+      .connectors()
+      .some(
+        (x) => x.chargerId === s.chargerId && this.defaults.has(key(x.chargerId, x.connectorId)),
+      );
+    if (outcome === 'not_supported' || (outcome === 'rejected' && !takesDefaults)) {
+      this.refused(s.chargerId, outcome);
+    }
+    return false;
+  }
+
+  private async limit(
+    chargerId: string,
+    connectorId: string,
+    limit: { watts: number; transactionRef?: string; phases?: 1 | 3 },
+  ): Promise<StepOutcome | 'failed'> {
+    try {
+      return await this.o.chargers.setPowerLimit(chargerId, connectorId, limit);
+    } catch (err) {
+      this.o.log.warn(
+        { chargerId, connectorId, watts: limit.watts, err: (err as Error).message },
+        'power limit not delivered: the connector keeps counting at its previous allowance',
+      );
+      return 'failed';
+    }
+  }
+
+  private refused(chargerId: string, outcome: string): void {
+    if (this.refusing.has(chargerId)) return;
+    this.refusing.add(chargerId);
+    this.o.counters?.refusal(chargerId);
+    this.o.log.warn(
+      { chargerId, outcome },
+      'charger refuses charging profiles: counted at its maximum, the others share the rest',
+    );
+    this.again ??= 'profile_refused';
+  }
+
+  /**
+   * Each managed connector's share of the limits as if every one of them were busy (0 where its
+   * minimum does not fit): the default a charger holds before any session, and after a restart.
+   */
+  safeDefaults(): Map<string, number> {
+    const connectors = this.o.connectors();
+    const result = allocate(
+      this.limitMap(),
+      connectors.map((c, i) => ({
+        sessionId: key(c.chargerId, c.connectorId),
+        path: c.path,
+        minW: c.minW,
+        maxW: c.maxW,
+        owedWh: 0,
+        acceptsProfiles: true,
+        startOrder: i,
+      })),
+      'equal',
+    );
+    return new Map([...result].map(([k, a]) => [k, a === 'waiting' ? 0 : a]));
+  }
+
+  /**
+   * A charger that connected, reconnected or booted forgets nothing we know but may have lost
+   * its profiles: it gets its connectors' safe default and its sessions' allowances again.
+   */
+  private chargerUp(chargerId: string, reason: string): void {
+    if (this.closed) return;
+    const hadRefused = this.refusing.delete(chargerId);
+    for (const id of [...this.confirmed.keys()]) {
+      if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId))
+        this.confirmed.delete(id);
+    }
+    const defaults = this.safeDefaults();
+    const mine = this.o.connectors().filter((c) => c.chargerId === chargerId);
+    void (async () => {
+      await Promise.all(
+        mine.map(async (c) => {
+          const k = key(c.chargerId, c.connectorId);
+          const watts = defaults.get(k) ?? 0;
+          const outcome = await this.limit(c.chargerId, c.connectorId, {
+            watts,
+            ...(c.phases ? { phases: c.phases } : {}),
+          });
+          if (outcome === 'accepted') this.defaults.set(k, watts);
+          else {
+            this.defaults.delete(k);
+            if (outcome === 'rejected' || outcome === 'not_supported')
+              this.refused(chargerId, outcome);
+          }
+        }),
+      );
+      await this.reallocate(hadRefused ? `${reason}_retry` : reason);
+    })();
+  }
+
+  /** Live power readings: per connector for the site view; a departure reallocates. */
+  private sampled(sample: MeterSample): void {
+    if (!sample.live || sample.powerW === null) return;
+    this.measured.set(key(sample.chargerId, sample.connectorId), sample.powerW);
+    if (sample.transactionRef === null) return;
+    const s = this.o
+      .active()
+      .find((a) => a.chargerId === sample.chargerId && a.transactionRef === sample.transactionRef);
+    if (!s) return;
+    const allowed = this.confirmed.get(s.sessionId);
+    if (allowed === undefined) return;
+    const margin = Math.max(DEPARTURE_MIN_W, allowed * DEPARTURE_FRACTION);
+    if (sample.powerW >= allowed - margin) this.underDraw.delete(s.sessionId);
+    if (sample.powerW <= allowed + margin) this.overDraw.delete(s.sessionId);
+    if (sample.powerW > allowed + margin) {
+      // Drawing past an accepted profile on two readings in a row (the first may be taken while
+      // the charger still ramps down to a lower it just accepted): it does not obey; counted at
+      // its maximum from now on.
+      if (!this.overDraw.has(s.sessionId)) {
+        this.overDraw.add(s.sessionId);
+        return;
+      }
+      this.overDraw.delete(s.sessionId);
+      this.o.log.warn(
+        { sessionId: s.sessionId, measuredW: sample.powerW, allowedW: allowed },
+        'charger draws past its charging profile',
+      );
+      this.refused(s.chargerId, 'overdraw');
+      void this.reallocate('overdraw');
+    } else if (sample.powerW < allowed - margin && this.drawCap.get(s.sessionId) === undefined) {
+      // The EV takes less than it may (taper, full battery): the rest goes to the others, once
+      // two readings in a row agree (an EV still ramping up is not held at its first reading).
+      const previous = this.underDraw.get(s.sessionId);
+      this.underDraw.set(s.sessionId, sample.powerW);
+      if (previous === undefined || Math.abs(previous - sample.powerW) > margin) return;
+      this.underDraw.delete(s.sessionId);
+      this.drawCap.set(s.sessionId, Math.ceil(sample.powerW + margin));
+      void this.reallocate('under_draw');
+    } else if (
+      this.drawCap.get(s.sessionId) !== undefined &&
+      sample.powerW >= allowed - margin / 2 &&
+      allowed >= (this.drawCap.get(s.sessionId) ?? 0)
+    ) {
+      // It rose to its cap: it may want more again.
+      this.drawCap.delete(s.sessionId);
+      void this.reallocate('draw_rising');
+    }
+  }
+}
