@@ -1,0 +1,44 @@
+// Figures as the site reads them: NGN with thousands separators, times in the site's time zone.
+
+let zone = 'Africa/Lagos';
+
+export function setSiteTimeZone(tz: string | undefined): void {
+  if (!tz) return;
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: tz });
+    zone = tz;
+  } catch {
+    // An unknown zone name: keep the default rather than show nothing.
+  }
+}
+
+export function siteTimeZone(): string {
+  return zone;
+}
+
+const naira = new Intl.NumberFormat('en-NG', {
+  style: 'currency',
+  currency: 'NGN',
+  maximumFractionDigits: 0,
+});
+const number = new Intl.NumberFormat('en-NG', { maximumFractionDigits: 1 });
+
+export const ngn = (n: number): string => naira.format(n);
+export const kwh = (wh: number | null): string =>
+  wh === null ? '–' : `${number.format(wh / 1000)} kWh`;
+export const kw = (w: number | null): string =>
+  w === null ? '–' : `${number.format(w / 1000)} kW`;
+export const pct = (p: number | null): string => (p === null ? '–' : `${Math.round(p)} %`);
+
+export function time(iso: string | null): string {
+  if (!iso) return '–';
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    day: '2-digit',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hour12: false,
+  }).format(new Date(iso));
+}

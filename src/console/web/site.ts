@@ -1,0 +1,178 @@
+import { useEffect, useMemo } from 'preact/hooks';
+import { api } from './api';
+import { kw, kwh, pct, time } from './format';
+import { onLive } from './live';
+import type { ChargerView, ConnectorView, Driver, Fleet, Page, SessionRow } from './types';
+import { ErrorText, html, Link, Loading, useData } from './ui';
+
+interface Site {
+  chargers: ChargerView[];
+  openSessions: Map<string, SessionRow>;
+}
+
+async function loadSite(): Promise<Site> {
+  const [chargers, sessions] = await Promise.all([
+    api.get<{ chargers: ChargerView[] }>('/chargers'),
+    api.get<Page<SessionRow>>('/sessions?state=authorizing,authorized,charging,stopping&limit=200'),
+  ]);
+  return {
+    chargers: chargers.chargers.sort((a, b) => a.chargerId.localeCompare(b.chargerId)),
+    openSessions: new Map(sessions.items.map((s) => [s.sessionId, s])),
+  };
+}
+
+/** Calls `reload` after a burst of live events settles, at most every `ms`: one fetch per burst. */
+export function useLiveReload(
+  reload: () => void,
+  accept: (type: string, data: Record<string, unknown>) => boolean,
+  ms = 200,
+): void {
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = onLive((e) => {
+      if (!accept(e.type, e.data) || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        reload();
+      }, ms);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [reload]);
+}
+
+export function SiteView() {
+  const site = useData(loadSite, 'site');
+  const roster = useData(
+    () =>
+      Promise.all([
+        api.get<{ drivers: Driver[] }>('/drivers'),
+        api.get<{ fleets: Fleet[] }>('/fleets'),
+      ]),
+    'roster',
+  );
+  useLiveReload(site.reload, () => true);
+  const fleetOf = useMemo(() => {
+    const names = new Map(roster.data?.[1].fleets.map((f) => [f.fleetId, f.name]) ?? []);
+    const m = new Map<string, string>();
+    for (const d of roster.data?.[0].drivers ?? [])
+      m.set(d.driverId, names.get(d.fleetId) ?? d.fleetId);
+    return m;
+  }, [roster.data]);
+
+  if (!site.data)
+    return html`<${ErrorText}
+        error=${site.error}
+      />${site.error ? null : html`<${Loading} what="the site" />`}`;
+  const { chargers, openSessions } = site.data;
+  const online = chargers.filter((c) => c.connected).length;
+  return html`
+    <h1>Site</h1>
+    <p class="summary">
+      <strong>${online}</strong> of ${chargers.length} chargers online ·
+      <strong>${openSessions.size}</strong> sessions open
+    </p>
+    <${ErrorText} error=${site.error} />
+    <div class="tiles">
+      ${chargers.map((c) => html`<${ChargerTile} key=${c.chargerId} charger=${c} sessions=${openSessions} fleetOf=${fleetOf} />`)}
+    </div>
+  `;
+}
+
+function ChargerTile(props: {
+  charger: ChargerView;
+  sessions: Map<string, SessionRow>;
+  fleetOf: Map<string, string>;
+}) {
+  const c = props.charger;
+  return html`
+    <section class=${`tile ${c.connected ? 'online' : 'offline'}`} data-charger=${c.chargerId}>
+      <header>
+        <h2><${Link} href=${`/console/chargers/${encodeURIComponent(c.chargerId)}`}>${c.chargerId}</${Link}></h2>
+        <span class=${`badge ${c.connected ? 'ok' : 'bad'}`}>${c.connected ? 'Online' : 'Offline'}</span>
+      </header>
+      <p class="muted">
+        ${c.protocol ? protocolName(c.protocol) : 'never booted'}${c.model ? ` · ${c.vendor ?? ''} ${c.model}` : ''}
+        ${c.connected ? null : html`<br />last heard ${time(c.lastSeenAt)}`}
+      </p>
+      ${c.connectors.map(
+        (k) =>
+          html`<${ConnectorRow}
+            key=${k.connectorId}
+            chargerId=${c.chargerId}
+            connector=${k}
+            session=${k.session ? props.sessions.get(k.session.sessionId) : undefined}
+            fleet=${k.session ? props.fleetOf.get(k.session.driverId) : undefined}
+          />`,
+      )}
+    </section>
+  `;
+}
+
+export function protocolName(p: string): string {
+  return p === 'ocpp2.0.1' ? 'OCPP 2.0.1' : p === 'ocpp1.6' ? 'OCPP 1.6J' : p;
+}
+
+function ConnectorRow(props: {
+  chargerId: string;
+  connector: ConnectorView;
+  session?: SessionRow;
+  fleet?: string;
+}) {
+  const k = props.connector;
+  const s = k.session;
+  return html`
+    <div class="connector" data-connector=${k.connectorId}>
+      <div class="connector-head">
+        <span>Connector ${k.connectorId}</span>
+        <span class=${`status status-${k.status}`} data-status=${k.status}
+          >${statusWord(k.status)}</span
+        >
+      </div>
+      ${k.errorCode ? html`<p class="error">Error: ${k.errorCode}</p>` : null}
+      <dl class="figures">
+        <div>
+          <dt>Power</dt>
+          <dd data-field="power">${s ? kw(k.powerW) : '–'}</dd>
+        </div>
+        <div>
+          <dt>Session energy</dt>
+          <dd data-field="energy">${props.session ? kwh(props.session.energyWh) : '–'}</dd>
+        </div>
+        <div>
+          <dt>SoC</dt>
+          <dd data-field="soc">${pct(k.socPercent)}</dd>
+        </div>
+        <div>
+          <dt>Fleet</dt>
+          <dd>${props.fleet ?? '–'}</dd>
+        </div>
+      </dl>
+      ${
+        s
+          ? html`<p class="session-link">
+            <${Link} href=${`/console/sessions/${encodeURIComponent(s.sessionId)}`}>Session ${s.state} · ${s.driverId}</${Link}>
+          </p>`
+          : null
+      }
+    </div>
+  `;
+}
+
+export function statusWord(status: string): string {
+  const words: Record<string, string> = {
+    available: 'Available',
+    occupied: 'Plugged in',
+    preparing: 'Preparing',
+    charging: 'Charging',
+    suspendedev: 'Paused by car',
+    suspendedevse: 'Paused by charger',
+    finishing: 'Finishing',
+    reserved: 'Reserved',
+    unavailable: 'Out of service',
+    faulted: 'Faulted',
+  };
+  return words[status.toLowerCase()] ?? status;
+}
