@@ -24,6 +24,13 @@ const naira = new Intl.NumberFormat('en-NG', {
 const number = new Intl.NumberFormat('en-NG', { maximumFractionDigits: 1 });
 
 export const ngn = (n: number): string => naira.format(n);
+/** A tariff, which may have kobo (412.5 NGN/kWh). */
+export const price = (n: number): string =>
+  new Intl.NumberFormat('en-NG', {
+    style: 'currency',
+    currency: 'NGN',
+    maximumFractionDigits: 2,
+  }).format(n);
 export const kwh = (wh: number | null): string =>
   wh === null ? '–' : `${number.format(wh / 1000)} kWh`;
 export const kw = (w: number | null): string =>

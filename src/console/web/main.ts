@@ -151,10 +151,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       </nav>
       <div class="who">
         <${LiveBadge} />
-        <span
-          >${props.login.operator.name}
-          <span class="muted">(${props.login.operator.role})</span></span
-        >
+        <span>${`${props.login.operator.name} (${props.login.operator.role})`}</span>
         <button type="button" onClick=${props.onLogout}>Log out</button>
       </div>
     </header>

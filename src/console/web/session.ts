@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api';
-import { kwh, ngn, siteTimeZone, time } from './format';
+import { kwh, ngn, price, siteTimeZone, time } from './format';
 import { useLiveReload } from './site';
 import type { Losses, SessionDetail } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
@@ -34,7 +34,7 @@ export function SessionView(props: { id: string }) {
       <div><dt>State</dt><dd><span class=${`state state-${s.state}`}>${s.state}</span>${s.endReason ? ` (${s.endReason})` : ''}</dd></div>
       <div><dt>Charger</dt><dd><${Link} href=${`/console/chargers/${encodeURIComponent(s.chargerId)}`}>${s.chargerId}</${Link}> / ${s.connectorId}</dd></div>
       <div><dt>Driver</dt><dd><${Link} href=${`/console/money/drivers/${encodeURIComponent(s.driverId)}`}>${s.driverId}</${Link}> (${s.fleetId})</dd></div>
-      <div><dt>Paid</dt><dd>${ngn(s.amount)} at ${ngn(s.pricePerKwh)}/kWh</dd></div>
+      <div><dt>Paid</dt><dd>${ngn(s.amount)} at ${price(s.pricePerKwh)}/kWh</dd></div>
       <div><dt>Paid energy</dt><dd>${kwh(s.paidEnergyWh)}</dd></div>
       <div><dt>Delivered</dt><dd>${kwh(s.energyWh)}</dd></div>
       <div><dt>Cost</dt><dd>${ngn(s.cost)}</dd></div>
@@ -109,7 +109,7 @@ function SessionPlot(props: { detail: SessionDetail }) {
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
         scales: {
           x: { time: true },
-          kW: {},
+          kW: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
           kWh: {
             range: (_u, _min, max) => [0, Math.max(max, d.session.paidEnergyWh / 1000) * 1.05 || 1],
           },
@@ -121,9 +121,28 @@ function SessionPlot(props: { detail: SessionDetail }) {
         ],
         series: [
           {},
-          { label: 'Power (kW)', scale: 'kW', stroke: '#b00020', width: 2 },
-          { label: 'Energy (kWh)', scale: 'kWh', stroke: '#0033a0', width: 3 },
-          { label: 'Paid energy (kWh)', scale: 'kWh', stroke: '#000', width: 2, dash: [8, 6] },
+          {
+            label: 'Power (kW)',
+            scale: 'kW',
+            stroke: '#b00020',
+            width: 2,
+            points: { show: false },
+          },
+          {
+            label: 'Energy (kWh)',
+            scale: 'kWh',
+            stroke: '#0033a0',
+            width: 3,
+            points: { show: false },
+          },
+          {
+            label: 'Paid energy (kWh)',
+            scale: 'kWh',
+            stroke: '#000',
+            width: 2,
+            dash: [8, 6],
+            points: { show: false },
+          },
         ],
       },
       [x, power, energy, paid],

@@ -71,8 +71,7 @@ export function SiteView() {
   return html`
     <h1>Site</h1>
     <p class="summary">
-      <strong>${online}</strong> of ${chargers.length} chargers online ·
-      <strong>${openSessions.size}</strong> sessions open
+      ${`${online} of ${chargers.length} chargers online · ${openSessions.size} sessions open`}
     </p>
     <${ErrorText} error=${site.error} />
     <div class="tiles">
