@@ -29,6 +29,10 @@ import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './o
 import { AuditTrail } from './operator/audit.js';
 import { ChargerActions } from './operator/charger-actions.js';
 import { LiveMeters } from './operator/live-meters.js';
+import { ConsoleSessions } from './auth/console-sessions.js';
+import { registerConsole } from './console/console.js';
+import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
+import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
@@ -53,6 +57,8 @@ import { Wallet } from './wallet/wallet.js';
 export interface GatewayOptions {
   clock?: Clock;
   log?: Logger;
+  /** The browser console's bundle; default dist/console-web of this installation. */
+  consoleBundleDir?: string;
 }
 
 export interface RunningGateway {
@@ -271,6 +277,7 @@ export async function startGateway(
     clock,
     log: log.child({ component: 'operator' }),
     operators: new OperatorCredentials(db),
+    consoleSessions: new ConsoleSessions(db),
     audit: new AuditTrail(db),
     roster,
     wallet,
@@ -308,6 +315,20 @@ export async function startGateway(
       })
     : undefined;
   if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  registerConsole(operatorApi ?? api, {
+    operators: operatorDeps.operators,
+    sessions: operatorDeps.consoleSessions,
+    audit: operatorDeps.audit,
+    clock,
+    throttle: new AuthThrottle({
+      initialMs: config.ocpp.authFailureDelay.initialMilliseconds,
+      maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
+      clock,
+    }),
+    sessionHours: config.console.sessionHours,
+    tls: operatorHttp ? operatorHttp.tls !== undefined : config.http.tls !== undefined,
+    bundleDir: options.consoleBundleDir ?? DEFAULT_BUNDLE_DIR,
+  });
   // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
   metrics.observeHttp(api);
   if (operatorApi) metrics.observeHttp(operatorApi);

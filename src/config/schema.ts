@@ -128,6 +128,15 @@ const uplink = z
     path: ['password'],
   });
 
+function validTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const configSchema = z
   .object({
     siteId: id,
@@ -336,6 +345,26 @@ export const configSchema = z
          * before stopping; 0 stops at once (open sessions resume on restart).
          */
         drainTimeoutSeconds: z.number().min(0).max(86_400).default(0),
+      })
+      .strict()
+      .prefault({}),
+    /** The site as people see it: the console shows times in its zone. */
+    site: z
+      .object({
+        /** IANA time zone of the site; "today" and "this month" are counted in it. */
+        timeZone: z
+          .string()
+          .min(1)
+          .refine(validTimeZone, 'an IANA time zone such as Africa/Lagos')
+          .default('Africa/Lagos'),
+      })
+      .strict()
+      .prefault({}),
+    /** The browser console on the operator listener (/console). */
+    console: z
+      .object({
+        /** A console login lasts this long; logout or revoking the operator ends it sooner. */
+        sessionHours: z.number().positive().max(720).default(12),
       })
       .strict()
       .prefault({}),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
+import type { ConsoleSessions } from '../auth/console-sessions.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
 import { collectOpenApi } from '../api/openapi.js';
@@ -30,6 +31,8 @@ export interface OperatorDeps {
   clock: Clock;
   log: Logger;
   operators: OperatorCredentials;
+  /** Browser console logins: their cookie is accepted like a Bearer credential. */
+  consoleSessions: ConsoleSessions;
   audit: AuditTrail;
   roster: Roster;
   wallet: Wallet;
@@ -87,7 +90,10 @@ export function registerOperatorApi(
 ): void {
   void app.register(
     async (scope) => {
-      scope.addHook('onRequest', authenticate(deps.operators));
+      scope.addHook(
+        'onRequest',
+        authenticate(deps.operators, { sessions: deps.consoleSessions, clock: deps.clock }),
+      );
       scope.addHook('onSend', async (request, reply, payload) => {
         const action = request.routeOptions.config.audit;
         const operator = request.operator;

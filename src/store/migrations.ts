@@ -10,6 +10,7 @@ import { schemaOperations } from './schema-operations.js';
 import { schemaFieldSession } from './schema-field-session.js';
 import { schemaOperatorChargers } from './schema-operator-chargers.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
+import { schemaConsole } from './schema-console.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -24,6 +25,7 @@ const migrations: readonly string[] = [
   schemaFieldSession,
   schemaOperatorChargers,
   schemaChargerOps,
+  schemaConsole,
 ];
 
 /**

@@ -1,0 +1,380 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OperatorCredentials } from '../src/auth/operator-credentials.js';
+import { sha256Hex } from '../src/auth/secrets.js';
+import { makeTestPki, type TestPki } from './helpers/certs.js';
+import { DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { errorCode, type JsonResponse } from './helpers/http.js';
+import { createOperator, op } from './helpers/operator.js';
+
+const INDEX =
+  '<!doctype html><title>console</title><script type="module" src="/console/assets/app-abc.js"></script>';
+const APP_JS = 'console.log("console");\n';
+const SECRET = 'outside the bundle';
+
+interface Login {
+  status: number;
+  body: unknown;
+  setCookie: string;
+  cookie: string;
+  csrf: string;
+}
+
+async function login(base: string, name: string, credential: string): Promise<Login> {
+  const res = await fetch(`${base}/console/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, credential }),
+  });
+  const body = (await res.json()) as { csrfToken?: string };
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  return {
+    status: res.status,
+    body,
+    setCookie,
+    cookie: setCookie.split(';')[0] ?? '',
+    csrf: body.csrfToken ?? '',
+  };
+}
+
+/** An operator API request carrying the console's cookie (and, if given, headers). */
+function withCookie(
+  base: string,
+  cookie: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse> {
+  return op(base, null, method, path, body, { cookie, ...headers });
+}
+
+/** A raw GET: fetch would normalize `..` out of the path before sending it. */
+function rawGet(
+  port: number,
+  path: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let t: TestGateway;
+let bundle: string;
+let operator: string;
+let viewer: string;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgw-console-'));
+  bundle = join(dir, 'console-web');
+  mkdirSync(bundle);
+  writeFileSync(join(bundle, 'index.html'), INDEX);
+  writeFileSync(join(bundle, 'app-abc.js'), APP_JS);
+  writeFileSync(join(bundle, 'app-abc.css'), 'body{}');
+  mkdirSync(join(bundle, 'sub'));
+  writeFileSync(join(dir, 'secret.txt'), SECRET);
+  t = await startTestGateway({}, { consoleBundleDir: bundle });
+  operator = createOperator(t.gw.db, 'otto', 'operator');
+  viewer = createOperator(t.gw.db, 'vera', 'viewer');
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(join(bundle, '..'), { recursive: true, force: true });
+});
+
+describe('console login', () => {
+  it('trades name and credential for an HttpOnly, SameSite=Strict cookie and a CSRF token', async () => {
+    const l = await login(t.gw.operatorUrl, 'otto', operator);
+    expect(l.status).toBe(200);
+    expect(l.body).toMatchObject({ operator: { name: 'otto', role: 'operator' } });
+    expect(l.csrf.length).toBeGreaterThanOrEqual(32);
+    expect(l.cookie).toMatch(/^fg_console=[A-Za-z0-9_-]{40,}$/);
+    const flags = l.setCookie.split(';').map((s) => s.trim());
+    expect(flags).toEqual(
+      expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200']),
+    );
+    expect(flags).not.toContain('Secure');
+    expect(JSON.stringify(l.body)).not.toContain(operator);
+
+    // Only the cookie's hash is stored.
+    const value = l.cookie.slice('fg_console='.length);
+    const rows = t.gw.db.prepare('SELECT cookie_hash FROM console_sessions').all() as {
+      cookie_hash: string;
+    }[];
+    expect(rows.map((r) => r.cookie_hash)).toContain(sha256Hex(value));
+    expect(JSON.stringify(rows)).not.toContain(value);
+
+    const who = await fetch(`${t.gw.operatorUrl}/console/session`, {
+      headers: { cookie: l.cookie },
+    });
+    expect(who.status).toBe(200);
+    expect(await who.json()).toMatchObject({ operator: { name: 'otto' }, csrfToken: l.csrf });
+    const api = await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami');
+    expect(api.status).toBe(200);
+    expect(api.body).toMatchObject({ name: 'otto', role: 'operator' });
+  });
+
+  it('refuses a wrong credential or a name that is not the credential’s (401), audited', async () => {
+    const wrong = await login(t.gw.operatorUrl, 'otto', 'fop_wrong');
+    expect(wrong.status).toBe(401);
+    expect((wrong.body as { error: { code: string } }).error.code).toBe(
+      'invalid_operator_credential',
+    );
+    expect(wrong.setCookie).toBe('');
+    t.clock.advance(60_000);
+    const mismatch = await login(t.gw.operatorUrl, 'vera', operator);
+    expect(mismatch.status).toBe(401);
+    t.clock.advance(60_000);
+    const audit = await op(t.gw.operatorUrl, operator, 'GET', '/audit');
+    const entries = (
+      audit.body as {
+        entries: { action: string; status: number; operatorName: string; params: unknown }[];
+      }
+    ).entries;
+    const failed = entries.filter((e) => e.action === 'console.login' && e.status === 401);
+    expect(failed.map((e) => e.operatorName)).toEqual(expect.arrayContaining(['otto', 'vera']));
+    expect(JSON.stringify(entries)).not.toContain(operator);
+    expect(entries.some((e) => e.action === 'console.login' && e.status === 200)).toBe(true);
+  });
+
+  it('throttles failed logins from an address: even a right credential waits its turn (429)', async () => {
+    expect((await login(t.gw.operatorUrl, 'otto', 'fop_guess-1')).status).toBe(401);
+    const locked = await login(t.gw.operatorUrl, 'otto', operator);
+    expect(locked.status).toBe(429);
+    expect(locked.setCookie).toBe('');
+    t.clock.advance(60_000);
+    expect((await login(t.gw.operatorUrl, 'otto', operator)).status).toBe(200);
+  });
+
+  it('a request that acts needs the CSRF token and, if named, this origin (403 csrf_failed)', async () => {
+    const l = await login(t.gw.operatorUrl, 'otto', operator);
+    const path = `/drivers/${DRIVERS.ada.id}/top-ups`;
+    const body = { amount: 100, reason: 'console test' };
+    const key = (k: string) => ({ 'idempotency-key': k });
+    const none = await withCookie(t.gw.operatorUrl, l.cookie, 'POST', path, body, key('c-1'));
+    expect(none.status).toBe(403);
+    expect(errorCode(none)).toBe('csrf_failed');
+    const forged = await withCookie(t.gw.operatorUrl, l.cookie, 'POST', path, body, {
+      ...key('c-2'),
+      'x-csrf-token': 'x'.repeat(l.csrf.length),
+    });
+    expect(errorCode(forged)).toBe('csrf_failed');
+    const elsewhere = await withCookie(t.gw.operatorUrl, l.cookie, 'POST', path, body, {
+      ...key('c-3'),
+      'x-csrf-token': l.csrf,
+      origin: 'https://evil.example',
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(errorCode(elsewhere)).toBe('csrf_failed');
+    const host = new URL(t.gw.operatorUrl).host;
+    const ok = await withCookie(t.gw.operatorUrl, l.cookie, 'POST', path, body, {
+      ...key('c-4'),
+      'x-csrf-token': l.csrf,
+      origin: `http://${host}`,
+    });
+    expect(ok.status).toBe(200);
+    const balance = t.gw.db
+      .prepare('SELECT balance FROM wallets WHERE driver_id = ?')
+      .get(DRIVERS.ada.id) as { balance: number };
+    expect(balance.balance).toBe(DRIVERS.ada.balance + 100);
+  });
+
+  it('a viewer logged in by cookie is refused actions by the server (403)', async () => {
+    const l = await login(t.gw.operatorUrl, 'vera', viewer);
+    expect(l.body).toMatchObject({ operator: { role: 'viewer' } });
+    const res = await withCookie(
+      t.gw.operatorUrl,
+      l.cookie,
+      'POST',
+      `/drivers/${DRIVERS.ada.id}/top-ups`,
+      { amount: 100, reason: 'viewer try' },
+      { 'idempotency-key': 'v-1', 'x-csrf-token': l.csrf },
+    );
+    expect(res.status).toBe(403);
+    expect(errorCode(res)).toBe('forbidden');
+    expect((await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami')).status).toBe(200);
+  });
+
+  it('a revoked operator’s login is dead at once', async () => {
+    const temp = createOperator(t.gw.db, 'temp', 'operator');
+    const l = await login(t.gw.operatorUrl, 'temp', temp);
+    expect((await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami')).status).toBe(200);
+    new OperatorCredentials(t.gw.db).revoke('temp', new Date().toISOString());
+    const after = await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami');
+    expect(after.status).toBe(401);
+    expect(errorCode(after)).toBe('invalid_operator_credential');
+    const who = await fetch(`${t.gw.operatorUrl}/console/session`, {
+      headers: { cookie: l.cookie },
+    });
+    expect(who.status).toBe(401);
+  });
+
+  it('a login expires after console.sessionHours', async () => {
+    const l = await login(t.gw.operatorUrl, 'otto', operator);
+    t.clock.advance(12 * 3_600_000 - 1_000);
+    expect((await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami')).status).toBe(200);
+    t.clock.advance(2_000);
+    expect((await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami')).status).toBe(401);
+  });
+
+  it('logout needs the CSRF token, clears the cookie and ends the session on the server', async () => {
+    const l = await login(t.gw.operatorUrl, 'otto', operator);
+    const forged = await fetch(`${t.gw.operatorUrl}/console/session`, {
+      method: 'DELETE',
+      headers: { cookie: l.cookie },
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('set-cookie')).toBeNull();
+    const out = await fetch(`${t.gw.operatorUrl}/console/session`, {
+      method: 'DELETE',
+      headers: { cookie: l.cookie, 'x-csrf-token': l.csrf },
+    });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^fg_console=; .*Max-Age=0/);
+    const hash = sha256Hex(l.cookie.slice('fg_console='.length));
+    expect(
+      t.gw.db.prepare('SELECT 1 FROM console_sessions WHERE cookie_hash = ?').get(hash),
+    ).toBeUndefined();
+    // The old cookie value, replayed, is worth nothing.
+    expect((await withCookie(t.gw.operatorUrl, l.cookie, 'GET', '/whoami')).status).toBe(401);
+  });
+
+  it('a Bearer credential still works, and a bad one is not rescued by a good cookie', async () => {
+    const l = await login(t.gw.operatorUrl, 'vera', viewer);
+    const res = await op(t.gw.operatorUrl, 'fop_nope', 'GET', '/whoami', undefined, {
+      cookie: l.cookie,
+    });
+    expect(res.status).toBe(401);
+    expect((await op(t.gw.operatorUrl, operator, 'GET', '/whoami')).status).toBe(200);
+  });
+});
+
+describe('console page and assets', () => {
+  const port = () => Number(new URL(t.gw.operatorUrl).port);
+
+  it('serves index.html for /console and every client route, with the console’s CSP', async () => {
+    for (const path of ['/console', '/console/', '/console/sessions/s-1', '/console/chargers']) {
+      const res = await rawGet(port(), path);
+      expect(res.status, path).toBe(200);
+      expect(res.body).toBe(INDEX);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("style-src 'self'");
+      expect(csp).toContain("img-src 'self' data:");
+      expect(csp).toContain("connect-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('serves assets with their content type, cached as immutable', async () => {
+    const js = await rawGet(port(), '/console/assets/app-abc.js');
+    expect(js.status).toBe(200);
+    expect(js.body).toBe(APP_JS);
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const css = await rawGet(port(), '/console/assets/app-abc.css');
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    const missing = await rawGet(port(), '/console/assets/nope.js');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['cache-control']).toBe('no-store');
+  });
+
+  it('never leaves the bundle directory', async () => {
+    for (const path of [
+      '/console/assets/../secret.txt',
+      '/console/assets/..%2fsecret.txt',
+      '/console/assets/%2e%2e/secret.txt',
+      '/console/assets/%2e%2e%2fsecret.txt',
+      '/console/assets/sub/..%2f..%2fsecret.txt',
+      '/console/assets/..%5csecret.txt',
+      '/console/assets/sub',
+      '/console/assets/%2fetc%2fpasswd',
+    ]) {
+      const res = await rawGet(port(), path);
+      expect(res.body, path).not.toContain(SECRET);
+      expect(res.body, path).not.toContain('root:');
+      expect([400, 404], path).toContain(res.status);
+    }
+  });
+
+  it('says the console is not built when the bundle is missing', async () => {
+    const s = await startTestGateway({}, { consoleBundleDir: join(bundle, 'absent') });
+    try {
+      const res = await rawGet(Number(new URL(s.gw.operatorUrl).port), '/console');
+      expect(res.status).toBe(503);
+      expect(res.body).toContain('console not built: run npm run build');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('console over TLS (operator.http.tls)', () => {
+  let pki: TestPki;
+  let s: TestGateway;
+  beforeAll(async () => {
+    pki = makeTestPki();
+    s = await startTestGateway(
+      {
+        operator: {
+          http: {
+            host: '127.0.0.1',
+            port: 0,
+            tls: { cert: pki.serverCert, key: pki.serverKey },
+          },
+        },
+      },
+      { consoleBundleDir: bundle },
+    );
+  });
+  afterAll(async () => {
+    await s.close();
+    pki.remove();
+  });
+
+  it('marks the cookie Secure', async () => {
+    const credential = createOperator(s.gw.db, 'tia', 'operator');
+    const url = new URL(s.gw.operatorUrl);
+    const setCookie = await new Promise<string>((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port: Number(url.port),
+          path: '/console/session',
+          method: 'POST',
+          ca: pki.read(pki.caCert),
+          servername: 'localhost',
+          headers: { 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          expect(res.statusCode).toBe(200);
+          resolve(String(res.headers['set-cookie']?.[0] ?? ''));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ name: 'tia', credential }));
+    });
+    expect(setCookie.split(';').map((p) => p.trim())).toContain('Secure');
+    expect(setCookie).toContain('HttpOnly');
+  });
+});
