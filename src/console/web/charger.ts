@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { kw, pct, time } from './format';
-import { protocolName, statusWord, useLiveReload } from './site';
+import { useLiveReload } from './live';
+import { protocolName, statusWord } from './site';
 import type { ActionAnswer, ChargerView } from './types';
 import { ConfirmButton, ErrorText, html, Link, Loading, useData } from './ui';
 

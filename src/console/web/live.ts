@@ -1,3 +1,5 @@
+import { useEffect } from 'preact/hooks';
+
 // The gateway's push channel (GET /admin/v1/events, server-sent events; shapes in docs/console.md).
 // Views subscribe; one EventSource serves them all and reconnects by itself after a drop.
 
@@ -52,7 +54,11 @@ export function startLive(): void {
   if (source) return;
   setState('connecting');
   source = new EventSource('/admin/v1/events');
-  source.onopen = () => setState('live');
+  // Whatever happened while the stream was down was not pushed: views fetch again on every (re)open.
+  source.onopen = () => {
+    setState('live');
+    for (const l of listeners) l({ type: 'resync', data: {} });
+  };
   source.onerror = () =>
     setState(source?.readyState === EventSource.CLOSED ? 'down' : 'connecting');
   source.onmessage = (m) => dispatch('message', String(m.data));
@@ -76,4 +82,26 @@ export function onLiveState(fn: (s: State) => void): () => void {
   stateListeners.add(fn);
   fn(state);
   return () => stateListeners.delete(fn);
+}
+
+/** Calls `reload` after a burst of live events settles, at most every `ms`: one fetch per burst. */
+export function useLiveReload(
+  reload: () => void,
+  accept: (type: string, data: Record<string, unknown>) => boolean,
+  ms = 200,
+): void {
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = onLive((e) => {
+      if ((e.type !== 'resync' && !accept(e.type, e.data)) || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        reload();
+      }, ms);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [reload]);
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { ngn } from './format';
 import { LedgerTable } from './session';
-import { useLiveReload } from './site';
+import { useLiveReload } from './live';
 import type { Driver, Fleet, LedgerEntry, Page } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 

@@ -2,7 +2,7 @@ import uPlot from 'uplot';
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api';
 import { kwh, ngn, price, siteTimeZone, time } from './format';
-import { useLiveReload } from './site';
+import { useLiveReload } from './live';
 import type { Losses, SessionDetail } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 

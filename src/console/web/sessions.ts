@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { kwh, ngn, time } from './format';
-import { useLiveReload } from './site';
+import { useLiveReload } from './live';
 import type { Page, SessionRow } from './types';
 import { ErrorText, html, Link, Loading, navigate, useData, useLocation } from './ui';
 

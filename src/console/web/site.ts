@@ -1,7 +1,7 @@
-import { useEffect, useMemo } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import { api } from './api';
 import { kw, kwh, pct, time } from './format';
-import { onLive } from './live';
+import { useLiveReload } from './live';
 import type { ChargerView, ConnectorView, Driver, Fleet, Page, SessionRow } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 
@@ -19,28 +19,6 @@ async function loadSite(): Promise<Site> {
     chargers: chargers.chargers.sort((a, b) => a.chargerId.localeCompare(b.chargerId)),
     openSessions: new Map(sessions.items.map((s) => [s.sessionId, s])),
   };
-}
-
-/** Calls `reload` after a burst of live events settles, at most every `ms`: one fetch per burst. */
-export function useLiveReload(
-  reload: () => void,
-  accept: (type: string, data: Record<string, unknown>) => boolean,
-  ms = 200,
-): void {
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const off = onLive((e) => {
-      if (!accept(e.type, e.data) || timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        reload();
-      }, ms);
-    });
-    return () => {
-      off();
-      if (timer) clearTimeout(timer);
-    };
-  }, [reload]);
 }
 
 export function SiteView() {
