@@ -49,3 +49,30 @@ export function time(iso: string | null): string {
     hour12: false,
   }).format(new Date(iso));
 }
+
+/** The wall-clock time at `ms` in the site's zone, read as if it were UTC (for offsets). */
+function zonedAsUtc(ms: number): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(ms));
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
+}
+
+/** Midnight at the site of a day picked in a date input (YYYY-MM-DD), as an ISO instant. */
+export function siteDayStart(day: string): string {
+  const asUtc = Date.parse(`${day}T00:00:00Z`);
+  return new Date(asUtc - (zonedAsUtc(asUtc) - asUtc)).toISOString();
+}
+
+/** The site's calendar day (YYYY-MM-DD) of an instant, for a date input. */
+export function siteDay(iso: string): string {
+  return new Date(zonedAsUtc(Date.parse(iso))).toISOString().slice(0, 10);
+}

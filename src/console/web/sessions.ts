@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
-import { kwh, ngn, time } from './format';
+import { kwh, ngn, siteDay, siteDayStart, time } from './format';
 import { useLiveReload } from './live';
 import type { Page, SessionRow } from './types';
 import { ErrorText, html, Link, Loading, navigate, useData, useLocation } from './ui';
 
 const STATES = ['authorizing', 'authorized', 'charging', 'stopping', 'settled', 'refunded'];
+/** The day after a YYYY-MM-DD: "to" a day includes that whole day at the site. */
+const nextDay = (d: string) =>
+  new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 const FILTERS = ['state', 'chargerId', 'driverId', 'fleetId', 'from', 'to'] as const;
-
-/** A date input's day, as the API's ISO time (midnight UTC of that day). */
-const dayToIso = (d: string) => (d ? `${d}T00:00:00Z` : '');
 
 export function SessionsView() {
   const { query } = useLocation();
@@ -36,7 +36,7 @@ export function SessionsView() {
     const p = new URLSearchParams();
     for (const f of FILTERS) {
       const v = String(form.get(f) ?? '').trim();
-      if (v) p.set(f, f === 'from' || f === 'to' ? dayToIso(v) : v);
+      if (v) p.set(f, f === 'from' ? siteDayStart(v) : f === 'to' ? siteDayStart(nextDay(v)) : v);
     }
     navigate(`/console/sessions${p.size ? `?${p}` : ''}`);
   };
@@ -52,7 +52,9 @@ export function SessionsView() {
       setMoreError(errorText(e));
     }
   };
-  const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '');
+  const day = (iso: string | null) => (iso ? siteDay(iso) : '');
+  const toDay = (iso: string | null) =>
+    iso ? siteDay(new Date(Date.parse(iso) - 1).toISOString()) : '';
 
   return html`
     <h1>Sessions</h1>
@@ -68,7 +70,7 @@ export function SessionsView() {
       <label>Driver <input name="driverId" value=${query.get('driverId') ?? ''} /></label>
       <label>Fleet <input name="fleetId" value=${query.get('fleetId') ?? ''} /></label>
       <label>From <input type="date" name="from" value=${day(query.get('from'))} /></label>
-      <label>To <input type="date" name="to" value=${day(query.get('to'))} /></label>
+      <label>To <input type="date" name="to" value=${toDay(query.get('to'))} /></label>
       <button type="submit" class="primary">Filter</button>
     </form>
     <${ErrorText} error=${list.error} />
