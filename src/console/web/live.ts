@@ -11,20 +11,16 @@ export interface LiveEvent {
 type Listener = (e: LiveEvent) => void;
 type State = 'connecting' | 'live' | 'down';
 
+/** The gateway's event names (docs/console.md, "Server side"). */
 const EVENT_NAMES = [
-  'charger',
-  'connector',
-  'meter',
-  'session',
-  'ledger',
-  'deviation',
   'charger.online',
   'charger.offline',
+  'charger.booted',
   'connector.status',
   'meter.sample',
   'session.state',
   'ledger.entry',
-  'deviation.seen',
+  'deviation',
 ];
 
 const listeners = new Set<Listener>();
@@ -45,8 +41,7 @@ function dispatch(type: string, raw: string): void {
     return;
   }
   if (typeof data !== 'object' || data === null) return;
-  const obj = data as Record<string, unknown>;
-  const event = { type: typeof obj.type === 'string' ? obj.type : type, data: obj };
+  const event = { type, data: data as Record<string, unknown> };
   for (const l of listeners) l(event);
 }
 
@@ -61,7 +56,6 @@ export function startLive(): void {
   };
   source.onerror = () =>
     setState(source?.readyState === EventSource.CLOSED ? 'down' : 'connecting');
-  source.onmessage = (m) => dispatch('message', String(m.data));
   for (const name of EVENT_NAMES) {
     source.addEventListener(name, (m) => dispatch(name, String((m as MessageEvent).data)));
   }
