@@ -1,7 +1,7 @@
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo } from 'preact/hooks';
 import { api } from './api';
 import { kw, kwh, pct, time } from './format';
-import { useLiveReload } from './live';
+import { onLive, useLiveReload, type LiveEvent } from './live';
 import type { ChargerView, ConnectorView, Driver, Fleet, Page, SessionRow } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 
@@ -21,6 +21,42 @@ async function loadSite(): Promise<Site> {
   };
 }
 
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+/** The site with one pushed event applied (docs/console.md, "Server side", for the shapes). */
+export function applyEvent(site: Site, e: LiveEvent): Site {
+  const { chargerId, connectorId } = e.data;
+  if (typeof chargerId !== 'string') return site;
+  const chargers = site.chargers.map((c) => {
+    if (c.chargerId !== chargerId) return c;
+    if (e.type === 'charger.online') return { ...c, connected: true };
+    if (e.type === 'charger.offline') return { ...c, connected: false };
+    const connectors = c.connectors.map((k) => {
+      if (k.connectorId !== connectorId) return k;
+      if (e.type === 'connector.status' && typeof e.data.status === 'string') {
+        return { ...k, status: e.data.status.toLowerCase() };
+      }
+      if (e.type === 'meter.sample') {
+        return {
+          ...k,
+          powerW: num(e.data.powerW) ?? k.powerW,
+          socPercent: num(e.data.socPercent) ?? k.socPercent,
+        };
+      }
+      return k;
+    });
+    return { ...c, connectors };
+  });
+  let openSessions = site.openSessions;
+  const sessionId = e.data.sessionId;
+  const energy = num(e.data.sessionEnergyWh);
+  if (e.type === 'meter.sample' && typeof sessionId === 'string' && energy !== null) {
+    const s = openSessions.get(sessionId);
+    if (s) openSessions = new Map(openSessions).set(sessionId, { ...s, energyWh: energy });
+  }
+  return { chargers, openSessions };
+}
+
 export function SiteView() {
   const site = useData(loadSite, 'site');
   const roster = useData(
@@ -31,7 +67,10 @@ export function SiteView() {
       ]),
     'roster',
   );
-  useLiveReload(site.reload, () => true);
+  // A pushed sample or status shows at once; the whole site is fetched again after a burst, for
+  // what events do not carry (a session's driver, an error code).
+  useEffect(() => onLive((e) => site.patch((d) => applyEvent(d, e))), []);
+  useLiveReload(site.reload, () => true, 1000);
   const fleetOf = useMemo(() => {
     const names = new Map(roster.data?.[1].fleets.map((f) => [f.fleetId, f.name]) ?? []);
     const m = new Map<string, string>();

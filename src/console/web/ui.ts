@@ -38,6 +38,8 @@ export interface Loaded<T> {
   data: T | null;
   error: string | null;
   reload: () => void;
+  /** Changes what is shown now (a pushed figure), until the next load. */
+  patch: (fn: (d: T) => T) => void;
 }
 
 /** Loads `fn` when `key` changes; `reload` fetches again without blanking what is shown. */
@@ -64,7 +66,8 @@ export function useData<T>(fn: () => Promise<T>, key: string): Loaded<T> {
     setData(null);
     reload();
   }, [key]);
-  return { data, error, reload };
+  const patch = useCallback((fn: (d: T) => T) => setData((d) => (d === null ? d : fn(d))), []);
+  return { data, error, reload, patch };
 }
 
 export function ErrorText(props: { error: string | null }) {
