@@ -31,6 +31,9 @@ import { ChargerActions } from './operator/charger-actions.js';
 import { LiveMeters } from './operator/live-meters.js';
 import { ConsoleSessions } from './auth/console-sessions.js';
 import { registerConsole } from './console/console.js';
+import { ConsoleEventHub } from './console/event-hub.js';
+import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route.js';
+import { observeForConsole, tailOutbox } from './console/gateway-feed.js';
 import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
 import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
@@ -73,6 +76,8 @@ export interface RunningGateway {
   operatorUrl: string;
   db: Db;
   api: FastifyInstance;
+  /** The console's live events (GET /admin/v1/events listens to it). */
+  consoleEvents: ConsoleEventHub;
   /** Outbox backlog and database size, for health and metrics. */
   storage: StorageHealth;
   /**
@@ -147,6 +152,8 @@ export async function startGateway(
       databaseSizeBytes: () => storage.databaseSizeBytes(),
     },
   });
+  const consoleEvents = new ConsoleEventHub();
+  metrics.observeConsole(() => consoleEvents.clients);
   const central: CentralSystem = new CentralSystem({
     db,
     site,
@@ -168,6 +175,8 @@ export async function startGateway(
     },
     onConnectorChange: (view) => uplink.connectorChanged(view),
     observer: metrics,
+    onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
+    onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -188,7 +197,8 @@ export async function startGateway(
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
   });
   const live = new LiveMeters();
-  central.setEvents(live.observe(lifecycle));
+  central.setEvents(observeForConsole(live.observe(lifecycle), consoleEvents, db));
+  tailOutbox(outbox, db, consoleEvents);
   const charging = new Charging({
     db,
     clock,
@@ -308,13 +318,18 @@ export async function startGateway(
     health,
   };
   const operatorHttp = config.operator.http;
+  const operatorTls = operatorHttp ? operatorHttp.tls !== undefined : config.http.tls !== undefined;
+  const operatorModules = [
+    ...operatorRouteModules,
+    eventStreamRoutes(consoleEvents, { ...EVENT_STREAM_DEFAULTS, tls: operatorTls }),
+  ];
   const operatorApi = operatorHttp
-    ? buildOperatorServer(operatorDeps, operatorRouteModules, {
+    ? buildOperatorServer(operatorDeps, operatorModules, {
         tls: operatorHttp.tls ? readTlsFiles(operatorHttp.tls, 'operator.http.tls') : undefined,
         bodyLimitBytes: config.http.bodyLimitBytes,
       })
     : undefined;
-  if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorModules);
   registerConsole(operatorApi ?? api, {
     operators: operatorDeps.operators,
     sessions: operatorDeps.consoleSessions,
@@ -326,7 +341,7 @@ export async function startGateway(
       clock,
     }),
     sessionHours: config.console.sessionHours,
-    tls: operatorHttp ? operatorHttp.tls !== undefined : config.http.tls !== undefined,
+    tls: operatorTls,
     bundleDir: options.consoleBundleDir ?? DEFAULT_BUNDLE_DIR,
   });
   // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
@@ -379,6 +394,7 @@ export async function startGateway(
     operatorUrl,
     db,
     api,
+    consoleEvents,
     storage,
     drain: (o = {}) =>
       drain.drain(

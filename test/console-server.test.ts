@@ -6,10 +6,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorCredentials } from '../src/auth/operator-credentials.js';
 import { sha256Hex } from '../src/auth/secrets.js';
+import { connect } from 'node:net';
 import { makeTestPki, type TestPki } from './helpers/certs.js';
-import { DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { errorCode, type JsonResponse } from './helpers/http.js';
+import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { errorCode, mintToken, startSession, type JsonResponse } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
+import {
+  bootedCharger,
+  IONIQ,
+  ocpp16,
+  type SimulatedChargePoint,
+} from './helpers/simulated-charger.js';
+import { waitUntil } from './helpers/wait.js';
 
 const INDEX =
   '<!doctype html><title>console</title><script type="module" src="/console/assets/app-abc.js"></script>';
@@ -89,7 +97,16 @@ beforeAll(async () => {
   writeFileSync(join(bundle, 'app-abc.css'), 'body{}');
   mkdirSync(join(bundle, 'sub'));
   writeFileSync(join(dir, 'secret.txt'), SECRET);
-  t = await startTestGateway({}, { consoleBundleDir: bundle });
+  // Long failure waits, so the throttling test does not race the (real) time between requests.
+  t = await startTestGateway(
+    {
+      ocpp: {
+        meterSampleIntervalSeconds: 10,
+        authFailureDelay: { initialMilliseconds: 10_000, maxMilliseconds: 60_000 },
+      },
+    },
+    { consoleBundleDir: bundle },
+  );
   operator = createOperator(t.gw.db, 'otto', 'operator');
   viewer = createOperator(t.gw.db, 'vera', 'viewer');
 });
@@ -376,5 +393,177 @@ describe('console over TLS (operator.http.tls)', () => {
     });
     expect(setCookie.split(';').map((p) => p.trim())).toContain('Secure');
     expect(setCookie).toContain('HttpOnly');
+  });
+});
+
+interface StreamEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** An open GET /admin/v1/events, its events parsed as they arrive. */
+function openStream(
+  baseUrl: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string; events: StreamEvent[]; close: () => void }> {
+  const url = new URL(`${baseUrl}/admin/v1/events`);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: Number(url.port), path: url.pathname, headers },
+      (res) => {
+        const events: StreamEvent[] = [];
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const field = (name: string) =>
+              block
+                .split('\n')
+                .find((l) => l.startsWith(`${name}: `))
+                ?.slice(name.length + 2);
+            const event = field('event');
+            const data = field('data');
+            if (event && data) {
+              events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+            }
+          }
+        });
+        res.on('error', () => undefined);
+        resolve({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type']),
+          events,
+          close: () => req.destroy(),
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('live events (GET /admin/v1/events)', () => {
+  // A gateway of its own: the login tests above move the shared one's clock by hours.
+  let t: TestGateway;
+  let operator: string;
+  let viewer: string;
+  let cp: SimulatedChargePoint | undefined;
+  beforeAll(async () => {
+    t = await startTestGateway();
+    operator = createOperator(t.gw.db, 'otto', 'operator');
+    viewer = createOperator(t.gw.db, 'vera', 'viewer');
+  });
+  afterAll(async () => {
+    await cp?.disconnect();
+    await t.close();
+  });
+
+  it('needs a credential or the console cookie', async () => {
+    const none = await op(t.gw.operatorUrl, null, 'GET', '/events');
+    expect(none.status).toBe(401);
+  });
+
+  it('pushes the charger coming online, its session and meter samples, and the ledger', async () => {
+    const l = await login(t.gw.operatorUrl, 'vera', viewer);
+    const stream = await openStream(t.gw.operatorUrl, { cookie: l.cookie });
+    const bearerStream = await openStream(t.gw.operatorUrl, {
+      authorization: `Bearer ${operator}`,
+    });
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.type).toBe('text/event-stream; charset=utf-8');
+      expect(bearerStream.status).toBe(200);
+      await waitUntil(() => t.gw.consoleEvents.clients >= 2, 5000, 'both streams listening');
+
+      cp = await bootedCharger(ocpp16, t.gw, 'CP-1');
+      await cp.plugIn(1, IONIQ);
+      const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
+      const res = await startSession(
+        t.gw.url,
+        token,
+        { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+        2_000,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const sessionId = (res.body as { sessionId: string }).sessionId;
+
+      const find = (name: string, match: (d: Record<string, unknown>) => boolean) =>
+        stream.events.find((e) => e.event === name && match(e.data));
+      expect(find('charger.online', (d) => d.chargerId === 'CP-1')).toBeDefined();
+      const sample = await waitUntil(
+        () =>
+          find(
+            'meter.sample',
+            (d) => d.sessionId === sessionId && typeof d.sessionEnergyWh === 'number',
+          ),
+        20_000,
+        `a meter sample of the session; got ${JSON.stringify(stream.events.map((e) => [e.event, e.data.sessionId ?? null]))}`,
+      );
+      expect(sample.data).toMatchObject({ chargerId: 'CP-1', connectorId: '1' });
+      expect(typeof sample.data.powerW).toBe('number');
+      expect(sample.data.sessionEnergyWh as number).toBeGreaterThanOrEqual(0);
+
+      const states = stream.events
+        .filter((e) => e.event === 'session.state' && e.data.sessionId === sessionId)
+        .map((e) => e.data.state);
+      expect(states).toEqual(expect.arrayContaining(['authorizing', 'charging']));
+      const debit = find(
+        'ledger.entry',
+        (d) => (d.entry as { sessionId?: string; kind?: string }).sessionId === sessionId,
+      );
+      expect(debit?.data.entry).toMatchObject({ kind: 'session_debit', amount: -2_000 });
+      expect(
+        find('connector.status', (d) => d.chargerId === 'CP-1' && d.connectorId === '1'),
+      ).toBeDefined();
+      // The Bearer stream saw the same session.
+      expect(
+        bearerStream.events.some(
+          (e) => e.event === 'meter.sample' && e.data.sessionId === sessionId,
+        ),
+      ).toBe(true);
+
+      await cp.disconnect();
+      cp = undefined;
+      await waitUntil(
+        () => find('charger.offline', (d) => d.chargerId === 'CP-1'),
+        10_000,
+        'charger.offline',
+      );
+    } finally {
+      stream.close();
+      bearerStream.close();
+    }
+  });
+
+  it('drops a client that does not read, instead of buffering for it without bound', async () => {
+    await waitUntil(() => t.gw.consoleEvents.clients === 0, 5000, 'earlier streams closed');
+    const url = new URL(t.gw.operatorUrl);
+    const socket = connect(Number(url.port), '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => undefined);
+    socket.write(
+      `GET /admin/v1/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${operator}\r\n\r\n`,
+    );
+    socket.pause(); // never reads: the kernel's buffers fill, then the gateway's queue
+    await waitUntil(() => t.gw.consoleEvents.clients === 1, 5000, 'the slow stream listening');
+    const filler = 'x'.repeat(16 * 1024);
+    let published = 0;
+    // Bounded: 64 MiB at most, far beyond the kernel's buffers plus the 256 KiB queue.
+    while (t.gw.consoleEvents.clients > 0 && published < 4096) {
+      t.gw.consoleEvents.publish('deviation', { chargerId: 'CP-X', kind: filler });
+      published += 1;
+      if (published % 16 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(t.gw.consoleEvents.clients).toBe(0);
+    // What was already in flight drains, then the connection ends: the gateway closed it.
+    socket.resume();
+    await waitUntil(() => closed, 5000, 'the slow client disconnected');
+    expect(t.logLines.some((l) => l.includes('console event stream too slow: dropped'))).toBe(true);
   });
 });

@@ -65,6 +65,10 @@ export interface CentralSystemOptions {
   onConnectorChange?: (view: ConnectorView) => void;
   /** Optional: told of every OCPP call and its answer (metrics). */
   observer?: OcppObserver;
+  /** Optional: a charger's live connection closed (not one replaced by its own reconnect). */
+  onChargerOffline?: (chargerId: string) => void;
+  /** Optional: a schema deviation the edge accepted from a charger (after it is counted). */
+  onDeviation?: (chargerId: string, kind: string) => void;
 }
 
 /** Who changed a connector's availability, and why: kept with the intent. */
@@ -462,6 +466,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       if (this.connections.get(chargerId) === connection) {
         this.connections.delete(chargerId);
         this.opts.log.info({ chargerId }, 'charger disconnected');
+        this.opts.onChargerOffline?.(chargerId);
       }
     });
     this.requireEvents().chargerOnline(chargerId);
@@ -543,7 +548,10 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
-      deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
+      deviation: (kind, example) => {
+        this.deviations.record(chargerId, kind, example);
+        this.opts.onDeviation?.(chargerId, kind);
+      },
       metering: (measurands) => {
         this.metering.record(chargerId, measurands);
         this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);
