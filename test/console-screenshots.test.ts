@@ -107,6 +107,23 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
       'a session started on CP-DC-01',
     );
 
+    // A second driver charges at the AC charger (slowly: it is still charging for the pictures).
+    const tunde = fleet.drivers[1]?.email ?? '';
+    const tundeToken = await mintToken(url, fleet.apiKeys[0] ?? '', tunde);
+    await waitUntil(
+      async () =>
+        (
+          await startSession(
+            url,
+            tundeToken,
+            { chargerId: 'CP-AC-02', connectorId: '1', driverEmail: tunde },
+            3000,
+          )
+        ).status === 200,
+      20_000,
+      'a session started on CP-AC-02',
+    );
+
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${url}/console`);
@@ -119,9 +136,33 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
       .locator('[data-field="energy"]')
       .filter({ hasText: /[1-9][\d.,]* kWh/ })
       .waitFor(WAIT);
+    await page
+      .locator('[data-charger="CP-AC-02"] [data-field="power"]')
+      .filter({ hasText: /kW/ })
+      .waitFor(WAIT);
     await page.locator('[data-live="live"]').waitFor(WAIT);
     await shot(page, 'site');
 
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const small = await phone.newPage();
+    await small.goto(`${url}/console`);
+    await small.getByLabel('Operator name').fill('amaka');
+    await small.getByLabel('Credential').fill(credential);
+    await small.getByRole('button', { name: 'Log in' }).click();
+    await small.locator('[data-charger="CP-DC-01"] [data-status="charging"]').waitFor(WAIT);
+    await shot(small, 'site-phone');
+    await phone.close();
+
+    // The session's page once it has settled: the whole curve, the stop and the settlement.
+    await waitUntil(
+      async () => {
+        const res = await page.request.get(`${url}/admin/v1/sessions/${sessionId}`);
+        const body = (await res.json()) as { session: { state: string } };
+        return body.session.state === 'settled';
+      },
+      90_000,
+      `session ${sessionId} settled`,
+    );
     await page.goto(`${url}/console/sessions/${sessionId}`);
     await page.locator('.plot canvas').waitFor(WAIT);
     await shot(page, 'session');
@@ -134,15 +175,5 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await page.getByRole('heading', { name: 'Boot details' }).waitFor(WAIT);
     await shot(page, 'charger');
     await context.close();
-
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const small = await phone.newPage();
-    await small.goto(`${url}/console`);
-    await small.getByLabel('Operator name').fill('amaka');
-    await small.getByLabel('Credential').fill(credential);
-    await small.getByRole('button', { name: 'Log in' }).click();
-    await small.locator('[data-charger="CP-DC-01"] [data-status="charging"]').waitFor(WAIT);
-    await shot(small, 'site-phone');
-    await phone.close();
-  });
+  }, 180_000);
 });

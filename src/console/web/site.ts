@@ -88,7 +88,7 @@ export function SiteView() {
   return html`
     <h1>Site</h1>
     <p class="summary">
-      ${`${online} of ${chargers.length} chargers online · ${openSessions.size} sessions open`}
+      ${`${online} of ${chargers.length} chargers online · ${openSessions.size} ${openSessions.size === 1 ? 'session' : 'sessions'} open`}
     </p>
     <${ErrorText} error=${site.error} />
     <div class="tiles">
@@ -163,7 +163,7 @@ function ConnectorRow(props: {
         </div>
         <div>
           <dt>Fleet</dt>
-          <dd>${props.fleet ?? '–'}</dd>
+          <dd class="text">${props.fleet ?? '–'}</dd>
         </div>
       </dl>
       ${
