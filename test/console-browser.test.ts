@@ -114,6 +114,25 @@ describe('the site console in a browser', () => {
       .poll(() => page.locator('[data-field="balance"]').textContent(), WAIT)
       .toBe('₦5,500');
 
+    // A refusal is said in the gateway's words, and moves nothing.
+    const adjust = page.getByRole('form', { name: 'Adjust' });
+    await adjust.getByLabel('Amount (NGN)').fill('-100000');
+    await adjust.getByLabel('Reason').fill('charged twice');
+    await adjust.getByRole('button', { name: 'Adjust' }).click();
+    await shows(adjust.getByRole('status'), 'balance 5500 NGN cannot be debited 100000 NGN');
+    expect(await page.locator('[data-field="balance"]').textContent()).toBe('₦5,500');
+
+    // A request forged from elsewhere rides on the cookie but cannot know the CSRF token.
+    const forged = await page.evaluate(`(async () => {
+      const res = await fetch('/admin/v1/chargers/CP-1/connectors/2/unlock', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return { status: res.status, body: await res.json() };
+    })()`);
+    expect(forged).toMatchObject({ status: 403, body: { error: { code: 'csrf_failed' } } });
+
     // Logout: the page asks for a login again and the cookie no longer opens the API.
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByLabel('Operator name').waitFor(WAIT);
