@@ -195,7 +195,39 @@ export function ChargerPage(props: { id: string; canAct: boolean }) {
             </table>
           </div>`
     }
-    <h2>Recent OCPP events</h2>
+    <h2>Recent OCPP messages</h2>
+    ${
+      c.recentCalls === undefined
+        ? html`<p class="muted">This gateway does not keep the recent messages.</p>`
+        : c.recentCalls.length === 0
+          ? html`<p class="muted">None since the gateway started.</p>`
+          : html`<div class="table-wrap">
+              <table data-table="calls">
+                <thead>
+                  <tr>
+                    <th>When</th>
+                    <th>Message</th>
+                    <th>Way</th>
+                    <th>Outcome</th>
+                    <th class="num">Took</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${c.recentCalls.map(
+                    (m) =>
+                      html`<tr>
+                        <td>${time(m.at)}</td>
+                        <td>${m.action}</td>
+                        <td>${m.direction === 'in' ? 'from the charger' : 'to the charger'}</td>
+                        <td class=${m.outcome === 'ok' ? '' : 'neg'}>${m.outcome}</td>
+                        <td class="num">${`${m.seconds.toFixed(2)} s`}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+    }
+    <h2>Notes from the OCPP edge</h2>
     ${
       (c.recentEvents ?? []).length === 0
         ? html`<p class="muted">None recorded.</p>`

@@ -14,6 +14,12 @@ import { html, Link, navigate, useLocation } from './ui';
 function App() {
   const [login, setLogin] = useState<Login | null | undefined>(undefined);
   const [siteId, setSiteId] = useState('');
+  // The token and the zone are set before the views render with the login.
+  const enter = (l: Login) => {
+    setCsrfToken(l.csrfToken);
+    setSiteTimeZone(l.timeZone);
+    setLogin(l);
+  };
   useEffect(() => {
     whenUnauthorized(() => {
       stopLive();
@@ -21,17 +27,15 @@ function App() {
       setLogin(null);
     });
     session.current().then(
-      (l) => setLogin(l),
+      (l) => enter(l),
       () => setLogin(null),
     );
   }, []);
   useEffect(() => {
     if (!login) return;
-    setCsrfToken(login.csrfToken);
     startLive();
     api.get<Status>('/status').then(
       (s) => {
-        setSiteTimeZone(s.timeZone ?? s.site?.timeZone);
         setSiteId(s.siteId);
       },
       () => undefined,
@@ -39,7 +43,7 @@ function App() {
   }, [login]);
 
   if (login === undefined) return html`<p class="boot">Loading the site console…</p>`;
-  if (login === null) return html`<${LoginForm} onLogin=${setLogin} />`;
+  if (login === null) return html`<${LoginForm} onLogin=${enter} />`;
   const logout = async () => {
     try {
       await session.logout();

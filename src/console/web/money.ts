@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
-import { ngn } from './format';
+import { kwh, ngn } from './format';
 import { LedgerTable } from './session';
 import { useLiveReload } from './live';
-import type { Driver, Fleet, LedgerEntry, Page } from './types';
+import type { Driver, EnergyFigures, Fleet, LedgerEntry, Page, SiteEnergy } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 
 export function MoneyView() {
@@ -15,11 +15,13 @@ export function MoneyView() {
       ]),
     'money',
   );
+  const energy = useData(() => api.get<SiteEnergy>('/energy'), 'energy');
   useLiveReload(
     data.reload,
     (type) => type.startsWith('ledger') || type.startsWith('session'),
     500,
   );
+  useLiveReload(energy.reload, (type) => type === 'session.state', 1000);
   if (!data.data)
     return html`<${ErrorText}
         error=${data.error}
@@ -28,6 +30,9 @@ export function MoneyView() {
   return html`
     <h1>Money</h1>
     <${ErrorText} error=${data.error} />
+    <h2>Energy and revenue per charger</h2>
+    <${ErrorText} error=${energy.error} />
+    ${energy.data ? html`<${EnergyTable} energy=${energy.data} />` : null}
     <h2>Fleets</h2>
     <div class="table-wrap">
       <table>
@@ -189,5 +194,51 @@ function MoneyForm(props: { driverId: string; kind: 'top-up' | 'adjustment'; onD
       </button>
       ${outcome ? html`<p class=${outcome.ok ? 'reply' : 'error'} role="status">${outcome.text}</p>` : null}
     </form>
+  `;
+}
+
+/** Today and this month, as the gateway counts them in the site's time zone. */
+function EnergyTable(props: { energy: SiteEnergy }) {
+  const e = props.energy;
+  const cells = (f: EnergyFigures) => html`
+    <td class="num">${f.sessions}</td>
+    <td class="num">${kwh(f.energyWh)}</td>
+    <td class="num">${ngn(f.revenueNgn)}</td>
+  `;
+  return html`
+    <div class="table-wrap">
+      <table data-table="energy">
+        <thead>
+          <tr>
+            <th rowspan="2">Charger</th>
+            <th colspan="3" class="num">Today</th>
+            <th colspan="3" class="num">This month</th>
+          </tr>
+          <tr>
+            <th class="num">Sessions</th>
+            <th class="num">Energy</th>
+            <th class="num">Revenue</th>
+            <th class="num">Sessions</th>
+            <th class="num">Energy</th>
+            <th class="num">Revenue</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${e.chargers.map(
+            (c) =>
+              html`<tr data-charger=${c.chargerId}>
+                <td>${c.chargerId}</td>
+                ${cells(c.today)} ${cells(c.month)}
+              </tr>`,
+          )}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th>Site</th>
+            ${cells(e.total.today)} ${cells(e.total.month)}
+          </tr>
+        </tfoot>
+      </table>
+    </div>
   `;
 }

@@ -7,14 +7,12 @@ import type { Losses, SessionDetail } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 
 export function SessionView(props: { id: string }) {
-  const detail = useData(
-    () =>
-      Promise.all([
-        api.get<SessionDetail>(`/sessions/${encodeURIComponent(props.id)}`),
-        api.get<Losses>('/losses').catch(() => null),
-      ]),
-    props.id,
-  );
+  const detail = useData(async () => {
+    const d = await api.get<SessionDetail>(`/sessions/${encodeURIComponent(props.id)}`);
+    // A gateway without the session's own loss: it is found among the site's losses.
+    const losses = d.loss === undefined ? await api.get<Losses>('/losses') : null;
+    return [d, losses] as const;
+  }, props.id);
   useLiveReload(
     detail.reload,
     (_t, data) => data.sessionId === props.id || data.sessionId === undefined,
@@ -26,7 +24,10 @@ export function SessionView(props: { id: string }) {
       />${detail.error ? null : html`<${Loading} what="the session" />`}`;
   const [d, losses] = detail.data;
   const s = d.session;
-  const loss = losses?.sessions.find((l) => l.sessionId === s.sessionId) ?? null;
+  const loss =
+    d.loss !== undefined
+      ? d.loss
+      : (losses?.sessions.find((l) => l.sessionId === s.sessionId) ?? null);
   return html`
     <h1>Session <span class="mono">${s.sessionId}</span></h1>
     <${ErrorText} error=${detail.error} />
@@ -87,20 +88,34 @@ export function LedgerTable(props: { entries: SessionDetail['ledger'] }) {
   `;
 }
 
+type Point = NonNullable<SessionDetail['meterSeries']>[number];
+
+/** The session's own series; from the raw samples and the start reading where a gateway has none. */
+function seriesOf(d: SessionDetail): Point[] {
+  if (d.meterSeries) return d.meterSeries;
+  const start =
+    d.transaction?.meterStartWh ?? d.meterSamples.find((m) => m.energyWh !== null)?.energyWh;
+  if (start === undefined || start === null) return [];
+  return d.meterSamples.map((m) => ({
+    at: m.timestamp,
+    energyWh: m.energyWh === null ? null : Math.max(0, m.energyWh - start),
+    powerW: m.powerW,
+    socPercent: m.socPercent,
+  }));
+}
+
 /** Power (kW) and the session's energy (kWh) over time, with the energy the driver paid for. */
 function SessionPlot(props: { detail: SessionDetail }) {
   const box = useRef<HTMLDivElement>(null);
   const d = props.detail;
-  const samples = d.meterSamples.filter((m) => m.energyWh !== null || m.powerW !== null);
-  const start =
-    d.transaction?.meterStartWh ?? samples.find((m) => m.energyWh !== null)?.energyWh ?? null;
+  const points = seriesOf(d);
   useEffect(() => {
     const el = box.current;
-    if (!el || samples.length === 0 || start === null) return;
-    const x = samples.map((m) => Date.parse(m.timestamp) / 1000);
-    const power = samples.map((m) => (m.powerW === null ? null : m.powerW / 1000));
-    const energy = samples.map((m) => (m.energyWh === null ? null : (m.energyWh - start) / 1000));
-    const paid = samples.map(() => d.session.paidEnergyWh / 1000);
+    if (!el || points.length === 0) return;
+    const x = points.map((m) => Date.parse(m.at) / 1000);
+    const power = points.map((m) => (m.powerW === null ? null : m.powerW / 1000));
+    const energy = points.map((m) => (m.energyWh === null ? null : m.energyWh / 1000));
+    const paid = points.map(() => d.session.paidEnergyWh / 1000);
     const tz = siteTimeZone();
     const plot = new uPlot(
       {
@@ -155,7 +170,7 @@ function SessionPlot(props: { detail: SessionDetail }) {
       plot.destroy();
     };
   }, [d]);
-  if (samples.length === 0 || start === null) {
+  if (points.length === 0) {
     return html`<p class="muted">
       No meter samples for this session (they are kept in memory only for recent sessions, and start
       empty after a gateway restart).

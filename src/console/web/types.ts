@@ -13,6 +13,8 @@ export interface Operator {
 export interface Login {
   operator: Operator;
   csrfToken: string;
+  /** The site's IANA time zone: every time is shown in it. */
+  timeZone?: string;
 }
 
 export interface Status {
@@ -21,8 +23,6 @@ export interface Status {
   chargersOnline: number;
   openSessions: number;
   outboxDepth: number;
-  timeZone?: string;
-  site?: { timeZone?: string };
 }
 
 export interface ConnectorView {
@@ -50,6 +50,14 @@ export interface ChargerView {
   deviations: { source: string; count: number; kinds: DeviationKind[] };
   connectors: ConnectorView[];
   recentEvents?: { seq: number; action: string; note: string | null; at: string }[];
+  /** The last OCPP messages with the charger, either way (never their payloads). */
+  recentCalls?: {
+    at: string;
+    action: string;
+    direction: 'in' | 'out';
+    outcome: 'ok' | 'error' | 'timeout';
+    seconds: number;
+  }[];
 }
 
 export interface DeviationKind {
@@ -90,7 +98,15 @@ export interface SessionDetail {
   ledger: LedgerEntry[];
   transaction: { meterStartWh: number | null; meterStopWh: number | null } | null;
   meterSamples: MeterSample[];
-  timeline: { at: string; event: string }[];
+  /** The session's own energy (from its start reading), power and SoC over time. */
+  meterSeries?: {
+    at: string;
+    energyWh: number | null;
+    powerW: number | null;
+    socPercent: number | null;
+  }[];
+  loss?: LossSession | null;
+  timeline: { at: string; kind?: string; event: string }[];
 }
 
 export interface Page<T> {
@@ -149,4 +165,18 @@ export interface ActionAnswer {
   status: string;
   accepted: boolean;
   reply: unknown;
+}
+
+export interface EnergyFigures {
+  sessions: number;
+  energyWh: number;
+  revenueNgn: number;
+}
+
+export interface SiteEnergy {
+  timeZone: string;
+  today: { from: string; to: string };
+  month: { from: string; to: string };
+  chargers: { chargerId: string; today: EnergyFigures; month: EnergyFigures }[];
+  total: { today: EnergyFigures; month: EnergyFigures };
 }
