@@ -29,6 +29,7 @@ import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './o
 import { AuditTrail } from './operator/audit.js';
 import { ChargerActions } from './operator/charger-actions.js';
 import { LiveMeters } from './operator/live-meters.js';
+import { RecentCalls } from './operator/recent-calls.js';
 import { ConsoleSessions } from './auth/console-sessions.js';
 import { registerConsole } from './console/console.js';
 import { ConsoleEventHub } from './console/event-hub.js';
@@ -153,6 +154,7 @@ export async function startGateway(
     },
   });
   const consoleEvents = new ConsoleEventHub();
+  const recentCalls = new RecentCalls();
   metrics.observeConsole(() => consoleEvents.clients);
   const central: CentralSystem = new CentralSystem({
     db,
@@ -177,6 +179,7 @@ export async function startGateway(
     observer: metrics,
     onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
     onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
+    onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -305,9 +308,11 @@ export async function startGateway(
     chargerRegistry,
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,
+    calls: recentCalls,
     read: new SiteReadModel(db),
     settings: {
       siteId: config.siteId,
+      timeZone: config.site.timeZone,
       maxAmount: config.sessions.maxAmount,
       apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
       chargerTls: {
@@ -342,6 +347,7 @@ export async function startGateway(
     }),
     sessionHours: config.console.sessionHours,
     tls: operatorTls,
+    timeZone: config.site.timeZone,
     bundleDir: options.consoleBundleDir ?? DEFAULT_BUNDLE_DIR,
   });
   // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).

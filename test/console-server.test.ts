@@ -452,6 +452,7 @@ describe('live events (GET /admin/v1/events)', () => {
   let operator: string;
   let viewer: string;
   let cp: SimulatedChargePoint | undefined;
+  let sessionId = '';
   beforeAll(async () => {
     t = await startTestGateway();
     operator = createOperator(t.gw.db, 'otto', 'operator');
@@ -489,7 +490,7 @@ describe('live events (GET /admin/v1/events)', () => {
         2_000,
       );
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const sessionId = (res.body as { sessionId: string }).sessionId;
+      sessionId = (res.body as { sessionId: string }).sessionId;
 
       const find = (name: string, match: (d: Record<string, unknown>) => boolean) =>
         stream.events.find((e) => e.event === name && match(e.data));
@@ -525,6 +526,28 @@ describe('live events (GET /admin/v1/events)', () => {
           (e) => e.event === 'meter.sample' && e.data.sessionId === sessionId,
         ),
       ).toBe(true);
+
+      // An operator's stop (a Bearer client here) ends it; the settlement comes with its money.
+      const stop = await op(t.gw.operatorUrl, operator, 'POST', `/sessions/${sessionId}/stop`);
+      expect(stop.status, JSON.stringify(stop.body)).toBe(200);
+      const settled = await waitUntil(
+        () => find('session.state', (d) => d.sessionId === sessionId && d.state === 'settled'),
+        20_000,
+        'session.state settled',
+      );
+      expect(typeof settled.data.cost).toBe('number');
+      expect(typeof settled.data.deliveredWh).toBe('number');
+      await waitUntil(
+        () =>
+          find(
+            'ledger.entry',
+            (d) =>
+              (d.entry as { sessionId?: string; kind?: string }).sessionId === sessionId &&
+              (d.entry as { kind?: string }).kind === 'session_credit',
+          ),
+        5000,
+        'ledger.entry session_credit',
+      );
 
       await cp.disconnect();
       cp = undefined;
@@ -565,5 +588,78 @@ describe('live events (GET /admin/v1/events)', () => {
     socket.resume();
     await waitUntil(() => closed, 5000, 'the slow client disconnected');
     expect(t.logLines.some((l) => l.includes('console event stream too slow: dropped'))).toBe(true);
+  });
+
+  describe('reads for the console', () => {
+    // Runs after the live events test of the same file: its session is settled by now.
+    it('a session’s story: timeline kinds, meter series against paid energy, ledger, loss', async () => {
+      const res = await op(t.gw.operatorUrl, viewer, 'GET', `/sessions/${sessionId}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const body = res.body as {
+        session: { state: string; paidEnergyWh: number; energyWh: number; cost: number };
+        timeline: { kind: string; at: string }[];
+        meterSeries: { at: string; energyWh: number | null; powerW: number | null }[];
+        ledger: { kind: string }[];
+        loss: unknown;
+      };
+      expect(body.session.state).toBe('settled');
+      expect(body.session.paidEnergyWh).toBeGreaterThan(0);
+      const kinds = body.timeline.map((e) => e.kind);
+      for (const k of ['remote_start', 'charging', 'settled', 'ledger']) {
+        expect(kinds, k).toContain(k);
+      }
+      const times = body.timeline.map((e) => e.at);
+      expect(times).toEqual([...times].sort());
+      expect(body.meterSeries.length).toBeGreaterThan(0);
+      expect(body.meterSeries.some((m) => typeof m.energyWh === 'number')).toBe(true);
+      expect(body.ledger.map((e) => e.kind)).toEqual(['session_debit', 'session_credit']);
+      // Stopped early by the operator: nothing was delivered beyond what was paid.
+      expect(body.loss).toBeNull();
+    });
+
+    it('energy and revenue per charger today and this month, in the site’s time zone', async () => {
+      const res = await op(t.gw.operatorUrl, viewer, 'GET', '/energy');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const body = res.body as {
+        timeZone: string;
+        today: { from: string; to: string };
+        chargers: { chargerId: string; today: Figures; month: Figures }[];
+        total: { today: Figures; month: Figures };
+      };
+      type Figures = { sessions: number; energyWh: number; revenueNgn: number };
+      expect(body.timeZone).toBe('Africa/Lagos');
+      // Lagos is UTC+1 all year: its days start at 23:00 UTC.
+      expect(body.today.from).toMatch(/T23:00:00\.000Z$/);
+      const row = t.gw.db
+        .prepare('SELECT delivered_wh, cost FROM sessions WHERE id = ?')
+        .get(sessionId) as { delivered_wh: number; cost: number };
+      const cp1 = body.chargers.find((c) => c.chargerId === 'CP-1');
+      expect(cp1?.today).toEqual({ sessions: 1, energyWh: row.delivered_wh, revenueNgn: row.cost });
+      expect(cp1?.month).toEqual(cp1?.today);
+      expect(body.chargers.find((c) => c.chargerId === 'CP-AC')?.today.sessions).toBe(0);
+      expect(body.total.today.revenueNgn).toBe(row.cost);
+    });
+
+    it('a charger’s recent OCPP calls, without payloads', async () => {
+      const res = await op(t.gw.operatorUrl, viewer, 'GET', '/chargers/CP-1');
+      expect(res.status).toBe(200);
+      const body = res.body as {
+        vendor: string | null;
+        bootedAt: string | null;
+        recentCalls: { action: string; direction: string; outcome: string }[];
+      };
+      expect(body.bootedAt).not.toBeNull();
+      expect(body.recentCalls).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'BootNotification', direction: 'in', outcome: 'ok' }),
+          expect.objectContaining({ action: 'RemoteStartTransaction', direction: 'out' }),
+        ]),
+      );
+      expect(body.recentCalls.length).toBeLessThanOrEqual(50);
+      const idToken = (
+        t.gw.db.prepare('SELECT id_token FROM sessions LIMIT 1').get() as { id_token: string }
+      ).id_token;
+      expect(JSON.stringify(res.body)).not.toContain(idToken);
+    });
   });
 });

@@ -19,6 +19,8 @@ export interface ConsoleLoginOptions {
   sessionHours: number;
   /** The listener is HTTPS: the cookie is marked Secure. */
   tls: boolean;
+  /** The site's IANA time zone: the console shows times in it. */
+  timeZone: string;
 }
 
 const sessionBody = {
@@ -27,16 +29,18 @@ const sessionBody = {
     operator: operatorIdentity,
     csrfToken: { type: 'string' },
     expiresAt: { type: 'string', format: 'date-time' },
+    timeZone: { type: 'string' },
   },
-  required: ['operator', 'csrfToken', 'expiresAt'],
+  required: ['operator', 'csrfToken', 'expiresAt', 'timeZone'],
   additionalProperties: false,
 } as const;
 
-function answer(session: ConsoleSession) {
+function answer(session: ConsoleSession, timeZone: string) {
   return {
     operator: session.operator,
     csrfToken: session.csrfToken,
     expiresAt: new Date(session.expiresAtMs).toISOString(),
+    timeZone,
   };
 }
 
@@ -118,7 +122,7 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
         'set-cookie',
         setCookieHeader(CONSOLE_COOKIE, cookie, { maxAgeSeconds: ttlMs / 1000, secure: o.tls }),
       );
-      return answer(session);
+      return answer(session, o.timeZone);
     },
   );
 
@@ -131,7 +135,7 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
         response: { 200: sessionBody, ...errorResponses },
       },
     },
-    async (request) => answer(current(request).session),
+    async (request) => answer(current(request).session, o.timeZone),
   );
 
   app.delete(

@@ -18,7 +18,12 @@ import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
 import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
-import { observedConnection, type OcppObserver } from './observed-connection.js';
+import {
+  observedConnection,
+  type OcppDirection,
+  type OcppObserver,
+  type OcppOutcome,
+} from './observed-connection.js';
 import {
   ChargerOfflineError,
   type ChargerCommands,
@@ -69,6 +74,16 @@ export interface CentralSystemOptions {
   onChargerOffline?: (chargerId: string) => void;
   /** Optional: a schema deviation the edge accepted from a charger (after it is counted). */
   onDeviation?: (chargerId: string, kind: string) => void;
+  /** Optional: every call with one charger, once answered (its action and outcome, no payload). */
+  onCall?: (chargerId: string, call: OcppCall) => void;
+}
+
+/** One call between the gateway and a charger, as the operator's recent-messages list shows it. */
+export interface OcppCall {
+  action: string;
+  direction: OcppDirection;
+  outcome: OcppOutcome;
+  seconds: number;
 }
 
 /** Who changed a connector's availability, and why: kept with the intent. */
@@ -348,6 +363,18 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return this.live(chargerId).session.operator.changeConfiguration(key, value);
   }
 
+  /** The metrics observer and, when configured, the per-charger call hook, as one observer. */
+  private observerFor(chargerId: string): OcppObserver | undefined {
+    const { observer, onCall } = this.opts;
+    if (!onCall) return observer;
+    return {
+      call: (protocol, action, direction, outcome, seconds) => {
+        observer?.call(protocol, action, direction, outcome, seconds);
+        onCall(chargerId, { action, direction, outcome, seconds });
+      },
+    };
+  }
+
   /** The OCPP protocol a connected charger speaks, or undefined when it is offline. */
   protocolOf(chargerId: string): string | undefined {
     return this.connections.get(chargerId)?.protocol;
@@ -433,7 +460,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       chargerId,
       rpc: guardedConnection(
         edgeConnection(
-          observedConnection(client, protocol, this.opts.observer),
+          observedConnection(client, protocol, this.observerFor(chargerId)),
           protocol,
           normalizer,
           {

@@ -19,6 +19,7 @@ import type { AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
+import type { RecentCalls } from './recent-calls.js';
 import type { SiteReadModel } from './read-model.js';
 import type { OperatorRequests } from './requests.js';
 
@@ -48,9 +49,13 @@ export interface OperatorDeps {
   /** Ends a charger's live connection (retired); false when it had none. */
   disconnect: (chargerId: string, reason: string) => boolean;
   live: LiveMeters;
+  /** The last OCPP calls of each charger (no payloads). */
+  calls: RecentCalls;
   read: SiteReadModel;
   settings: {
     siteId: string;
+    /** IANA zone of the site (config site.timeZone): "today" and "this month" are counted in it. */
+    timeZone: string;
     maxAmount: number;
     apiKeyOverlapHours: number;
     /** What the listeners offer chargers: profile 2 needs TLS, profile 3 a client CA. */

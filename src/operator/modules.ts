@@ -1,6 +1,7 @@
 import type { OperatorRoutes } from './api.js';
 import { registerChargerRoutes } from './charger-routes.js';
 import { registerChargerAdminRoutes } from './charger-admin-routes.js';
+import { registerEnergyRoutes } from './energy-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerReadRoutes } from './read-routes.js';
 import { registerRosterRoutes } from './roster-routes.js';
@@ -19,4 +20,5 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerChargerRoutes,
   registerChargerAdminRoutes,
   registerStopRecordRoutes,
+  registerEnergyRoutes,
 ];
