@@ -37,7 +37,8 @@ async function logIn(context: BrowserContext, name: string, credential: string):
 }
 
 beforeAll(async () => {
-  t = await startTestGateway();
+  // Not the default zone: the page must show times in the site's, from the gateway.
+  t = await startTestGateway({ site: { timeZone: 'Asia/Kolkata' } });
   operator = createOperator(t.gw.db, 'otto', 'operator');
   viewer = createOperator(t.gw.db, 'vera', 'viewer');
   // Slow enough that the session is still charging while the test watches it (50 kW, 10x real
@@ -57,6 +58,7 @@ describe('the site console in a browser', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await logIn(context, 'otto', operator);
     await page.locator('[data-live="live"]').waitFor(WAIT);
+    await shows(page.locator('header'), 'times in Asia/Kolkata');
     const tile = page.locator('[data-charger="CP-1"] [data-connector="1"]');
     await tile.locator('[data-status="available"]').waitFor(WAIT);
     // A mark on the page: still there at the end means the tile changed without a reload.
@@ -98,9 +100,14 @@ describe('the site console in a browser', () => {
     await dialog.getByRole('button', { name: 'Yes, unlock' }).click();
     await shows(dialog.getByRole('status'), 'answered “Unlocked”');
     await dialog.getByRole('button', { name: 'Close' }).click();
+    // The messages just exchanged with the charger, read again after the command.
+    const calls = page.locator('[data-table="calls"]');
+    await shows(calls, 'BootNotification');
+    await shows(calls, 'UnlockConnector');
 
     // Top up Bola's wallet with a reason: the entry appears in the driver's ledger.
     await page.getByRole('link', { name: 'Money' }).click();
+    await page.locator('[data-table="energy"] [data-charger="CP-1"]').waitFor(WAIT);
     await page.getByRole('link', { name: DRIVERS.bola.id }).click();
     const form = page.getByRole('form', { name: 'Top up' });
     await form.getByLabel('Amount (NGN)').fill('2500');

@@ -21,8 +21,12 @@ export function ChargerPage(props: { id: string; canAct: boolean }) {
         error=${data.error}
       />${data.error ? null : html`<${Loading} what="the charger" />`}`;
   const c = data.data;
-  const act = async (url: string, body: unknown) =>
-    replyText(await api.post<ActionAnswer>(url, body));
+  // After a command the page reads the charger again: its state and the messages just exchanged.
+  const act = async (url: string, body: unknown) => {
+    const answer = await api.post<ActionAnswer>(url, body);
+    data.reload();
+    return replyText(answer);
+  };
   return html`
     <h1>
       Charger <span class="mono">${c.chargerId}</span>
