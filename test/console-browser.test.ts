@@ -102,7 +102,6 @@ describe('the site console in a browser', () => {
     await dialog.getByRole('button', { name: 'Close' }).click();
     // The messages just exchanged with the charger, read again after the command.
     const calls = page.locator('[data-table="calls"]');
-    await shows(calls, 'BootNotification');
     await shows(calls, 'UnlockConnector');
 
     // Top up Bola's wallet with a reason: the entry appears in the driver's ledger.

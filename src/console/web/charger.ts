@@ -15,6 +15,7 @@ const path = (id: string) => `/chargers/${encodeURIComponent(id)}`;
 
 export function ChargerPage(props: { id: string; canAct: boolean }) {
   const data = useData(() => api.get<ChargerView>(path(props.id)), props.id);
+  const [allCalls, setAllCalls] = useState(false);
   useLiveReload(data.reload, (_t, d) => d.chargerId === props.id, 300);
   if (!data.data)
     return html`<${ErrorText}
@@ -206,30 +207,37 @@ export function ChargerPage(props: { id: string; canAct: boolean }) {
         : c.recentCalls.length === 0
           ? html`<p class="muted">None since the gateway started.</p>`
           : html`<div class="table-wrap">
-              <table data-table="calls">
-                <thead>
-                  <tr>
-                    <th>When</th>
-                    <th>Message</th>
-                    <th>Way</th>
-                    <th>Outcome</th>
-                    <th class="num">Took</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${c.recentCalls.map(
-                    (m) =>
-                      html`<tr>
-                        <td>${time(m.at)}</td>
-                        <td>${m.action}</td>
-                        <td>${m.direction === 'in' ? 'from the charger' : 'to the charger'}</td>
-                        <td class=${m.outcome === 'ok' ? '' : 'neg'}>${m.outcome}</td>
-                        <td class="num">${`${m.seconds.toFixed(2)} s`}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
+                <table data-table="calls">
+                  <thead>
+                    <tr>
+                      <th>When</th>
+                      <th>Message</th>
+                      <th>Way</th>
+                      <th>Outcome</th>
+                      <th class="num">Took</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${c.recentCalls.slice(0, allCalls ? undefined : 12).map(
+                      (m) =>
+                        html`<tr>
+                          <td>${time(m.at)}</td>
+                          <td>${m.action}</td>
+                          <td>${m.direction === 'in' ? 'from the charger' : 'to the charger'}</td>
+                          <td class=${m.outcome === 'ok' ? '' : 'neg'}>${m.outcome}</td>
+                          <td class="num">${`${m.seconds.toFixed(2)} s`}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>
+              ${
+                c.recentCalls.length > 12 && !allCalls
+                  ? html`<button type="button" onClick=${() => setAllCalls(true)}>
+                      ${`Show all ${c.recentCalls.length}`}
+                    </button>`
+                  : null
+              }`
     }
     <h2>Notes from the OCPP edge</h2>
     ${

@@ -211,8 +211,8 @@ function EnergyTable(props: { energy: SiteEnergy }) {
         <thead>
           <tr>
             <th rowspan="2">Charger</th>
-            <th colspan="3" class="num">Today</th>
-            <th colspan="3" class="num">This month</th>
+            <th colspan="3" class="group">Today</th>
+            <th colspan="3" class="group">This month</th>
           </tr>
           <tr>
             <th class="num">Sessions</th>
