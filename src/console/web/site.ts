@@ -185,6 +185,8 @@ export function statusWord(status: string): string {
     charging: 'Charging',
     suspendedev: 'Paused by car',
     suspendedevse: 'Paused by charger',
+    suspended: 'Paused',
+    unknown: 'Unknown',
     finishing: 'Finishing',
     reserved: 'Reserved',
     unavailable: 'Out of service',
