@@ -44,11 +44,13 @@ import { Telematics } from './fleet/telematics.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
+import type { ChargerCommands } from './ocpp/port.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
 import { releaseRelaxed } from './store/durability.js';
+import { closeGroupCommit } from './store/group-commit.js';
 import { openDatabase, type Db } from './store/database.js';
 import { acquireGatewayLock, type GatewayLock } from './store/gateway-lock.js';
 import { Outbox } from './store/outbox.js';
@@ -79,6 +81,8 @@ export interface RunningGateway {
   api: FastifyInstance;
   /** The console's live events (GET /admin/v1/events listens to it). */
   consoleEvents: ConsoleEventHub;
+  /** The version-neutral charger port (the commands the charging and load layers send). */
+  chargers: ChargerCommands;
   /** Outbox backlog and database size, for health and metrics. */
   storage: StorageHealth;
   /**
@@ -401,6 +405,7 @@ export async function startGateway(
     db,
     api,
     consoleEvents,
+    chargers: central,
     storage,
     drain: (o = {}) =>
       drain.drain(
@@ -428,6 +433,7 @@ export async function startGateway(
       await api.close();
       await operatorApi?.close();
       await uplink.close();
+      log.info(closeGroupCommit(db), 'group commit: batches and the writes they held');
       releaseRelaxed(db);
       db.close();
       lock?.release();

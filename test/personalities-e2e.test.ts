@@ -298,7 +298,10 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       cp.on('remoteStop', (e) => remoteStops.push(e));
       cp.on('chargingProfile', (e) => profiles.push(e));
       const { sessionId, before, tx } = await startPaidSession(cp, c.chargerId);
-      const obeysProfile = c.personality.includes('obeys-profile');
+      // Every simulated charger obeys profiles unless its personality says otherwise.
+      const obeysProfile = !/ignores-profile|rejects-profiles|profiles-not-supported/.test(
+        c.personality,
+      );
       const stopped = cp.waitFor('transactionStopped', () => true, 30_000);
       const ladderSteps = () =>
         (

@@ -408,12 +408,14 @@ describe('ChargePoint16 against a bare OCPP 1.6J central system', () => {
     expect(cs.messages('StopTransaction')).toEqual([]);
   });
 
-  it.for(['', 'ignores-profile', 'obeys-profile'])(
+  it.for(['', 'ignores-profile', 'obeys-profile', 'rejects-profiles'])(
     "SetChargingProfile with a zero-power TxProfile on '%s'",
     async (personality) => {
       const cp = await startChargePoint({ personality });
       const { transactionId } = await startCharging(cp);
       await cp.waitFor('meterValues', (m) => m.transactionId === transactionId && m.powerW > 0);
+      const obeys = personality === '' || personality === 'obeys-profile';
+      const limited = obeys ? cp.waitFor('powerLimit', (e) => e.limitW === 0) : undefined;
       const conf = await cs.call('CP-1', 'SetChargingProfile', {
         connectorId: 1,
         csChargingProfiles: {
@@ -428,14 +430,151 @@ describe('ChargePoint16 against a bare OCPP 1.6J central system', () => {
           },
         },
       });
-      expect(conf.status).toBe(personality === '' ? 'Rejected' : 'Accepted');
+      expect(conf.status).toBe(personality === 'rejects-profiles' ? 'Rejected' : 'Accepted');
+      // The obeying firmware applies it after its reaction time, before its next sample.
+      await limited;
       const sample = await cp.waitFor('meterValues', (m) => m.transactionId === transactionId);
       // Only the obeying firmware holds the power at 0; the transaction stays open either way.
-      if (personality === 'obeys-profile') expect(sample.powerW).toBe(0);
+      if (obeys) expect(sample.powerW).toBe(0);
       else expect(sample.powerW).toBeGreaterThan(0);
       expect(cp.state(1).transactionId).toBe(transactionId);
     },
   );
+
+  describe('charging profiles', () => {
+    const schedule = (limit: number, unit: 'W' | 'A' = 'W', numberPhases?: number) => ({
+      chargingRateUnit: unit,
+      chargingSchedulePeriod: [
+        { startPeriod: 0, limit, ...(numberPhases === undefined ? {} : { numberPhases }) },
+      ],
+    });
+    const set = (
+      connectorId: number,
+      profile: IncomingCalls['SetChargingProfile']['req']['csChargingProfiles'],
+    ) => cs.call('CP-1', 'SetChargingProfile', { connectorId, csChargingProfiles: profile });
+    /** The next sample after the composed limit took effect. */
+    const drawnAfter = async (cp: ChargePoint16, limitW: number | null) => {
+      await cp.waitFor('powerLimit', (e) => e.connectorId === 1 && e.limitW === limitW);
+      return (await cp.waitFor('meterValues', (m) => m.connectorId === 1)).powerW;
+    };
+
+    it('the drawn power is the min of the charger max and the Tx (else TxDefault) profile', async () => {
+      const cp = await startChargePoint();
+      // Before any transaction: 16 A on three phases at 230 V holds the next one to 11 040 W.
+      const byDefault = {
+        chargingProfileId: 7,
+        stackLevel: 0,
+        chargingProfilePurpose: 'TxDefaultProfile' as const,
+        chargingProfileKind: 'Relative' as const,
+        chargingSchedule: schedule(16, 'A', 3),
+      };
+      expect((await set(1, byDefault)).status).toBe('Accepted');
+      const first = await startCharging(cp);
+      const firstSample = await cp.waitFor(
+        'meterValues',
+        (m) => m.transactionId === first.transactionId,
+      );
+      expect(firstSample.powerW).toBe(11_040);
+      const cap = {
+        chargingProfileId: 1,
+        stackLevel: 0,
+        chargingProfilePurpose: 'ChargePointMaxProfile' as const,
+        chargingProfileKind: 'Absolute' as const,
+        chargingSchedule: schedule(7_000),
+      };
+      expect((await set(1, cap)).status).toBe('Rejected'); // the charger's own, on connector 0
+      const capped = drawnAfter(cp, 7_000);
+      expect((await set(0, cap)).status).toBe('Accepted');
+      expect(await capped).toBe(7_000);
+      const tx = {
+        chargingProfileId: 8,
+        transactionId: first.transactionId,
+        stackLevel: 1,
+        chargingProfilePurpose: 'TxProfile' as const,
+        chargingProfileKind: 'Relative' as const,
+        chargingSchedule: schedule(20_000),
+      };
+      expect((await set(1, { ...tx, transactionId: first.transactionId + 1 })).status).toBe(
+        'Rejected',
+      );
+      expect((await set(1, tx)).status).toBe('Accepted');
+      const uncapped = drawnAfter(cp, 20_000);
+      const cleared = await cs.call('CP-1', 'ClearChargingProfile', { id: 1 });
+      expect(cleared.status).toBe('Accepted');
+      // The TxProfile outranks the default; nothing caps it any more.
+      expect(await uncapped).toBe(20_000);
+      expect((await cs.call('CP-1', 'ClearChargingProfile', { id: 1 })).status).toBe('Unknown');
+      // The TxProfile ends with its transaction: the next one starts under the default again.
+      await cs.call('CP-1', 'RemoteStopTransaction', { transactionId: first.transactionId });
+      await cp.waitFor('transactionStopped');
+      await cp.unplug(1);
+      const second = await startCharging(cp, 'DRIVER-0002');
+      const next = await cp.waitFor('meterValues', (m) => m.transactionId === second.transactionId);
+      expect(next.powerW).toBe(11_040);
+      const free = drawnAfter(cp, null);
+      const byPurpose = await cs.call('CP-1', 'ClearChargingProfile', {
+        connectorId: 1,
+        chargingProfilePurpose: 'TxDefaultProfile',
+      });
+      expect(byPurpose.status).toBe('Accepted');
+      expect(await free).toBe(50_000);
+    });
+
+    it('answers GetCompositeSchedule with the limit period by period', async () => {
+      // Real time: the composite's offsets are the charger's seconds, and few of them pass here.
+      await startChargePoint({ timeFactor: 1 });
+      const conf = await set(0, {
+        chargingProfileId: 3,
+        stackLevel: 0,
+        chargingProfilePurpose: 'ChargePointMaxProfile',
+        chargingProfileKind: 'Absolute',
+        chargingSchedule: {
+          startSchedule: new Date().toISOString(),
+          duration: 1_200,
+          chargingRateUnit: 'W',
+          chargingSchedulePeriod: [
+            { startPeriod: 0, limit: 10_000 },
+            { startPeriod: 600, limit: 20_000 },
+          ],
+        },
+      });
+      expect(conf.status).toBe('Accepted');
+      const composite = await cs.call('CP-1', 'GetCompositeSchedule', {
+        connectorId: 1,
+        duration: 3_600,
+        chargingRateUnit: 'W',
+      });
+      expect(composite).toMatchObject({ status: 'Accepted', connectorId: 1 });
+      const periods = composite.chargingSchedule?.chargingSchedulePeriod ?? [];
+      expect(periods.map((p) => p.limit)).toEqual([10_000, 20_000, 50_000]);
+      const [, second, third] = periods;
+      expect(periods[0]?.startPeriod).toBe(0);
+      expect(second?.startPeriod).toBeGreaterThan(500);
+      expect(second?.startPeriod).toBeLessThanOrEqual(600);
+      expect((third?.startPeriod ?? 0) - (second?.startPeriod ?? 0)).toBe(600);
+      expect(composite.chargingSchedule).toMatchObject({ duration: 3_600, chargingRateUnit: 'W' });
+    });
+
+    it('profiles-not-supported: no SmartCharging, the calls get a CALLERROR', async () => {
+      await startChargePoint({ personality: 'profiles-not-supported' });
+      const features = await cs.call('CP-1', 'GetConfiguration', {
+        key: ['SupportedFeatureProfiles'],
+      });
+      expect(features.configurationKey?.[0]?.value).toBe('Core,RemoteTrigger');
+      await expect(
+        set(1, {
+          chargingProfileId: 1,
+          stackLevel: 0,
+          chargingProfilePurpose: 'TxDefaultProfile',
+          chargingProfileKind: 'Relative',
+          chargingSchedule: schedule(1_000),
+        }),
+      ).rejects.toMatchObject({ rpcErrorCode: 'NotImplemented' });
+      await expect(
+        cs.call('CP-1', 'GetCompositeSchedule', { connectorId: 1, duration: 60 }),
+      ).rejects.toMatchObject({ rpcErrorCode: 'NotImplemented' });
+    });
+  });
 
   it('forgets-transaction-on-reboot: after a power cut no StopTransaction ever comes', async () => {
     const cp = await startChargePoint({ personality: 'forgets-transaction-on-reboot' });

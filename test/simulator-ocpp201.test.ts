@@ -871,6 +871,83 @@ describe('ChargePoint201 against a bare OCPP 2.0.1 CSMS', () => {
     expect(after).toBeLessThanOrEqual(before);
   });
 
+  describe('charging profiles', () => {
+    type Profile = IncomingCalls['SetChargingProfile']['req']['chargingProfile'];
+    const profile = (id: number, purpose: Profile['chargingProfilePurpose'], limit: number) => ({
+      id,
+      stackLevel: 0,
+      chargingProfilePurpose: purpose,
+      chargingProfileKind: 'Relative',
+      chargingSchedule: [
+        { id, chargingRateUnit: 'W' as const, chargingSchedulePeriod: [{ startPeriod: 0, limit }] },
+      ],
+    });
+    const set = (evseId: number, chargingProfile: Profile) =>
+      cs.call('CS-1', 'SetChargingProfile', { evseId, chargingProfile });
+    const drawnAfter = async (cp: ChargePoint201, limitW: number | null) => {
+      await cp.waitFor('powerLimit', (e) => e.connectorId === 1 && e.limitW === limitW);
+      return (await cp.waitFor('meterValues', (m) => m.connectorId === 1)).powerW;
+    };
+
+    it('the drawn power follows a TxProfile set on the transaction and its clear', async () => {
+      const cp = await startChargePoint();
+      const { transactionId } = await startCharging(cp);
+      await cp.waitFor('meterValues', (m) => m.transactionId === transactionId && m.powerW > 0);
+      const wrongTx = await set(1, { ...profile(5, 'TxProfile', 9_000), transactionId: 'other' });
+      expect(wrongTx.status).toBe('Rejected');
+      const limited = drawnAfter(cp, 9_000);
+      const conf = await set(1, { ...profile(5, 'TxProfile', 9_000), transactionId });
+      expect(conf.status).toBe('Accepted');
+      expect(await limited).toBe(9_000);
+      const lifted = drawnAfter(cp, null);
+      const cleared = await cs.call('CS-1', 'ClearChargingProfile', { chargingProfileId: 5 });
+      expect(cleared.status).toBe('Accepted');
+      expect(await lifted).toBe(50_000);
+      const again = await cs.call('CS-1', 'ClearChargingProfile', { chargingProfileId: 5 });
+      expect(again.status).toBe('Unknown');
+    });
+
+    it('answers GetCompositeSchedule: the station max under a lower default', async () => {
+      await startChargePoint();
+      expect((await set(0, profile(1, 'ChargingStationMaxProfile', 30_000))).status).toBe(
+        'Accepted',
+      );
+      expect((await set(2, profile(2, 'TxDefaultProfile', 40_000))).status).toBe('Accepted');
+      const composite = await cs.call('CS-1', 'GetCompositeSchedule', {
+        evseId: 1,
+        duration: 600,
+        chargingRateUnit: 'W',
+      });
+      expect(composite).toMatchObject({
+        status: 'Accepted',
+        schedule: {
+          evseId: 1,
+          duration: 600,
+          chargingRateUnit: 'W',
+          chargingSchedulePeriod: [{ startPeriod: 0, limit: 30_000 }],
+        },
+      });
+      const unknown = await cs.call('CS-1', 'GetCompositeSchedule', { evseId: 9, duration: 60 });
+      expect(unknown.status).toBe('Rejected');
+    });
+
+    it('rejects-profiles answers Rejected; profiles-not-supported a CALLERROR', async () => {
+      const rejecting = await startChargePoint({ personality: 'rejects-profiles' });
+      expect((await set(1, profile(1, 'TxDefaultProfile', 1_000))).status).toBe('Rejected');
+      await rejecting.disconnect();
+      await startChargePoint({ personality: 'profiles-not-supported' });
+      await expect(set(1, profile(1, 'TxDefaultProfile', 1_000))).rejects.toMatchObject({
+        rpcErrorCode: 'NotImplemented',
+      });
+      const unit = await cs.call('CS-1', 'GetVariables', {
+        getVariableData: [
+          { component: { name: 'SmartChargingCtrlr' }, variable: { name: 'RateUnit' } },
+        ],
+      });
+      expect(unit.getVariableResult[0]?.attributeStatus).toBe('UnknownComponent');
+    });
+  });
+
   it('is a SimulatedChargePoint like ChargePoint16', async () => {
     const cp = await startChargePoint();
     const options = { url: cs.url, identity: 'X', connectors: 1 };

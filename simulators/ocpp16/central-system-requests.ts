@@ -22,8 +22,33 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     handleCall('ChangeAvailability', (params) => this.onChangeAvailability(params));
     handleCall('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handleCall('ClearCache', async () => ({ status: 'Accepted' }));
+    if (!this.smartCharging) return;
     handleCall('SetChargingProfile', (params) => this.onSetChargingProfile(params));
-    handleCall('ClearChargingProfile', (params) => this.onClearChargingProfile(params));
+    handleCall('ClearChargingProfile', async (params) => ({
+      status: this.clearChargingProfiles({
+        ...(params.id === undefined ? {} : { id: params.id }),
+        ...(params.connectorId === undefined ? {} : { outletId: params.connectorId }),
+        ...(params.chargingProfilePurpose === undefined
+          ? {}
+          : { purpose: params.chargingProfilePurpose }),
+        ...(params.stackLevel === undefined ? {} : { stackLevel: params.stackLevel }),
+      }),
+    }));
+    handleCall('GetCompositeSchedule', async ({ connectorId, duration, chargingRateUnit }) => {
+      const schedule = this.compositeSchedule(connectorId, duration, chargingRateUnit);
+      if (!schedule) return { status: 'Rejected' };
+      const { scheduleStart, ...rest } = schedule;
+      return {
+        status: 'Accepted',
+        connectorId,
+        scheduleStart,
+        chargingSchedule: { ...rest, startSchedule: scheduleStart },
+      };
+    });
+  }
+
+  protected transactionRefOf(connector: Connector): number | undefined {
+    return connector.transaction?.id;
   }
 
   private async onSetChargingProfile({
@@ -32,25 +57,16 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
   }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
     const targets =
       connectorId === 0 ? this.connectors : this.connectors.filter((c) => c.id === connectorId);
-    const status = this.answerChargingProfile(
-      connectorId,
-      targets,
-      {
-        purpose: profile.chargingProfilePurpose,
-        transactionId: profile.transactionId,
-        schedule: profile.chargingSchedule,
-      },
-      (connector) => connector.transaction?.id,
-    );
+    const status = this.answerChargingProfile(connectorId, targets, {
+      id: profile.chargingProfileId,
+      purpose: profile.chargingProfilePurpose,
+      stackLevel: profile.stackLevel,
+      kind: profile.chargingProfileKind,
+      ...(profile.recurrencyKind === undefined ? {} : { recurrencyKind: profile.recurrencyKind }),
+      ...(profile.transactionId === undefined ? {} : { transactionId: profile.transactionId }),
+      schedule: profile.chargingSchedule,
+    });
     return { status };
-  }
-
-  private async onClearChargingProfile({
-    connectorId,
-  }: IncomingCalls['ClearChargingProfile']['req']): Conf<'ClearChargingProfile'> {
-    const all = connectorId === undefined || connectorId === 0;
-    const targets = this.connectors.filter((c) => all || c.id === connectorId);
-    return { status: this.clearChargingProfiles(targets) };
   }
 
   private canRemoteStart(connector: Connector): boolean {

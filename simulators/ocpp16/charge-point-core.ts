@@ -48,7 +48,7 @@ export abstract class ChargePointCore extends ChargePointBase<
     const personality = this.settings.personality;
     this.configuration = new ConfigurationStore(this.settings.connectors, {
       registerOnly: personality.has('register-only'),
-      smartCharging: personality.has('obeys-profile') || personality.has('ignores-profile'),
+      smartCharging: !personality.has('profiles-not-supported'),
     });
     this.transactionMessages = new TransactionMessageQueue({
       isOpen: () => this.booted && this.link.isOpen && this.heldSamples === 0,
@@ -148,7 +148,7 @@ export abstract class ChargePointCore extends ChargePointBase<
   protected forgetTransaction(connector: Connector): void {
     this.timers.clear(`sample:${connector.id}`);
     const transaction = connector.endTransaction();
-    connector.limitPower(undefined);
+    this.transactionEnded(connector);
     // No transaction after the reboot: the status it reports is that of a connector without one
     // (Preparing with the cable still in), not the Charging it had before the power went.
     if (connector.status !== 'Unavailable' && connector.status !== 'Faulted')

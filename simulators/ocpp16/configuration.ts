@@ -64,6 +64,14 @@ function standardKeys(
       quirks.smartCharging ? 'Core,RemoteTrigger,SmartCharging' : 'Core,RemoteTrigger',
     ),
     UnlockConnectorOnEVSideDisconnect: readonlyKey('true'),
+    ...(quirks.smartCharging
+      ? {
+          ChargeProfileMaxStackLevel: readonlyKey('8'),
+          ChargingScheduleAllowedChargingRateUnit: readonlyKey('Current,Power'),
+          ChargingScheduleMaxPeriods: readonlyKey('24'),
+          MaxChargingProfilesInstalled: readonlyKey('32'),
+        }
+      : {}),
     // The WebSocket layer reads it when it opens the connection, as many chargers do.
     WebSocketPingInterval: { ...writableKey('0', isNonNegativeInteger), rebootRequired: true },
   };

@@ -212,13 +212,28 @@ export interface IncomingCalls {
         stackLevel: number;
         chargingProfilePurpose: 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
         chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
+        recurrencyKind?: 'Daily' | 'Weekly';
         chargingSchedule: ScheduleLike;
       };
     };
     conf: { status: 'Accepted' | 'Rejected' | 'NotSupported' };
   };
   ClearChargingProfile: {
-    req: { id?: number; connectorId?: number; chargingProfilePurpose?: string };
+    req: {
+      id?: number;
+      connectorId?: number;
+      chargingProfilePurpose?: string;
+      stackLevel?: number;
+    };
     conf: { status: 'Accepted' | 'Unknown' };
+  };
+  GetCompositeSchedule: {
+    req: { connectorId: number; duration: number; chargingRateUnit?: 'W' | 'A' };
+    conf: {
+      status: 'Accepted' | 'Rejected';
+      connectorId?: number;
+      scheduleStart?: string;
+      chargingSchedule?: ScheduleLike & { duration: number; startSchedule: string };
+    };
   };
 }

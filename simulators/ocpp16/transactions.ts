@@ -29,6 +29,7 @@ export abstract class ChargePointTransactions extends ChargePointCore {
       };
       const id = this.transactionMessages.queueStart(request);
       connector.beginTransaction({ id, idTag, meterStart: request.meterStart });
+      this.transactionBegan(connector);
       connector.starting = false;
       this.warn(`StartTransaction on connector ${connector.id} queued while offline (id ${id})`);
       await this.afterTransactionStarted(connector, true);
@@ -53,6 +54,7 @@ export abstract class ChargePointTransactions extends ChargePointCore {
         timestamp: new Date().toISOString(),
       });
       connector.beginTransaction({ id: conf.transactionId, idTag, meterStart });
+      this.transactionBegan(connector);
       accepted = conf.idTagInfo.status === 'Accepted';
       if (!accepted) this.warn(`StartTransaction answered ${conf.idTagInfo.status} for ${idTag}`);
     } catch (error) {
@@ -115,7 +117,7 @@ export abstract class ChargePointTransactions extends ChargePointCore {
     const transaction = connector.endTransaction(now);
     this.scheduleFullCheck(connector);
     if (!transaction) return;
-    connector.limitPower(undefined);
+    this.transactionEnded(connector);
     const timestamp = new Date();
     const measurands = this.configuration.getMeasurands('StopTxnSampledData');
     // The spec's sequence: Finishing when the transaction stops, before StopTransaction goes out.

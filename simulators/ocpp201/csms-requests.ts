@@ -38,26 +38,46 @@ export abstract class CsmsRequests extends RemoteControl {
     }));
     handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handle('ClearCache', async () => ({ status: 'Accepted' }));
+    if (!this.smartCharging) return;
     handle('SetChargingProfile', (params) => this.onSetChargingProfile(params));
-    handle('ClearChargingProfile', async () => ({
-      status: this.clearChargingProfiles(this.evses),
-    }));
+    handle(
+      'ClearChargingProfile',
+      async ({ chargingProfileId: id, chargingProfileCriteria: c }) => ({
+        status: this.clearChargingProfiles({
+          ...(id === undefined ? {} : { id }),
+          ...(c?.evseId === undefined ? {} : { outletId: c.evseId }),
+          ...(c?.chargingProfilePurpose === undefined ? {} : { purpose: c.chargingProfilePurpose }),
+          ...(c?.stackLevel === undefined ? {} : { stackLevel: c.stackLevel }),
+        }),
+      }),
+    );
+    handle('GetCompositeSchedule', async ({ evseId, duration, chargingRateUnit }) => {
+      const schedule = this.compositeSchedule(evseId, duration, chargingRateUnit);
+      return schedule
+        ? { status: 'Accepted', schedule: { evseId, ...schedule } }
+        : { status: 'Rejected' };
+    });
+  }
+
+  protected transactionRefOf(evse: Evse): string | undefined {
+    return evse.transaction?.id;
   }
 
   private async onSetChargingProfile({
     evseId,
     chargingProfile: profile,
   }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
-    const status = this.answerChargingProfile(
-      evseId,
-      this.targets(evseId),
-      {
-        purpose: profile.chargingProfilePurpose,
-        transactionId: profile.transactionId,
-        schedule: profile.chargingSchedule[0],
-      },
-      (evse) => evse.transaction?.id,
-    );
+    const [schedule] = profile.chargingSchedule;
+    if (!schedule) return { status: 'Rejected' };
+    const status = this.answerChargingProfile(evseId, this.targets(evseId), {
+      id: profile.id,
+      purpose: profile.chargingProfilePurpose,
+      stackLevel: profile.stackLevel,
+      kind: profile.chargingProfileKind,
+      ...(profile.recurrencyKind === undefined ? {} : { recurrencyKind: profile.recurrencyKind }),
+      ...(profile.transactionId === undefined ? {} : { transactionId: profile.transactionId }),
+      schedule,
+    });
     return { status };
   }
 

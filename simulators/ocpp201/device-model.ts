@@ -126,14 +126,27 @@ export class DeviceModel {
   private readonly variables = standardVariables();
 
   /** registerOnly: firmware whose meter driver reads only the register and refuses the rest. */
-  constructor(quirks: { registerOnly?: boolean } = {}) {
-    if (!quirks.registerOnly) return;
-    const register = 'Energy.Active.Import.Register';
-    for (const definition of this.variables) {
-      if (definition.dataType !== 'MemberList' || definition.valuesList === undefined) continue;
-      definition.value = register;
-      definition.valuesList = register;
-      definition.isValid = (value) => value.trim() === register;
+  /** smartCharging: the station takes charging profiles, in amperes or watts. */
+  constructor(quirks: { registerOnly?: boolean; smartCharging?: boolean } = {}) {
+    if (quirks.registerOnly) {
+      const register = 'Energy.Active.Import.Register';
+      for (const definition of this.variables) {
+        if (definition.dataType !== 'MemberList' || definition.valuesList === undefined) continue;
+        definition.value = register;
+        definition.valuesList = register;
+        definition.isValid = (value) => value.trim() === register;
+      }
+    }
+    if (quirks.smartCharging) {
+      this.variables.push({
+        component: 'SmartChargingCtrlr',
+        variable: 'RateUnit',
+        value: 'A,W',
+        mutability: 'ReadOnly',
+        dataType: 'MemberList',
+        valuesList: 'A,W',
+        isValid: () => false,
+      });
     }
   }
 

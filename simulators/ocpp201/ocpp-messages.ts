@@ -160,6 +160,7 @@ export interface IncomingCalls {
           | 'TxProfile'
           | 'ChargingStationExternalConstraints';
         chargingProfileKind: string;
+        recurrencyKind?: string;
         transactionId?: string;
         chargingSchedule: ScheduleLike[];
       };
@@ -167,7 +168,27 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' };
   };
   ClearChargingProfile: {
-    req: { chargingProfileId?: number; chargingProfileCriteria?: object };
+    req: {
+      chargingProfileId?: number;
+      chargingProfileCriteria?: {
+        evseId?: number;
+        chargingProfilePurpose?: string;
+        stackLevel?: number;
+      };
+    };
     conf: { status: 'Accepted' | 'Unknown' };
+  };
+  GetCompositeSchedule: {
+    req: { duration: number; chargingRateUnit?: 'W' | 'A'; evseId: number };
+    conf: {
+      status: 'Accepted' | 'Rejected';
+      schedule?: {
+        evseId: number;
+        duration: number;
+        scheduleStart: string;
+        chargingRateUnit: 'W' | 'A';
+        chargingSchedulePeriod: { startPeriod: number; limit: number }[];
+      };
+    };
   };
 }

@@ -35,6 +35,7 @@ export interface ChargePoint201Options extends ChargePointOptions {
 export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, OutgoingCalls, Evse> {
   readonly deviceModel = new DeviceModel({
     registerOnly: this.settings.personality.has('register-only'),
+    smartCharging: !this.settings.personality.has('profiles-not-supported'),
   });
   // queued-burst: transaction samples still to hold back as if offline (then all go at once).
   protected heldSamples = 0;
@@ -140,7 +141,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
   protected forgetTransaction(evse: Evse): void {
     this.timers.clear(`sample:${evse.id}`);
     const tx = evse.endTransaction();
-    evse.limitPower(undefined);
+    this.transactionEnded(evse);
     if (tx) this.warn(`transaction ${tx.id} forgotten in the reboot`);
   }
 

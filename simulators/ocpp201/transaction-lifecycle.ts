@@ -93,6 +93,7 @@ export abstract class TransactionLifecycle extends StationCore {
       announced: false,
     };
     evse.beginTransaction(tx, now);
+    this.transactionBegan(evse);
     evse.setChargingState(evse.impliedChargingState());
     const measurands = this.deviceModel.getMeasurands('SampledDataCtrlr', 'TxStartedMeasurands');
     await this.sendTransactionEvent(tx, 'Started', triggerReason, {
@@ -167,7 +168,7 @@ export abstract class TransactionLifecycle extends StationCore {
     this.scheduleFullCheck(evse);
     if (!tx) return;
     tx.chargingState = evDeparted || !evse.vehicle ? 'Idle' : 'EVConnected';
-    evse.limitPower(undefined);
+    this.transactionEnded(evse);
     this.heldSamples = 0;
     const measurands = this.deviceModel.getMeasurands('SampledDataCtrlr', 'TxEndedMeasurands');
     await this.sendTransactionEvent(tx, 'Ended', triggerReason, {

@@ -10,8 +10,8 @@ import { ChargePointEmitter } from './charge-point-emitter.js';
 import { ConnectorLocks } from './connector-locks.js';
 import type { MeteredOutlet } from './metered-outlet.js';
 import type { CallMap, OcppProtocol, RpcClient } from './rpc-client.js';
-import { profileLimitW } from './charging-profile.js';
-import type { ScheduleLike } from './charging-profile.js';
+import { ChargingProfiles, scopeOf } from './charging-profile.js';
+import type { OutletProfileView, ProfileRequest } from './charging-profile.js';
 import { SimTimers } from './sim-timers.js';
 import { WireQuirks } from './wire-quirks.js';
 
@@ -51,6 +51,10 @@ export abstract class ChargePointBase<
   /** How this charger's firmware encodes what it sends (its personality). */
   protected readonly wire: WireQuirks;
   readonly locks = new ConnectorLocks();
+  /** Installed charging profiles; they survive reboots, a TxProfile dies with its transaction. */
+  protected readonly profiles: ChargingProfiles;
+  // Per outlet: the transaction a Relative schedule counts from, and when it started.
+  private readonly transactionOrigins = new Map<number, { atMs: number }>();
   protected active = false;
   protected booted = false;
   private rebooting = false;
@@ -63,6 +67,7 @@ export abstract class ChargePointBase<
     this.timers = new SimTimers(this.settings.timeFactor, (error) =>
       this.warn('timer task failed', error),
     );
+    this.profiles = new ChargingProfiles(this.settings.timeFactor);
     this.outlets = Array.from({ length: this.settings.connectors }, (_, index) =>
       setup.createOutlet(index + 1, this.settings),
     );
@@ -156,49 +161,132 @@ export abstract class ChargePointBase<
   /** Arms a timer for the instant the outlet's vehicle is full, if energy is flowing. */
   protected abstract scheduleFullCheck(outlet: O): void;
 
-  /** A charging profile's power limit on one outlet (undefined: none). */
-  protected limitPower(outlet: O, limitW: number | undefined): void {
-    outlet.limitPower(limitW);
-    this.scheduleFullCheck(outlet);
+  /** The transaction running on an outlet (its id as the central system knows it). */
+  protected abstract transactionRefOf(outlet: O): string | number | undefined;
+
+  /** Smart Charging is there at all (else its calls get no handler: a CALLERROR). */
+  protected get smartCharging(): boolean {
+    return !this.settings.personality.has('profiles-not-supported');
   }
 
   /**
-   * SetChargingProfile as the firmware's personality answers it: only chargers with a profile
-   * personality do smart charging (the default refuses); an obeying one applies a Tx(Default)
-   * profile's limit to the outlets it names, an ignoring one accepts and changes nothing.
+   * SetChargingProfile as the firmware's personality answers it. A well-behaved charger installs
+   * the profile (per outlet, replacing one of the same id or purpose and stack level) and draws
+   * the composed limit from its next physics step, profileDelaySeconds later; `ignores-profile`
+   * accepts and changes nothing; `rejects-profiles` refuses. A TxProfile needs a running
+   * transaction (the one named, if named); a max profile belongs to the whole charger (0).
    */
   protected answerChargingProfile(
     connectorId: number,
     targets: readonly O[] | undefined,
-    profile: { purpose: string; transactionId?: string | number; schedule?: ScheduleLike },
-    transactionOf: (outlet: O) => string | number | undefined,
+    profile: ProfileRequest,
   ): 'Accepted' | 'Rejected' {
     const personality = this.settings.personality;
-    const obeys = personality.has('obeys-profile');
-    if (!obeys && !personality.has('ignores-profile')) return 'Rejected';
-    if (!targets || targets.length === 0) return 'Rejected';
-    const matching = targets.filter(
-      (outlet) =>
-        profile.transactionId === undefined || transactionOf(outlet) === profile.transactionId,
-    );
-    if (profile.purpose === 'TxProfile' && matching.length === 0) return 'Rejected';
-    const schedule = obeys ? profile.schedule : undefined;
-    if (schedule) {
-      for (const outlet of matching) {
-        const limit = profileLimitW(profile.purpose, schedule, outlet.socPercent);
-        if (limit !== undefined) this.limitPower(outlet, limit);
-      }
+    const scope = scopeOf(profile.purpose);
+    if (personality.has('rejects-profiles') || !targets || targets.length === 0) return 'Rejected';
+    if (scope === undefined || (scope === 'max' && connectorId !== 0)) return 'Rejected';
+    if (profile.schedule.chargingSchedulePeriod.length === 0) return 'Rejected';
+    let request = profile;
+    if (scope === 'tx') {
+      const [outlet] = targets;
+      const running = connectorId === 0 || !outlet ? undefined : this.transactionRefOf(outlet);
+      if (running === undefined) return 'Rejected';
+      if (profile.transactionId !== undefined && profile.transactionId !== running)
+        return 'Rejected';
+      request = { ...profile, transactionId: running };
+    }
+    const obeys = !personality.has('ignores-profile');
+    if (obeys) {
+      this.profiles.install(request, connectorId, scope);
+      for (const outlet of targets) this.reapplyProfiles(outlet, true);
     }
     this.emit('chargingProfile', { connectorId, purpose: profile.purpose, applied: obeys });
     return 'Accepted';
   }
 
-  /** ClearChargingProfile: lifts every limit where profiles are supported at all. */
-  protected clearChargingProfiles(targets: readonly O[]): 'Accepted' | 'Unknown' {
+  /** ClearChargingProfile: Accepted when a profile matched (an ignoring firmware: always). */
+  protected clearChargingProfiles(criteria: {
+    id?: number;
+    outletId?: number;
+    purpose?: string;
+    stackLevel?: number;
+  }): 'Accepted' | 'Unknown' {
     const personality = this.settings.personality;
-    if (!personality.has('obeys-profile') && !personality.has('ignores-profile')) return 'Unknown';
-    for (const outlet of targets) this.limitPower(outlet, undefined);
-    return 'Accepted';
+    if (personality.has('ignores-profile')) return 'Accepted';
+    if (personality.has('rejects-profiles')) return 'Unknown';
+    const cleared = this.profiles.clear(criteria);
+    for (const outlet of this.outlets) this.reapplyProfiles(outlet, true);
+    return cleared > 0 ? 'Accepted' : 'Unknown';
+  }
+
+  /** GetCompositeSchedule: the limit the outlet (0: the charger) will apply, period by period. */
+  protected compositeSchedule(outletId: number, duration: number, unit: 'W' | 'A' | undefined) {
+    const outlet = outletId === 0 ? undefined : this.outlets[outletId - 1];
+    if (outletId !== 0 && !outlet) return undefined;
+    const rateUnit = unit ?? 'W';
+    const chargerMaxW = this.settings.maxPowerW * (outlet ? 1 : this.outlets.length);
+    const view: OutletProfileView = outlet
+      ? this.profileView(outlet)
+      : { id: 0, transactionId: undefined, transactionStartMs: undefined, socPercent: undefined };
+    return {
+      scheduleStart: new Date().toISOString(),
+      duration,
+      chargingRateUnit: rateUnit,
+      chargingSchedulePeriod: this.profiles.composite(view, duration, rateUnit, chargerMaxW),
+    };
+  }
+
+  /** A transaction began on the outlet: its default profile holds from the first watt. */
+  protected transactionBegan(outlet: O): void {
+    this.reapplyProfiles(outlet, false);
+  }
+
+  /** A transaction ended: its TxProfiles go with it. */
+  protected transactionEnded(outlet: O): void {
+    this.profiles.dropTransactionProfiles(outlet.id);
+    this.reapplyProfiles(outlet, false);
+  }
+
+  /** Applies the composed limit now or after the charger's reaction time. */
+  protected reapplyProfiles(outlet: O, delayed: boolean): void {
+    const delay = delayed ? this.settings.profileDelaySeconds : 0;
+    if (delay <= 0) {
+      this.applyProfiles(outlet);
+      return;
+    }
+    this.timers.after(`profile:${outlet.id}`, delay, () => this.applyProfiles(outlet));
+  }
+
+  private applyProfiles(outlet: O): void {
+    const { limitW, nextChange } = this.profiles.limitOn(this.profileView(outlet));
+    if (limitW !== outlet.powerLimitW) {
+      outlet.limitPower(limitW);
+      this.scheduleFullCheck(outlet);
+      this.emit('powerLimit', { connectorId: outlet.id, limitW: limitW ?? null });
+    }
+    // A schedule moves on by itself: the next period is applied when it begins.
+    if (nextChange === undefined || this.transactionRefOf(outlet) === undefined)
+      this.timers.clear(`profileNext:${outlet.id}`);
+    else
+      this.timers.after(`profileNext:${outlet.id}`, nextChange, () => this.applyProfiles(outlet));
+  }
+
+  private profileView(outlet: O): OutletProfileView {
+    const ref = this.transactionRefOf(outlet);
+    let origin = this.transactionOrigins.get(outlet.id);
+    if (ref === undefined) this.transactionOrigins.delete(outlet.id);
+    // A new transaction always follows an end (which forgets the origin); a 1.6 provisional id
+    // replaced by the assigned one is the same transaction.
+    else if (!origin) {
+      origin = { atMs: performance.now() };
+      this.transactionOrigins.set(outlet.id, origin);
+    }
+    return {
+      id: outlet.id,
+      transactionId: ref,
+      transactionStartMs: ref === undefined ? undefined : origin?.atMs,
+      socPercent: outlet.socPercent,
+    };
   }
 
   protected async boot(): Promise<void> {

@@ -18,6 +18,11 @@ export interface ChargePointOptions {
   maxPowerW?: number;
   /** Simulated seconds per wall-clock second (default 1). */
   timeFactor?: number;
+  /**
+   * Simulated seconds between accepting a charging profile and drawing the new power (default 1,
+   * as real chargers take about a second; so 1 / timeFactor s of wall time).
+   */
+  profileDelaySeconds?: number;
   /** Initial energy register per connector in Wh (default 1 000 000). */
   meterStartWh?: number;
   /**
@@ -81,6 +86,7 @@ export function resolveOptions(
     connectors: options.connectors,
     maxPowerW: options.maxPowerW ?? 50_000,
     timeFactor: options.timeFactor ?? 1,
+    profileDelaySeconds: options.profileDelaySeconds ?? 1,
     meterStartWh: options.meterStartWh ?? 1_000_000,
     remoteStart: options.remoteStart ?? 'accept',
     unplugWhenFull: options.unplugWhenFull ?? false,
@@ -100,6 +106,7 @@ export function resolveOptions(
   requireRange('connectors', resolved.connectors, 1, true);
   requireRange('maxPowerW', resolved.maxPowerW, 1);
   if (!(resolved.timeFactor > 0)) throw new RangeError('timeFactor must be > 0');
+  requireRange('profileDelaySeconds', resolved.profileDelaySeconds, 0);
   requireRange('meterStartWh', resolved.meterStartWh, 0, true);
   requireRange('callTimeoutMs', resolved.callTimeoutMs, 1);
   requireMaxLength('vendor', resolved.vendor, limits.vendor);

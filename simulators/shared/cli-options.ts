@@ -50,6 +50,8 @@ export const simulatorConfigSchema = z
     connectors: z.number().int().min(1).default(1),
     maxPowerW: z.number().positive().optional(),
     timeFactor: z.number().positive().optional(),
+    /** Simulated seconds from accepting a charging profile to drawing its power. */
+    profileDelaySeconds: z.number().min(0).optional(),
     meterStartWh: z.number().int().min(0).optional(),
     plug: z.array(plugSchema).default([]),
     replugAfter: z.number().min(0).optional(),
@@ -163,6 +165,7 @@ export function toChargePointOptions(config: SimulatorConfig): ChargePointOption
     connectors: config.connectors,
     maxPowerW: config.maxPowerW,
     timeFactor: config.timeFactor,
+    profileDelaySeconds: config.profileDelaySeconds,
     meterStartWh: config.meterStartWh,
     remoteStart: config.remoteStart,
     unplugWhenFull: config.unplugWhenFull,

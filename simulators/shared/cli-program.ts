@@ -26,6 +26,7 @@ interface CliFlags {
   connectors?: number;
   maxPowerW?: number;
   timeFactor?: number;
+  profileDelay?: number;
   meterStartWh?: number;
   plug: string[];
   replugAfter?: number;
@@ -70,6 +71,11 @@ export function buildProgram(cli: SimulatorCli): Command {
     .option('--connectors <n>', 'number of connectors (1.6) or EVSEs (2.0.1) (default 1)', number)
     .option('--max-power-w <watts>', 'charger power cap per connector (default 50000)', number)
     .option('--time-factor <factor>', 'simulated seconds per wall second (default 1)', number)
+    .option(
+      '--profile-delay <seconds>',
+      'simulated seconds before an accepted charging profile holds the power (default 1)',
+      number,
+    )
     .option('--meter-start-wh <wh>', 'initial energy register per connector', number)
     .option(
       '--plug <spec>',
@@ -120,6 +126,7 @@ function flagsToConfig(flags: CliFlags): Record<string, unknown> {
     connectors: flags.connectors,
     maxPowerW: flags.maxPowerW,
     timeFactor: flags.timeFactor,
+    profileDelaySeconds: flags.profileDelay,
     meterStartWh: flags.meterStartWh,
     replugAfter: flags.replugAfter,
     unplugWhenFull: flags.unplugWhenFull,

@@ -145,6 +145,12 @@ export interface ChargingProfileEvent {
   applied: boolean;
 }
 
+/** The power limit the installed profiles compose to took effect on a connector (null: none). */
+export interface PowerLimitEvent {
+  connectorId: number;
+  limitW: number | null;
+}
+
 export interface ConfigurationChangedEvent {
   /** 1.6 configuration key; 2.0.1 "Component.Variable". */
   key: string;
@@ -183,6 +189,7 @@ export interface ChargePointEvents<P extends ProtocolFlavour = AnyProtocol> {
   meterValues: [MeterValuesEvent<P>];
   configurationChanged: [ConfigurationChangedEvent];
   chargingProfile: [ChargingProfileEvent];
+  powerLimit: [PowerLimitEvent];
   reset: [ResetEvent<P>];
   /** Recoverable problems (failed calls, timeouts); deliberately not 'error', which throws. */
   warning: [WarningEvent];

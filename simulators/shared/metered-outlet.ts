@@ -91,6 +91,11 @@ export abstract class MeteredOutlet {
     this.profileLimitW = limitW === undefined ? undefined : Math.max(0, limitW);
   }
 
+  /** The limit the charging profiles set, W; undefined: none. */
+  get powerLimitW(): number | undefined {
+    return this.profileLimitW;
+  }
+
   get powerW(): number {
     const curve = this.curve();
     return this.delivering && curve ? chargingPowerW(curve, this.soc) : 0;

@@ -27,7 +27,15 @@ export const PERSONALITIES = {
   'ignores-stop': { protocols: 'both', about: 'answers remote stops Accepted, keeps charging' },
   'rejects-stop': { protocols: 'both', about: 'answers remote stops Rejected' },
   'ignores-profile': { protocols: 'both', about: 'accepts SetChargingProfile, ignores it' },
-  'obeys-profile': { protocols: 'both', about: 'applies a TxProfile power limit (0 W stops)' },
+  'obeys-profile': {
+    protocols: 'both',
+    about: 'applies charging profiles (every charger now does; the name stays for scripts)',
+  },
+  'rejects-profiles': { protocols: 'both', about: 'answers SetChargingProfile Rejected' },
+  'profiles-not-supported': {
+    protocols: 'both',
+    about: 'no Smart Charging: profile calls get a CALLERROR NotImplemented',
+  },
   'forgets-transaction-on-reboot': {
     protocols: 'both',
     about: 'after a reset or power cut, never reports the end of the running transaction',
@@ -51,6 +59,11 @@ export const QUEUED_BURST_SAMPLES = 3;
 const CONFLICTS: readonly [PersonalityName, PersonalityName][] = [
   ['ignores-stop', 'rejects-stop'],
   ['ignores-profile', 'obeys-profile'],
+  ['ignores-profile', 'rejects-profiles'],
+  ['ignores-profile', 'profiles-not-supported'],
+  ['rejects-profiles', 'profiles-not-supported'],
+  ['obeys-profile', 'rejects-profiles'],
+  ['obeys-profile', 'profiles-not-supported'],
   ['interval-energy', 'kwh-register'],
   ['no-energy', 'interval-energy'],
 ];

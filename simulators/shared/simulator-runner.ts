@@ -142,6 +142,7 @@ export class SimulatorRunner {
     forward('transactionStopped');
     forward('configurationChanged');
     forward('chargingProfile');
+    forward('powerLimit');
     forward('reset');
     cp.on('meterValues', (meter) => {
       const now = Date.now();

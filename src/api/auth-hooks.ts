@@ -19,7 +19,12 @@ export function credential(request: FastifyRequest, scheme: string): string | nu
  * secret). Only authenticated requests are counted, so nobody can use up someone else's budget.
  */
 export function rateLimit(limiter: KeyedRateLimiter, secret: string, what: string): void {
-  const waitMs = limiter.take(sha256Hex(secret));
+  rateLimitHashed(limiter, sha256Hex(secret), what);
+}
+
+/** rateLimit() for a credential the caller has already hashed. */
+function rateLimitHashed(limiter: KeyedRateLimiter, hash: string, what: string): void {
+  const waitMs = limiter.take(hash);
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
     throw new ApiError(429, 'rate_limited', `too many ${what}; retry in ${seconds} s`, seconds);
@@ -55,11 +60,13 @@ export function driverFromToken(
   if (token === null) {
     throw new ApiError(401, 'invalid_token', 'Authorization: Bearer <driver token> is required');
   }
-  const check = tokens.check(token);
+  // One hash per request: the token lookup and the rate limiter share it.
+  const hash = sha256Hex(token);
+  const check = tokens.checkHash(hash);
   if (check.kind === 'expired')
     throw new ApiError(401, 'token_expired', 'the driver token has expired');
   if (check.kind === 'unknown')
     throw new ApiError(401, 'invalid_token', 'the driver token is not valid');
-  rateLimit(limiter, token, 'requests with this driver token');
+  rateLimitHashed(limiter, hash, 'requests with this driver token');
   return check.driverId;
 }

@@ -13,8 +13,18 @@ export interface MintedToken {
 export type TokenCheck =
   { kind: 'valid'; driverId: string } | { kind: 'expired' } | { kind: 'unknown' };
 
+/** How many verified tokens are remembered (a quote or Start then reads no token row). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /** Short-lived opaque bearer tokens scoped to one driver; only their hashes are stored. */
 export class DriverTokens {
+  /**
+   * Tokens found valid, by hash (never the token), oldest first: Map keeps insertion order, and a
+   * hit is moved to the end, so the first key is the least recently used. Expiry is checked on
+   * every hit against the stored expiry; a token deleted from the table (`forget`, the daily
+   * purge) leaves the cache with it. Unknown tokens are never cached: guessing fills nothing.
+   */
+  private readonly verified = new Map<string, { driverId: string; expiresAtMs: number }>();
   private readonly insertStmt: Statement<[string, string, number, string]>;
   private readonly findStmt: Statement<[string], { driver_id: string; expires_at_ms: number }>;
   private readonly purgeStmt: Statement<[number]>;
@@ -49,9 +59,30 @@ export class DriverTokens {
    * attacker cannot steer towards a stored one: no secret-dependent comparison happens here.
    */
   check(token: string): TokenCheck {
-    const row = this.findStmt.get(sha256Hex(token));
+    return this.checkHash(sha256Hex(token));
+  }
+
+  /** check() for a token already hashed by the caller (who also keys its rate limit on it). */
+  checkHash(hash: string): TokenCheck {
+    const now = this.clock.now();
+    const cached = this.verified.get(hash);
+    if (cached) {
+      if (now >= cached.expiresAtMs) {
+        this.verified.delete(hash);
+        return { kind: 'expired' };
+      }
+      this.verified.delete(hash);
+      this.verified.set(hash, cached);
+      return { kind: 'valid', driverId: cached.driverId };
+    }
+    const row = this.findStmt.get(hash);
     if (!row) return { kind: 'unknown' };
-    if (this.clock.now() >= row.expires_at_ms) return { kind: 'expired' };
+    if (now >= row.expires_at_ms) return { kind: 'expired' };
+    this.verified.set(hash, { driverId: row.driver_id, expiresAtMs: row.expires_at_ms });
+    if (this.verified.size > VERIFIED_CACHE_SIZE) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
     return { kind: 'valid', driverId: row.driver_id };
   }
 
@@ -60,5 +91,8 @@ export class DriverTokens {
     if (now - this.lastPurge < 3_600_000) return;
     this.lastPurge = now;
     this.purgeStmt.run(now - day);
+    // Purged rows were expired a day ago: a cached copy would say 'expired', the table 'unknown'.
+    for (const [hash, v] of this.verified)
+      if (v.expiresAtMs < now - day) this.verified.delete(hash);
   }
 }

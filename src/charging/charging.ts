@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { isArmed, killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
+import { groupCommit } from '../store/group-commit.js';
 import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
 import { ChargingError } from './errors.js';
 import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './idempotency.js';
@@ -163,7 +164,17 @@ export class Charging {
     const sessionId = newSessionId();
     const idToken = newIdToken();
     killPoint('start.before_debit');
-    const debit = this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
+    let debit: number;
+    try {
+      debit = await this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
+    } catch (err) {
+      // A retry handed in the same turn as its first attempt (group commit) lost to it inside the
+      // batch: it hears the first attempt's outcome, as a retry a moment later would.
+      const first =
+        key && err instanceof ChargingError && deps.idempotency.find(driver.id, key.key);
+      if (key && first) return this.replay(key.key, key.hash, first);
+      throw err;
+    }
     deps.log.info(
       { sessionId, chargerId, connectorId, amount, limitWh },
       'session debited, starting charger',
@@ -184,7 +195,7 @@ export class Charging {
       const outcome = await answer;
       killPoint('start.remote_start_answered');
       if (outcome === 'accepted') {
-        deps.lifecycle.remoteStartAccepted(sessionId);
+        await deps.lifecycle.remoteStartAccepted(sessionId);
       } else {
         this.refundUnlessStarted(sessionId, 'charger_rejected', chargerId, connectorId);
       }
@@ -303,8 +314,11 @@ export class Charging {
     );
   }
 
-  /** One transaction: session row, debit with its ledger entry, outbox event. Returns the new balance. */
-  private debit(
+  /**
+   * One transaction (in the group commit: answered once durable): session row, debit with its
+   * ledger entry, outbox event. Returns the new balance.
+   */
+  private async debit(
     driver: Driver,
     connector: SiteConnector,
     amount: number,
@@ -313,10 +327,10 @@ export class Charging {
     idToken: string,
     at: string,
     key?: { key: string; hash: string },
-  ): number {
+  ): Promise<number> {
     const { deps } = this;
     try {
-      return deps.db.transaction(() => {
+      return await groupCommit(deps.db).strict(() => {
         deps.sessions.insert({
           id: sessionId,
           driverId: driver.id,
@@ -344,7 +358,7 @@ export class Charging {
           { limitWh },
         );
         return entry.balanceAfter;
-      })();
+      });
     } catch (err) {
       if (err instanceof InsufficientBalanceError) {
         throw new ChargingError(

@@ -12,6 +12,7 @@ import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
+import { groupCommit } from '../store/group-commit.js';
 import { ChargerClocks } from './clock-offset.js';
 import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh } from './meter-track.js';
@@ -105,16 +106,19 @@ export class SessionLifecycle implements ChargerEvents {
     return new Date(this.o.clock.now()).toISOString();
   }
 
-  /** The charger accepted the remote start: wait for the EV, refund if it never starts. */
-  remoteStartAccepted(sessionId: string): void {
+  /**
+   * The charger accepted the remote start: wait for the EV, refund if it never starts. Resolves
+   * once the mark is durable (group commit), so a Start is answered after it.
+   */
+  async remoteStartAccepted(sessionId: string): Promise<void> {
     const at = this.now();
     // Not authorized when the charger's StartTransaction overtook its reply: already charging.
-    const authorized = this.o.db.transaction(() => {
+    const authorized = await groupCommit(this.o.db).strict(() => {
       if (!this.o.sessions.markAuthorized(sessionId, at)) return false;
       const session = this.o.sessions.get(sessionId);
       if (session) this.o.outcomes.event(session, 'authorized', at);
       return true;
-    })();
+    });
     if (authorized) this.armStartTimer(sessionId, this.o.startTimeoutMs, 'ev_not_connected');
   }
 

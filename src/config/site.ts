@@ -9,6 +9,8 @@ export interface SiteConnector {
   microNgnPerWh: number;
   /** The most power the connector can deliver, W, margin included (plausibility bound). */
   maxPowerW: number;
+  /** AC or DC as configured; null when the config does not say. */
+  type: 'AC' | 'DC' | null;
 }
 
 /** Per connector type, when `maxPowerKw` is not configured: AC three-phase 32 A; DC HPC. */
@@ -86,6 +88,7 @@ export class SiteDirectory {
         maxPowerW: Math.ceil(
           (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000 * POWER_MARGIN,
         ),
+        type: c.type ?? null,
       });
     }
     this.chargers.set(spec.id, {

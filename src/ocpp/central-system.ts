@@ -27,6 +27,7 @@ import {
 import {
   ChargerOfflineError,
   type ChargerCommands,
+  type PowerLimit,
   type ChargerEvents,
   type ChargerOperations,
   type ChargerReply,
@@ -278,6 +279,14 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     transactionRef: string,
   ): Promise<StepOutcome> {
     return this.live(chargerId).session.limitToZero(connectorId, transactionRef);
+  }
+
+  async setPowerLimit(
+    chargerId: string,
+    connectorId: string,
+    limit: PowerLimit,
+  ): Promise<StepOutcome> {
+    return this.live(chargerId).session.setPowerLimit(connectorId, limit);
   }
 
   async setAvailability(

@@ -12,3 +12,18 @@ export function ocppConnectorId(ctx: AdapterContext, connectorId: string): numbe
  * second one replaces the first; a TxProfile ends with its transaction on both versions.
  */
 export const zeroPowerProfileId = (ocppId: number) => 90_000 + ocppId;
+
+/**
+ * The ids of the load manager's ceiling profiles on a connector: one TxDefaultProfile and one
+ * TxProfile each, apart from each other and from the zero profile, so a new ceiling replaces the
+ * old one of its kind and a Tx ceiling never removes the default the next transaction starts under.
+ */
+export const ceilingProfileId = (ocppId: number, onTransaction: boolean) =>
+  (onTransaction ? 80_000 : 70_000) + ocppId;
+
+/**
+ * Stack levels: among TxProfiles the highest level wins, so the paid-energy stop's zero profile
+ * sits above the load manager's ceiling and a later ceiling can never lift a stop.
+ */
+export const CEILING_STACK_LEVEL = 0;
+export const ZERO_POWER_STACK_LEVEL = 1;

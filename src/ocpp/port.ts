@@ -68,6 +68,16 @@ export interface ChargerSettings {
  */
 export type MeteringCapability = 'register' | 'interval' | 'none' | 'unknown';
 
+/**
+ * A connector's power ceiling as the load manager asks for it. `watts` null clears it; `phases`
+ * (AC, default 3) converts watts to amperes for chargers that only take a current limit.
+ */
+export interface PowerLimit {
+  watts: number | null;
+  transactionRef?: string;
+  phases?: 1 | 3;
+}
+
 export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
   meteringCapability(chargerId: string): MeteringCapability;
@@ -78,6 +88,9 @@ export interface ChargerCommands {
   configure(chargerId: string): Promise<string[]>;
   /** Caps the transaction's power at zero (a TxProfile charging profile with limit 0). */
   limitToZero(chargerId: string, connectorId: string, transactionRef: string): Promise<StepOutcome>;
+  /** The connector's power ceiling: a TxProfile on the running transaction when transactionRef is given,
+   *  else a TxDefaultProfile on the connector; watts null clears the gateway's ceiling profile. */
+  setPowerLimit(chargerId: string, connectorId: string, limit: PowerLimit): Promise<StepOutcome>;
   /** Takes the connector out of (or back into) service: ChangeAvailability. */
   setAvailability(chargerId: string, connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome>;

@@ -8,6 +8,7 @@ import type {
   ChargerSettings,
   CommandOutcome,
   ConfigurationReport,
+  PowerLimit,
   ResetKind,
   StepOutcome,
   TransactionProbe,
@@ -39,6 +40,7 @@ export interface ProtocolSession {
   /** Returns the names of the settings the charger did not take. */
   configure(settings: ChargerSettings): Promise<string[]>;
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome>;
+  setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome>;
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(connectorId: string): Promise<StepOutcome>;
   probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;

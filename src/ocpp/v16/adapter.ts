@@ -1,4 +1,10 @@
-import type { ChargerSettings, CommandOutcome, StepOutcome, TransactionProbe } from '../port.js';
+import type {
+  ChargerSettings,
+  CommandOutcome,
+  PowerLimit,
+  StepOutcome,
+  TransactionProbe,
+} from '../port.js';
 import { outcomeOf } from '../operator-call.js';
 import { ocppConnectorId } from '../ocpp-connector.js';
 import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
@@ -9,10 +15,12 @@ import { ENERGY_REGISTER } from '../meter-reading.js';
 import { measurandList } from '../metering.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { changeConfiguration } from './calls/change-configuration.js';
-import { getConfiguration } from './calls/get-configuration.js';
+import { clearCeilingProfile } from './calls/clear-charging-profile.js';
+import { configurationValue, readConfiguration } from './calls/get-configuration.js';
+import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
-import { setZeroChargingProfile } from './calls/set-charging-profile.js';
+import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests16 } from './normalize.js';
@@ -25,11 +33,15 @@ const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 /** What a charger that refuses the list above (no SoC, say) must at least send: the register. */
 const REGISTER_ONLY = ENERGY_REGISTER;
 const SAMPLED_DATA_KEY = 'MeterValuesSampledData';
+/** Smart Charging's read-only key: Current, Power or both. */
+const RATE_UNIT_KEY = 'ChargingScheduleAllowedChargingRateUnit';
 
 /** Speaks OCPP 1.6J with one connected charge point. */
 export class V16Session implements ProtocolSession {
   private readonly session: Session16;
   readonly operator: OperatorCalls;
+  /** The units the charger said its schedules take, read at configure time; null: not said. */
+  private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
     this.session = {
@@ -57,6 +69,14 @@ export class V16Session implements ProtocolSession {
 
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
     return setZeroChargingProfile(this.session, connectorId, transactionRef);
+  }
+
+  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
+    const onTransaction = limit.transactionRef !== undefined;
+    if (limit.watts === null) return clearCeilingProfile(this.session, connectorId, onTransaction);
+    const { ctx } = this.session;
+    const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
+    return setCeilingProfile(this.session, connectorId, limit.transactionRef, ceiling);
   }
 
   /** Scheduled (the charger applies it when the transaction ends) counts as accepted. */
@@ -87,7 +107,8 @@ export class V16Session implements ProtocolSession {
    * charger's wait for the EV (ConnectionTimeOut) with the session start timeout (less a margin),
    * and has it end a transaction the gateway answers Invalid on its own. A charger that
    * refuses the measurand list is asked for the register alone; what it will send is then read
-   * back and recorded, so that a charger reporting no energy is known before a Start.
+   * back and recorded, so that a charger reporting no energy is known before a Start. The units
+   * its charging schedules take are read in the same call (the load manager's ceilings).
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
     const wanted: [string, string][] = [
@@ -106,8 +127,10 @@ export class V16Session implements ProtocolSession {
       if (key === SAMPLED_DATA_KEY && (await this.registerOnly())) measurands = REGISTER_ONLY;
       else refused.push(key);
     }
-    const readBack = await getConfiguration(this.session, SAMPLED_DATA_KEY);
+    const read = await readConfiguration(this.session, [SAMPLED_DATA_KEY, RATE_UNIT_KEY]);
+    const readBack = configurationValue(read, SAMPLED_DATA_KEY);
     if (readBack !== null) measurands = readBack;
+    this.rateUnits = parseRateUnits(configurationValue(read, RATE_UNIT_KEY));
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
     return refused;
   }

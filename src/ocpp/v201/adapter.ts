@@ -1,4 +1,10 @@
-import type { ChargerSettings, CommandOutcome, StepOutcome, TransactionProbe } from '../port.js';
+import type {
+  ChargerSettings,
+  CommandOutcome,
+  PowerLimit,
+  StepOutcome,
+  TransactionProbe,
+} from '../port.js';
 import { outcomeOf } from '../operator-call.js';
 import { ocppConnectorId } from '../ocpp-connector.js';
 import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
@@ -9,8 +15,10 @@ import { operatorCalls201 } from './calls/operator.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
 import { measurandList } from '../metering.js';
-import { getVariable } from './calls/get-variables.js';
-import { setZeroChargingProfile } from './calls/set-charging-profile.js';
+import { readVariables, variableValue } from './calls/get-variables.js';
+import { clearCeilingProfile } from './calls/clear-charging-profile.js';
+import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
+import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
 import { setVariables } from './calls/set-variables.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
@@ -25,6 +33,8 @@ const UPDATED_MEASURANDS = 'Energy.Active.Import.Register,Power.Active.Import,So
 const REGISTER = 'Energy.Active.Import.Register';
 const CTRLR = 'SampledDataCtrlr';
 const UPDATED = 'TxUpdatedMeasurands';
+/** The units the station's charging schedules take: A, W or both. */
+const RATE_UNIT = 'SmartChargingCtrlr.RateUnit';
 
 /**
  * Speaks OCPP 2.0.1 with one connected charging station. The API's connectorId is the station's
@@ -34,6 +44,8 @@ const UPDATED = 'TxUpdatedMeasurands';
 export class V201Session implements ProtocolSession {
   private readonly session: Session201;
   readonly operator: OperatorCalls;
+  /** The units the station said its schedules take, read at configure time; null: not said. */
+  private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
     const txs = new Transactions201(ctx.db);
@@ -61,6 +73,14 @@ export class V201Session implements ProtocolSession {
 
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
     return setZeroChargingProfile(this.session, connectorId, transactionRef);
+  }
+
+  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
+    const onTransaction = limit.transactionRef !== undefined;
+    if (limit.watts === null) return clearCeilingProfile(this.session, connectorId, onTransaction);
+    const { ctx } = this.session;
+    const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
+    return setCeilingProfile(this.session, connectorId, limit.transactionRef, ceiling);
   }
 
   /** Scheduled (the station applies it when the transaction ends) counts as accepted. */
@@ -97,7 +117,8 @@ export class V201Session implements ProtocolSession {
    * stop needs, the register at its start and end (settlement), the wait for the EV after a
    * remote start (the gateway's start timeout less a margin), and a transaction the gateway
    * answers Invalid ended by the station itself. A station that refuses the measurand list
-   * is asked for the register alone; what it will send is then read back and recorded.
+   * is asked for the register alone; what it will send is then read back and recorded, with the
+   * units its charging schedules take (the load manager's ceilings).
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
     const refused = await setVariables(this.session, [
@@ -120,8 +141,10 @@ export class V201Session implements ProtocolSession {
       );
       if (taken) measurands = REGISTER;
     }
-    const readBack = await getVariable(this.session, CTRLR, UPDATED);
+    const read = await readVariables(this.session, [updated, RATE_UNIT]);
+    const readBack = variableValue(read, updated);
     if (readBack !== null) measurands = readBack;
+    this.rateUnits = parseRateUnits(variableValue(read, RATE_UNIT));
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
     return measurands === null ? refused : refused.filter((name) => name !== updated);
   }

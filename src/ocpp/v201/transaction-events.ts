@@ -1,4 +1,4 @@
-import { relaxed } from '../../store/durability.js';
+import { groupCommit } from '../../store/group-commit.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import type { MeterReading } from '../meter-reading.js';
 import type { AdapterContext } from '../protocol-session.js';
@@ -26,11 +26,12 @@ export class TransactionEvents201 {
   }
 
   /**
-   * Most events are meter samples: committed without waiting for the disk, unless the event
-   * moved money or a session's state, which is synced before the answer (store/durability.ts).
+   * Most events are meter samples: committed with the turn's other writes (group commit) without
+   * waiting for the disk, unless the batch moved money or a session's state, which is synced
+   * before the answer (store/durability.ts).
    */
-  handle(req: TransactionEventReq): TransactionEventConf {
-    return relaxed(this.ctx.db, () => this.apply(req));
+  handle(req: TransactionEventReq): Promise<TransactionEventConf> {
+    return groupCommit(this.ctx.db).relaxed(() => this.apply(req));
   }
 
   /**

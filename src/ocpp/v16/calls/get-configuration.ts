@@ -29,8 +29,7 @@ export async function readConfiguration(
   };
 }
 
-/** The value of one configuration key, or null when the charger does not say. */
-export async function getConfiguration(target: CallTarget, key: string): Promise<string | null> {
-  const report = await readConfiguration(target, [key]);
+/** The value of one key in a GetConfiguration answer, or null when the charger does not say. */
+export function configurationValue(report: ConfigurationReport, key: string): string | null {
   return report.entries.find((e) => e.key === key)?.value ?? null;
 }

@@ -1,6 +1,13 @@
-import { ocppConnectorId, zeroPowerProfileId } from '../../ocpp-connector.js';
+import {
+  CEILING_STACK_LEVEL,
+  ceilingProfileId,
+  ocppConnectorId,
+  ZERO_POWER_STACK_LEVEL,
+  zeroPowerProfileId,
+} from '../../ocpp-connector.js';
 import type { StepOutcome } from '../../port.js';
 import { callForReply } from '../../operator-call.js';
+import type { Ceiling } from '../../power-limit.js';
 import { stepOf } from '../../step-outcome.js';
 import type { Session16 } from '../session-context.js';
 
@@ -16,13 +23,39 @@ export async function setZeroChargingProfile(
     csChargingProfiles: {
       chargingProfileId: zeroPowerProfileId(ocppId),
       transactionId: Number(transactionRef),
-      stackLevel: 0,
+      stackLevel: ZERO_POWER_STACK_LEVEL,
       chargingProfilePurpose: 'TxProfile',
       chargingProfileKind: 'Relative',
       chargingSchedule: {
         chargingRateUnit: 'A',
         chargingSchedulePeriod: [{ startPeriod: 0, limit: 0 }],
       },
+    },
+  });
+  return stepOf(reply);
+}
+
+/**
+ * The load manager's ceiling: a TxProfile on the running transaction, or a TxDefaultProfile on
+ * the connector (it holds every transaction started there until replaced or cleared).
+ */
+export async function setCeilingProfile(
+  { ctx }: Session16,
+  connectorId: string,
+  transactionRef: string | undefined,
+  { unit, period }: Ceiling,
+): Promise<StepOutcome> {
+  const ocppId = ocppConnectorId(ctx, connectorId);
+  const onTransaction = transactionRef !== undefined;
+  const reply = await callForReply({ ctx }, 'SetChargingProfile', {
+    connectorId: ocppId,
+    csChargingProfiles: {
+      chargingProfileId: ceilingProfileId(ocppId, onTransaction),
+      ...(onTransaction ? { transactionId: Number(transactionRef) } : {}),
+      stackLevel: CEILING_STACK_LEVEL,
+      chargingProfilePurpose: onTransaction ? 'TxProfile' : 'TxDefaultProfile',
+      chargingProfileKind: 'Relative',
+      chargingSchedule: { chargingRateUnit: unit, chargingSchedulePeriod: [period] },
     },
   });
   return stepOf(reply);

@@ -1,3 +1,4 @@
+import { groupCommit } from '../../../store/group-commit.js';
 import { reportReading } from '../../report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
@@ -11,6 +12,11 @@ import type { Transaction16 } from '../transactions.js';
  * only interval energy (summed into a register from the transaction's meterStart).
  */
 export function meterValues(session: Session16, req: MeterValuesReq) {
+  // One transaction per turn for every sample that arrived in it (group commit, relaxed tier).
+  return groupCommit(session.ctx.db).relaxed(() => sample(session, req));
+}
+
+function sample(session: Session16, req: MeterValuesReq) {
   const { ctx } = session;
   const reading = latestReading(req.meterValue);
   if (!reading) return {};

@@ -1,8 +1,10 @@
+import { groupCommit } from '../../../store/group-commit.js';
 import type { StartTransactionReq } from '../messages.js';
 import type { Session16 } from '../session-context.js';
 
+/** Answered once durable, its commit shared with the turn's other writes. */
 export function startTransaction(session: Session16, req: StartTransactionReq) {
-  return session.ctx.db.transaction(() => start(session, req))();
+  return groupCommit(session.ctx.db).strict(() => start(session, req));
 }
 
 function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransactionReq) {

@@ -1,10 +1,12 @@
+import { groupCommit } from '../../../store/group-commit.js';
 import type { StopTransactionReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
 import { isPlaceholderId, queued } from '../queued.js';
 import type { Session16 } from '../session-context.js';
 
+/** A settlement: answered once durable, its commit shared with the turn's other writes. */
 export function stopTransaction(session: Session16, req: StopTransactionReq) {
-  return session.ctx.db.transaction(() => stop(session, req))();
+  return groupCommit(session.ctx.db).strict(() => stop(session, req));
 }
 
 function stop({ ctx, transactions }: Session16, req: StopTransactionReq) {

@@ -71,13 +71,8 @@ export async function readVariables(
   return { entries, unknownKeys, raw: reply.raw };
 }
 
-/** The Actual value of one device-model variable, or null when the station does not say. */
-export async function getVariable(
-  target: CallTarget,
-  component: string,
-  variable: string,
-): Promise<string | null> {
-  const key = `${component}.${variable}`;
-  const entry = (await readVariables(target, [key])).entries.find((e) => e.key === key);
+/** The Actual value of one `Component.Variable` in a GetVariables answer, or null when not said. */
+export function variableValue(report: ConfigurationReport, key: string): string | null {
+  const entry = report.entries.find((e) => e.key === key);
   return entry && entry.status === undefined ? entry.value : null;
 }

@@ -1,3 +1,4 @@
+import { relaxed } from '../../../store/durability.js';
 import type { CommandOutcome } from '../../port.js';
 import { callOutcome } from '../../rpc.js';
 import type { RequestStartStopConf } from '../messages.js';
@@ -11,7 +12,13 @@ export async function requestStartTransaction(
   const connector = ctx.site.connector(ctx.chargerId, connectorId);
   if (!connector) throw new Error(`connector ${connectorId} is not configured on ${ctx.chargerId}`);
   const evseId = connector.ocppConnectorId;
-  const remoteStartId = txs.newRemoteStart(ctx.chargerId, evseId, idToken, now());
+  // Relaxed (store/durability.ts): the row only lets an event that names our remoteStartId but not
+  // our token find the session. A power cut that loses it comes before the Start is answered (the
+  // 'authorized' mark that answers it is synced, and the WAL is a log): the session then waits
+  // for the charger to name the token and is refunded in full otherwise, as any unanswered Start.
+  const remoteStartId = relaxed(ctx.db, () =>
+    txs.newRemoteStart(ctx.chargerId, evseId, idToken, now()),
+  );
   const reply = (await callOutcome(
     ctx.rpc,
     'RequestStartTransaction',

@@ -1,6 +1,13 @@
-import { ocppConnectorId, zeroPowerProfileId } from '../../ocpp-connector.js';
+import {
+  CEILING_STACK_LEVEL,
+  ceilingProfileId,
+  ocppConnectorId,
+  ZERO_POWER_STACK_LEVEL,
+  zeroPowerProfileId,
+} from '../../ocpp-connector.js';
 import type { StepOutcome } from '../../port.js';
 import { callForReply } from '../../operator-call.js';
+import type { Ceiling } from '../../power-limit.js';
 import { stepOf } from '../../step-outcome.js';
 import type { Session201 } from '../session-context.js';
 
@@ -15,7 +22,7 @@ export async function setZeroChargingProfile(
     evseId,
     chargingProfile: {
       id: zeroPowerProfileId(evseId),
-      stackLevel: 0,
+      stackLevel: ZERO_POWER_STACK_LEVEL,
       chargingProfilePurpose: 'TxProfile',
       chargingProfileKind: 'Relative',
       transactionId: transactionRef,
@@ -26,6 +33,33 @@ export async function setZeroChargingProfile(
           chargingSchedulePeriod: [{ startPeriod: 0, limit: 0 }],
         },
       ],
+    },
+  });
+  return stepOf(reply);
+}
+
+/**
+ * The load manager's ceiling on the EVSE: a TxProfile on the running transaction, or a
+ * TxDefaultProfile that holds every transaction started there until replaced or cleared.
+ */
+export async function setCeilingProfile(
+  { ctx }: Session201,
+  connectorId: string,
+  transactionRef: string | undefined,
+  { unit, period }: Ceiling,
+): Promise<StepOutcome> {
+  const evseId = ocppConnectorId(ctx, connectorId);
+  const onTransaction = transactionRef !== undefined;
+  const id = ceilingProfileId(evseId, onTransaction);
+  const reply = await callForReply({ ctx }, 'SetChargingProfile', {
+    evseId,
+    chargingProfile: {
+      id,
+      stackLevel: CEILING_STACK_LEVEL,
+      chargingProfilePurpose: onTransaction ? 'TxProfile' : 'TxDefaultProfile',
+      chargingProfileKind: 'Relative',
+      ...(onTransaction ? { transactionId: transactionRef } : {}),
+      chargingSchedule: [{ id, chargingRateUnit: unit, chargingSchedulePeriod: [period] }],
     },
   });
   return stepOf(reply);

@@ -1,0 +1,121 @@
+import type { Db } from './database.js';
+import { relaxed } from './durability.js';
+
+/**
+ * How a write's caller is answered. `strict`: only once its commit is on disk (synchronous=FULL:
+ * money, session state the cloud must hear of). `relaxed`: once committed, synced only if it
+ * turned out to write a ledger entry or an outbox row (store/durability.ts).
+ */
+export type Tier = 'strict' | 'relaxed';
+
+interface Pending {
+  work: () => unknown;
+  tier: Tier;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: the writes handed in during one turn of the event loop run, in the order they
+ * came, as ONE SQLite transaction, each in its own savepoint (better-sqlite3 nests a transaction
+ * function in an open transaction as SAVEPOINT / RELEASE, ROLLBACK TO on a throw). So each write
+ * is atomic on its own, one that throws is rolled back alone and only its caller sees the error,
+ * and the batch pays for one commit: one WAL append of each page it touched and, when any write
+ * in it is strict, one fsync, before any caller is answered.
+ *
+ * The work runs in a setImmediate after the turn's I/O callbacks: synchronously, so nothing else
+ * runs between the first savepoint and the COMMIT, and every promise is settled after the COMMIT
+ * returned (its continuations are microtasks after the flush). A caller must not hold anything it
+ * read before handing the work in as still true: a check that guards a write belongs in its work.
+ */
+export class GroupCommit {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private batches = 0;
+  private writes = 0;
+
+  constructor(private readonly db: Db) {}
+
+  /** Runs `work` in the next group commit; resolves with its result once the commit is durable. */
+  strict<T>(work: () => T): Promise<T> {
+    return this.enqueue(work, 'strict');
+  }
+
+  /** Runs `work` in the next group commit; resolves once committed (synced only when it moved money). */
+  relaxed<T>(work: () => T): Promise<T> {
+    return this.enqueue(work, 'relaxed');
+  }
+
+  /** Batches committed and writes in them since the database was opened: for the bench and tests. */
+  counts(): { batches: number; writes: number } {
+    return { batches: this.batches, writes: this.writes };
+  }
+
+  /** Commits what is waiting now (at shutdown, before the database is closed). */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    const results: { ok: boolean; value: unknown }[] = [];
+    const run = () => {
+      for (const p of batch) {
+        try {
+          results.push({ ok: true, value: this.db.transaction(p.work)() });
+        } catch (err) {
+          results.push({ ok: false, value: err });
+        }
+        // An I/O error or a full disk can end the whole transaction, not just the savepoint:
+        // every write of the batch went with it.
+        if (!this.db.inTransaction) throw results[results.length - 1]?.value;
+      }
+    };
+    try {
+      if (batch.some((p) => p.tier === 'strict')) this.db.transaction(run).immediate();
+      else relaxed(this.db, run);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    this.batches++;
+    this.writes += batch.length;
+    batch.forEach((p, i) => {
+      const r = results[i];
+      if (r?.ok) p.resolve(r.value);
+      else p.reject(r?.value);
+    });
+  }
+
+  private enqueue<T>(work: () => T, tier: Tier): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, tier, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+}
+
+const groups = new WeakMap<Db, GroupCommit>();
+
+/** The database's group commit (one per connection: SQLite has one write transaction at a time). */
+export function groupCommit(db: Db): GroupCommit {
+  let g = groups.get(db);
+  if (!g) {
+    g = new GroupCommit(db);
+    groups.set(db, g);
+  }
+  return g;
+}
+
+/**
+ * Commits what waits and forgets the database's group commit; call before closing it. Returns
+ * how many batches it committed and how many writes they held.
+ */
+export function closeGroupCommit(db: Db): { batches: number; writes: number } {
+  const g = groups.get(db);
+  g?.flush();
+  groups.delete(db);
+  return g?.counts() ?? { batches: 0, writes: 0 };
+}
