@@ -170,6 +170,16 @@ describe('console login', () => {
     expect(entries.some((e) => e.action === 'console.login' && e.status === 200)).toBe(true);
   });
 
+  it('refuses a login posted from another site’s page (403 csrf_failed)', async () => {
+    const res = await fetch(`${t.gw.operatorUrl}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: JSON.stringify({ name: 'otto', credential: operator }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
   it('throttles failed logins from an address: even a right credential waits its turn (429)', async () => {
     expect((await login(t.gw.operatorUrl, 'otto', 'fop_guess-1')).status).toBe(401);
     const locked = await login(t.gw.operatorUrl, 'otto', operator);

@@ -5,7 +5,7 @@ import { readCookie, setCookieHeader } from '../api/cookies.js';
 import { ApiError } from '../api/errors.js';
 import type { AuthThrottle } from '../ocpp/auth-throttle.js';
 import type { AuditTrail } from '../operator/audit.js';
-import { checkCsrf, CONSOLE_COOKIE } from '../operator/guard.js';
+import { checkCsrf, checkOrigin, CONSOLE_COOKIE } from '../operator/guard.js';
 import { errorResponses, operatorIdentity } from '../operator/schemas.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -91,6 +91,8 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
       },
     },
     async (request, reply) => {
+      // No page of another site may log this browser in (to an account of its choosing).
+      checkOrigin(request);
       const address = request.socket.remoteAddress ?? 'unknown';
       const waitMs = o.throttle.waitLeft(address);
       if (waitMs > 0) {
