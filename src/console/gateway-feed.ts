@@ -75,6 +75,8 @@ export function tailOutbox(outbox: Outbox, db: Db, hub: ConsoleEventHub): void {
   let scheduled = false;
   const read = () => {
     scheduled = false;
+    // An enqueue just before the gateway closed: the database may be gone by the next tick.
+    if (!db.open) return;
     if (hub.clients === 0) {
       last = maxStmt.get()?.seq ?? last;
       return;
