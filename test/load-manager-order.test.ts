@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigLimits } from '../src/load/limits.js';
+import type { LimitReader } from '../src/load/limits.js';
 import {
   LoadManager,
   type ActiveSession,
@@ -30,13 +30,20 @@ function harness(limitKw: number) {
     maxW: 22_000,
     phases: undefined,
   }));
-  const limits = new ConfigLimits({
-    limitKw,
-    phases: 3,
-    voltage: 230,
-    policy: 'equal',
-    circuits: [],
-  } as never);
+  // The site's limit, changed by the test as the operator, a schedule or the feed would.
+  let siteW = limitKw * 1000;
+  const listeners = new Set<() => void>();
+  const limits: LimitReader = {
+    limit: (nodeId) => ({ nodeId, watts: siteW, source: 'operator' }),
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  const setLimit = (kw: number) => {
+    siteW = kw * 1000;
+    for (const listener of listeners) listener();
+  };
   const manager = new LoadManager({
     log: createLogger('silent'),
     limits,
@@ -79,8 +86,11 @@ function harness(limitKw: number) {
     await flush();
     await manager.settled();
   };
-  return { calls, sessions, manager, session, flush, start };
+  return { calls, sessions, manager, session, flush, start, setLimit };
 }
+
+/** The calls made since `from`, as [charger, watts]. */
+const sent = (calls: Call[], from = 0) => calls.slice(from).map((c) => [c.chargerId, c.watts]);
 
 describe('load manager ordering', () => {
   it('sends no raise while a lower is unanswered, and none after it timed out', async () => {
@@ -89,20 +99,33 @@ describe('load manager ordering', () => {
     h.sessions.push(h.session('A', 1));
     const first = h.manager.reallocate('session_start');
     await h.flush();
-    expect(h.calls.map((c) => [c.chargerId, c.watts])).toEqual([['A', 22_000]]);
-    h.calls[0]?.answer('accepted');
+    // A may take 22 kW: the idle B and C defaults come down to the 8 kW left first.
+    expect(sent(h.calls)).toEqual([
+      ['B', 4_000],
+      ['C', 4_000],
+    ]);
+    for (const c of h.calls) c.answer('accepted');
+    await h.flush();
+    expect(sent(h.calls, 2)).toEqual([['A', 22_000]]);
+    h.calls[2]?.answer('accepted');
     await first;
 
     h.sessions.push(h.session('B', 2));
     const second = h.manager.reallocate('session_start');
     await h.flush();
-    // A must come down to 15 kW before B may go up: only the lower is out.
-    expect(h.calls.slice(1).map((c) => [c.chargerId, c.watts])).toEqual([['A', 15_000]]);
-    h.calls[1]?.answer(new ChargerTimeoutError('no answer'));
+    // A must come down to 15 kW (and C's default to 0) before B may go up: only the lowers are out.
+    expect(sent(h.calls, 3)).toEqual([
+      ['A', 15_000],
+      ['C', 0],
+    ]);
+    h.calls[4]?.answer('accepted');
+    h.calls[3]?.answer(new ChargerTimeoutError('no answer'));
     await second;
     // A still counts at its old 22 kW: B's raise to 15 kW would make 37 kW, so it never went out.
-    expect(h.calls.slice(1).filter((c) => c.chargerId === 'B' && c.watts === 15_000)).toEqual([]);
+    expect(sent(h.calls, 5)).toEqual([]);
     expect(h.manager.view().nodes[0]).toMatchObject({ nodeId: 'site', watts: 30_000 });
+    // The driver's read says what B's charger may draw: its 4 kW default, not the 15 kW held back.
+    expect(h.manager.sessionPower('s-B')).toEqual({ allocatedW: 4_000, waiting: false });
     h.manager.close();
   });
 
@@ -112,22 +135,132 @@ describe('load manager ordering', () => {
     h.sessions.push(h.session('A', 1));
     const first = h.manager.reallocate('session_start');
     await h.flush();
-    h.calls[0]?.answer('accepted');
+    for (const c of h.calls) c.answer('accepted');
+    await h.flush();
+    h.calls[2]?.answer('accepted');
     await first;
     h.sessions.push(h.session('B', 2));
     const second = h.manager.reallocate('session_start');
     await h.flush();
-    h.calls[1]?.answer('accepted');
+    h.calls[3]?.answer('accepted');
+    h.calls[4]?.answer('accepted');
     await h.flush();
-    expect(h.calls.map((c) => [c.chargerId, c.watts])).toEqual([
+    expect(sent(h.calls)).toEqual([
+      ['B', 4_000],
+      ['C', 4_000],
       ['A', 22_000],
       ['A', 15_000],
+      ['C', 0],
       ['B', 15_000],
     ]);
-    h.calls[2]?.answer('accepted');
+    h.calls[5]?.answer('accepted');
     await second;
     expect(h.manager.sessionPower('s-B')).toEqual({ allocatedW: 15_000, waiting: false });
     expect(h.manager.confirmedPowerW('s-A')).toBe(15_000);
+    h.manager.close();
+  });
+
+  it("lowers the idle connectors' defaults with a lower limit, before any raise, and raises them after", async () => {
+    const h = harness(30);
+    await h.start();
+    h.sessions.push(h.session('A', 1));
+    const first = h.manager.reallocate('session_start');
+    await h.flush();
+    for (const c of h.calls.slice(0, 2)) c.answer('accepted');
+    await h.flush();
+    h.calls[2]?.answer('accepted');
+    await first;
+    // A at 22 kW, B and C idle at 4 kW each. The operator lowers the site to 12 kW: a session
+    // starting on B or C must not find its 4 kW default next to A's 12 kW.
+    h.setLimit(12);
+    await h.flush();
+    expect(sent(h.calls, 3)).toEqual([
+      ['A', 12_000],
+      ['B', 0],
+      ['C', 0],
+    ]);
+    for (const c of h.calls.slice(3)) c.answer('accepted');
+    await h.manager.settled();
+    // The limit back at 30 kW: A goes up first, then the defaults to what A leaves.
+    h.setLimit(30);
+    await h.flush();
+    expect(sent(h.calls, 6)).toEqual([['A', 22_000]]);
+    h.calls[6]?.answer('accepted');
+    await h.flush();
+    expect(sent(h.calls, 7)).toEqual([['B', 4_000]]);
+    h.calls[7]?.answer('accepted');
+    await h.flush();
+    expect(sent(h.calls, 8)).toEqual([['C', 4_000]]);
+    h.calls[8]?.answer('accepted');
+    await h.manager.settled();
+    h.manager.close();
+  });
+
+  it('keeps a default lower that was not answered counted at the old default: no raise past it', async () => {
+    const h = harness(30);
+    await h.start();
+    h.setLimit(12);
+    await h.flush();
+    // No session: each idle connector comes down to its share of 12 kW.
+    expect(sent(h.calls)).toEqual([
+      ['A', 4_000],
+      ['B', 4_000],
+      ['C', 4_000],
+    ]);
+    h.calls[0]?.answer('accepted');
+    h.calls[1]?.answer('accepted');
+    h.calls[2]?.answer(new ChargerTimeoutError('no answer'));
+    await h.manager.settled();
+    // C still holds 10 kW: A's session may have 12 - 4 (B) - 10 (C) < its target, so A stays at its 4 kW default.
+    h.sessions.push(h.session('A', 1));
+    const round = h.manager.reallocate('session_start');
+    await h.flush();
+    expect(sent(h.calls, 3)).toEqual([
+      ['B', 0],
+      ['C', 0],
+    ]);
+    h.calls[3]?.answer('accepted');
+    h.calls[4]?.answer(new ChargerTimeoutError('no answer'));
+    await round;
+    expect(sent(h.calls, 5)).toEqual([]);
+    expect(h.manager.sessionPower('s-A')).toEqual({ allocatedW: 4_000, waiting: false });
+    h.manager.close();
+  });
+
+  it('the driver reads the allowance the charger accepted: waiting while a raise from 0 W is held back', async () => {
+    const h = harness(30);
+    await h.start();
+    h.sessions.push(h.session('A', 1), h.session('B', 2));
+    const first = h.manager.reallocate('session_start');
+    // C's default comes down to 0 W, then A and B go up to 15 kW each, one after the other.
+    for (let i = 0; i < 3; i++) {
+      await h.flush();
+      h.calls[i]?.answer('accepted');
+    }
+    await first;
+    expect(sent(h.calls)).toEqual([
+      ['C', 0],
+      ['A', 15_000],
+      ['B', 15_000],
+    ]);
+    expect(h.manager.sessionPower('s-A')).toEqual({ allocatedW: 15_000, waiting: false });
+    // C's default is 0 W: a session there is held at 0 until A and B came down.
+    h.sessions.push(h.session('C', 3));
+    const second = h.manager.reallocate('session_start');
+    await h.flush();
+    const lowers = h.calls.slice(-2);
+    expect(lowers.map((c) => [c.chargerId, c.watts])).toEqual([
+      ['A', 10_000],
+      ['B', 10_000],
+    ]);
+    lowers[0]?.answer('accepted');
+    lowers[1]?.answer(new ChargerTimeoutError('no answer'));
+    await second;
+    const c = h.manager.view().sessions.find((s) => s.sessionId === 's-C');
+    // Its allocation says 10 kW; the charger was allowed nothing yet, and that is what it reads.
+    expect(c).toMatchObject({ allocatedW: 10_000, waiting: false });
+    expect(h.manager.sessionPower('s-C')).toEqual({ allocatedW: 0, waiting: true });
+    expect(h.manager.sessionPower('s-B')).toEqual({ allocatedW: 15_000, waiting: false });
     h.manager.close();
   });
 });

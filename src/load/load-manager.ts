@@ -173,8 +173,23 @@ export class LoadManager {
     };
   }
 
-  /** The session's allowance, or null when it is not under load management. */
+  /**
+   * What the session's charger is allowed now (the driver's read), or null when the session is
+   * not under load management: its accepted profile (else its connector's default, else its
+   * maximum), never a value still in flight or held back, so a session held at 0 W reads as
+   * waiting even while its allocation already says otherwise.
+   */
   sessionPower(sessionId: string): SessionPower | null {
+    if (!this.allocation.has(sessionId)) return null;
+    const s = this.o.active().find((a) => a.sessionId === sessionId);
+    const c = s && this.connectorMap().get(key(s.chargerId, s.connectorId));
+    if (!s || !c) return null;
+    const allowedW = this.currentAllowance(s, c);
+    return { allocatedW: allowedW, waiting: allowedW === 0 };
+  }
+
+  /** The allocation last computed for the session (the operator's view), or null. */
+  private allocated(sessionId: string): SessionPower | null {
     const a = this.allocation.get(sessionId);
     if (a === undefined) return null;
     return a === 'waiting' ? { allocatedW: 0, waiting: true } : { allocatedW: a, waiting: false };
@@ -218,7 +233,7 @@ export class LoadManager {
     const connectors = this.connectorMap();
     const active = this.o.active();
     const sessions = active.map((s): SessionAllocationView => {
-      const power = this.sessionPower(s.sessionId) ?? { allocatedW: 0, waiting: false };
+      const power = this.allocated(s.sessionId) ?? { allocatedW: 0, waiting: false };
       return {
         sessionId: s.sessionId,
         chargerId: s.chargerId,
@@ -357,39 +372,134 @@ export class LoadManager {
     });
     const lowers = changes.filter((x) => x.target <= x.current);
     const raises = changes.filter((x) => x.target > x.current);
+    // The idle connectors' defaults follow what the sessions leave (a session starting there
+    // draws its default until its own round): lowered with the lowers, raised with the raises.
+    const defaultTargets = this.defaultTargets(connectors, active, (s) => {
+      const a = allocation.get(s.sessionId);
+      return typeof a === 'number' ? a : 0;
+    });
+    const defaultChanges = [...defaultTargets].flatMap(([k, target]) => {
+      const c = connectors.get(k) as ManagedConnector;
+      const current = this.defaults.get(k);
+      if (current === target || !this.o.chargers.isOnline(c.chargerId)) return [];
+      return [{ c, target, current: current ?? c.maxW }];
+    });
+    const defaultLowers = defaultChanges.filter((x) => x.target < x.current);
+    const defaultRaises = defaultChanges.filter((x) => x.target > x.current);
     this.o.log.info(
-      { reason, sessions: active.length, lowers: lowers.length, raises: raises.length },
+      {
+        reason,
+        sessions: active.length,
+        lowers: lowers.length,
+        raises: raises.length,
+        defaultLowers: defaultLowers.length,
+        defaultRaises: defaultRaises.length,
+      },
       'power reallocated',
     );
 
-    const lowered = await Promise.all(lowers.map((x) => this.send(x.s, x.c, x.target)));
+    const lowered = await Promise.all([
+      ...lowers.map((x) => this.send(x.s, x.c, x.target)),
+      ...defaultLowers.map((x) => this.sendDefault(x.c, x.target)),
+    ]);
     let retry = lowered.some((ok) => !ok);
 
     // A raise goes out only when every node it sits on stays within its limit with what the
-    // others are allowed now (a lower that failed still counts at its old, higher value).
+    // others are allowed now (a lower that failed still counts at its old, higher value), the
+    // idle connectors' defaults included.
+    const fits = (c: ManagedConnector, watts: number): boolean =>
+      c.path.every(
+        (node) =>
+          this.exposure(node, connectors, active, key(c.chargerId, c.connectorId)) + watts <=
+          (limits.get(node) ?? 0),
+      );
     for (const x of raises) {
-      const fits = x.c.path.every((node) => {
-        const others = active
-          .filter((o) => o.sessionId !== x.s.sessionId)
-          .filter((o) => connectors.get(key(o.chargerId, o.connectorId))?.path.includes(node))
-          .reduce(
-            (sum, o) =>
-              sum +
-              this.currentAllowance(
-                o,
-                connectors.get(key(o.chargerId, o.connectorId)) as ManagedConnector,
-              ),
-            0,
-          );
-        return others + x.target <= (limits.get(node) ?? 0);
-      });
-      if (!fits) {
-        retry = true;
-        continue;
-      }
-      if (!(await this.send(x.s, x.c, x.target))) retry = true;
+      if (!fits(x.c, x.target)) retry = true;
+      else if (!(await this.send(x.s, x.c, x.target))) retry = true;
+    }
+    for (const x of defaultRaises) {
+      if (!fits(x.c, x.target)) retry = true;
+      else if (!(await this.sendDefault(x.c, x.target))) retry = true;
     }
     return retry;
+  }
+
+  /**
+   * What the connectors on a node may draw now, leaving one out (by key): each session its
+   * current allowance, each idle connector the default its charger accepted (one that never
+   * accepted a default draws nothing until it has a session, counted from then).
+   */
+  private exposure(
+    node: string,
+    connectors: Map<string, ManagedConnector>,
+    active: readonly ActiveSession[],
+    except: string,
+  ): number {
+    const busy = new Map(active.map((s) => [key(s.chargerId, s.connectorId), s]));
+    let sum = 0;
+    for (const [k, c] of connectors) {
+      if (k === except || !c.path.includes(node)) continue;
+      const s = busy.get(k);
+      if (s) sum += this.currentAllowance(s, c);
+      else if (!this.refusing.has(c.chargerId)) sum += this.defaults.get(k) ?? 0;
+    }
+    return sum;
+  }
+
+  /**
+   * Each idle connector's default (W) for charging profile takers: what the sessions leave on
+   * every node above it (each counted as `counted` says), shared equally between the idle
+   * connectors there, at most its all-busy share, 0 below its minimum. The defaults and the
+   * sessions' allowances then add up to no more than any node's limit, so a session starting
+   * does not take the site over it before its round.
+   */
+  private defaultTargets(
+    connectors: Map<string, ManagedConnector>,
+    active: readonly ActiveSession[],
+    counted: (s: ActiveSession, c: ManagedConnector) => number,
+  ): Map<string, number> {
+    const left = this.limitMap();
+    for (const s of active) {
+      const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
+      const w = counted(s, c);
+      for (const node of c.path) left.set(node, (left.get(node) ?? 0) - w);
+    }
+    const busy = new Set(active.map((s) => key(s.chargerId, s.connectorId)));
+    const idle = [...connectors].filter(
+      ([k, c]) => !busy.has(k) && !this.refusing.has(c.chargerId),
+    );
+    const idleOn = new Map<string, number>();
+    for (const [, c] of idle) for (const n of c.path) idleOn.set(n, (idleOn.get(n) ?? 0) + 1);
+    const allBusy = this.safeDefaults();
+    return new Map(
+      idle.map(([k, c]) => {
+        const share = Math.min(
+          allBusy.get(k) ?? 0,
+          c.maxW,
+          ...c.path.map((n) => Math.floor(Math.max(0, left.get(n) ?? 0) / (idleOn.get(n) ?? 1))),
+        );
+        return [k, share >= c.minW ? share : 0];
+      }),
+    );
+  }
+
+  /** Sends one connector's TxDefaultProfile; true when the charger accepted it. */
+  private async sendDefault(c: ManagedConnector, watts: number): Promise<boolean> {
+    const k = key(c.chargerId, c.connectorId);
+    const outcome = await this.limit(c.chargerId, c.connectorId, {
+      watts,
+      ...(c.phases ? { phases: c.phases } : {}),
+    });
+    if (outcome === 'accepted') {
+      this.defaults.set(k, watts);
+      return true;
+    }
+    // Not answered: it still counts at the default it accepted before (the higher one, on a lower).
+    if (outcome === 'rejected' || outcome === 'not_supported') {
+      this.defaults.delete(k);
+      this.refused(c.chargerId, outcome);
+    }
+    return false;
   }
 
   /** Sends one TxProfile; true when the charger accepted it. */
@@ -478,13 +588,22 @@ export class LoadManager {
       if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId))
         this.confirmed.delete(id);
     }
-    const defaults = this.safeDefaults();
-    const mine = this.o.connectors().filter((c) => c.chargerId === chargerId);
+    // A busy connector's default matters after its session (its end's round sets it to what is
+    // left); an idle one's is what the sessions leave, each counted at the higher of what it may
+    // draw now and what it was last allocated.
+    const allBusy = this.safeDefaults();
+    const connectors = this.connectorMap();
+    const active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId)));
+    const idle = this.defaultTargets(connectors, active, (s, c) => {
+      const a = this.allocation.get(s.sessionId);
+      return Math.max(typeof a === 'number' ? a : 0, this.currentAllowance(s, c));
+    });
+    const mine = [...connectors.values()].filter((c) => c.chargerId === chargerId);
     void (async () => {
       await Promise.all(
         mine.map(async (c) => {
           const k = key(c.chargerId, c.connectorId);
-          const watts = defaults.get(k) ?? 0;
+          const watts = idle.get(k) ?? allBusy.get(k) ?? 0;
           const outcome = await this.limit(c.chargerId, c.connectorId, {
             watts,
             ...(c.phases ? { phases: c.phases } : {}),
