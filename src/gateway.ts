@@ -29,6 +29,14 @@ import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './o
 import { AuditTrail } from './operator/audit.js';
 import { ChargerActions } from './operator/charger-actions.js';
 import { LiveMeters } from './operator/live-meters.js';
+import { RecentCalls } from './operator/recent-calls.js';
+import { ConsoleSessions } from './auth/console-sessions.js';
+import { registerConsole } from './console/console.js';
+import { ConsoleEventHub } from './console/event-hub.js';
+import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route.js';
+import { observeForConsole, tailOutbox } from './console/gateway-feed.js';
+import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
+import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
@@ -57,6 +65,8 @@ import { Wallet } from './wallet/wallet.js';
 export interface GatewayOptions {
   clock?: Clock;
   log?: Logger;
+  /** The browser console's bundle; default dist/console-web of this installation. */
+  consoleBundleDir?: string;
 }
 
 export interface RunningGateway {
@@ -71,6 +81,8 @@ export interface RunningGateway {
   operatorUrl: string;
   db: Db;
   api: FastifyInstance;
+  /** The console's live events (GET /admin/v1/events listens to it). */
+  consoleEvents: ConsoleEventHub;
   /** The version-neutral charger port (the commands the charging and load layers send). */
   chargers: ChargerCommands;
   /** Outbox backlog and database size, for health and metrics. */
@@ -149,6 +161,9 @@ export async function startGateway(
       databaseSizeBytes: () => storage.databaseSizeBytes(),
     },
   });
+  const consoleEvents = new ConsoleEventHub();
+  const recentCalls = new RecentCalls();
+  metrics.observeConsole(() => consoleEvents.clients);
   const central: CentralSystem = new CentralSystem({
     db,
     site,
@@ -170,6 +185,9 @@ export async function startGateway(
     },
     onConnectorChange: (view) => uplink.connectorChanged(view),
     observer: metrics,
+    onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
+    onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
+    onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
   });
   const lifecycle = new SessionLifecycle({
     db,
@@ -205,7 +223,9 @@ export async function startGateway(
         onAllowanceChange: (sessionId) => lifecycle.allowedPowerChanged(sessionId),
       })
     : undefined;
-  central.setEvents(load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle));
+  const observed = load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle);
+  central.setEvents(observeForConsole(observed, consoleEvents, db));
+  tailOutbox(outbox, db, consoleEvents);
   const charging = new Charging({
     db,
     clock,
@@ -300,6 +320,7 @@ export async function startGateway(
     clock,
     log: log.child({ component: 'operator' }),
     operators: new OperatorCredentials(db),
+    consoleSessions: new ConsoleSessions(db),
     audit: new AuditTrail(db),
     roster,
     wallet,
@@ -317,11 +338,13 @@ export async function startGateway(
     chargerRegistry,
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,
+    calls: recentCalls,
     read: new SiteReadModel(db),
     powerLimits,
     load: load && config.power ? { manager: load, policy: config.power.policy } : undefined,
     settings: {
       siteId: config.siteId,
+      timeZone: config.site.timeZone,
       maxAmount: config.sessions.maxAmount,
       apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
       chargerTls: {
@@ -332,13 +355,33 @@ export async function startGateway(
     health,
   };
   const operatorHttp = config.operator.http;
+  const operatorTls = operatorHttp ? operatorHttp.tls !== undefined : config.http.tls !== undefined;
+  const operatorModules = [
+    ...operatorRouteModules,
+    eventStreamRoutes(consoleEvents, { ...EVENT_STREAM_DEFAULTS, tls: operatorTls }),
+  ];
   const operatorApi = operatorHttp
-    ? buildOperatorServer(operatorDeps, operatorRouteModules, {
+    ? buildOperatorServer(operatorDeps, operatorModules, {
         tls: operatorHttp.tls ? readTlsFiles(operatorHttp.tls, 'operator.http.tls') : undefined,
         bodyLimitBytes: config.http.bodyLimitBytes,
       })
     : undefined;
-  if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorRouteModules);
+  if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorModules);
+  registerConsole(operatorApi ?? api, {
+    operators: operatorDeps.operators,
+    sessions: operatorDeps.consoleSessions,
+    audit: operatorDeps.audit,
+    clock,
+    throttle: new AuthThrottle({
+      initialMs: config.ocpp.authFailureDelay.initialMilliseconds,
+      maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
+      clock,
+    }),
+    sessionHours: config.console.sessionHours,
+    tls: operatorTls,
+    timeZone: config.site.timeZone,
+    bundleDir: options.consoleBundleDir ?? DEFAULT_BUNDLE_DIR,
+  });
   // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
   metrics.observeHttp(api);
   if (operatorApi) metrics.observeHttp(operatorApi);
@@ -389,6 +432,7 @@ export async function startGateway(
     operatorUrl,
     db,
     api,
+    consoleEvents,
     chargers: central,
     storage,
     drain: (o = {}) =>

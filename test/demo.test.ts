@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,21 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     expect(apiKey).toBeDefined();
     const url = `http://127.0.0.1:${port}`;
     expect(printed).toContain(`curl -s -X POST ${url}/v1/driver-tokens`);
+
+    // The console's address and its demo logins, said to be demo logins, work as printed.
+    expect(printed).toContain(`Site console: ${url}/console`);
+    expect(printed).toMatch(/demo logins/);
+    for (const role of ['operator', 'viewer']) {
+      const m = new RegExp(`${role} +name (\\S+) +credential (fop_\\S+)`).exec(printed);
+      expect(m, role).not.toBeNull();
+      const login = await post(url, '/console/session', { name: m?.[1], credential: m?.[2] });
+      expect(login.status, role).toBe(200);
+      expect(login.body).toMatchObject({ operator: { role } });
+    }
+    const page = await fetch(`${url}/console`);
+    const built = existsSync(join(import.meta.dirname, '..', 'dist', 'console-web', 'index.html'));
+    expect(page.status).toBe(built ? 200 : 503);
+    if (!built) expect(await page.text()).toContain('console not built: run npm run build');
 
     const minted = await post(
       url,

@@ -24,7 +24,9 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/v1/sessions/{sessionId}']?.get?.security).toEqual([{ driverToken: [] }]);
     expect(doc.paths['/admin/v1/drivers/{driverId}/top-ups']?.post?.security).toEqual([
       { operatorCredential: [] },
+      { consoleCookie: [] },
     ]);
+    expect(doc.paths['/console/session']?.post).toBeDefined();
     expect(doc.paths['/v1/sessions/quote']?.get).toBeUndefined();
   });
 });

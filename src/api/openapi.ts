@@ -4,7 +4,7 @@ import { packageVersion } from '../shared/package-version.js';
 
 /** Which credential a path takes: the contract's three, the driver's read, the operator API. */
 function security(url: string): Record<string, string[]>[] | undefined {
-  if (url.startsWith('/admin/')) return [{ operatorCredential: [] }];
+  if (url.startsWith('/admin/')) return [{ operatorCredential: [] }, { consoleCookie: [] }];
   if (url === '/v1/driver-tokens') return [{ fleetApiKey: [] }];
   if (url.startsWith('/v1/sessions')) return [{ driverToken: [] }];
   return undefined;
@@ -37,6 +37,13 @@ export function collectOpenApi(app: FastifyInstance): void {
             type: 'http',
             scheme: 'bearer',
             description: 'An operator credential (fleet-gateway operator create)',
+          },
+          consoleCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'fg_console',
+            description:
+              'A browser console login (POST /console/session); non-GET requests also need x-csrf-token',
           },
         },
       },

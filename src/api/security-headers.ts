@@ -20,3 +20,12 @@ const WITH_HSTS: Readonly<Record<string, string>> = {
 export function securityHeaders(tls: boolean): Readonly<Record<string, string>> {
   return tls ? WITH_HSTS : SECURITY_HEADERS;
 }
+
+/**
+ * The browser console's policy (served on the operator listener): its own script, style, images
+ * and API only, no inline script or style, never framed. The page and its assets carry it; the
+ * JSON answers keep the API's stricter one.
+ */
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";

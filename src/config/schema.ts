@@ -436,6 +436,14 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** The browser console on the operator listener (/console). */
+    console: z
+      .object({
+        /** A console login lasts this long; logout or revoking the operator ends it sooner. */
+        sessionHours: z.number().positive().max(720).default(12),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { applySeed, readSeedFile } from '../admin/seed.js';
 import { loadConfigFile } from '../config/load.js';
 import { startGateway } from '../gateway.js';
+import { demoLogins, type DemoLogin } from './demo-operators.js';
 import { openDatabase } from '../store/database.js';
 
 /** The project's root, whether this runs from dist/ or from src/. */
@@ -59,6 +60,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const db = openDatabase(config.database.path);
   const seed = readSeedFile(join(ROOT, 'config', 'demo-seed.json'));
   applySeed(db, seed, new Date().toISOString());
+  const logins = demoLogins(db, new Date().toISOString());
   db.close();
 
   const gateway = await startGateway(config);
@@ -100,6 +102,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const apiKey = seed.fleets[0]?.apiKeys[0] ?? '';
   const email = seed.fleets[0]?.drivers[0]?.email ?? '';
   process.stderr.write(demoInstructions(gateway.url, apiKey, email));
+  process.stderr.write(consoleInstructions(gateway.operatorUrl, logins));
 
   const stop = () => {
     for (const child of children) child.kill('SIGTERM');
@@ -107,6 +110,20 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+function consoleInstructions(
+  operatorUrl: string,
+  logins: { operator: DemoLogin; viewer: DemoLogin },
+): string {
+  const line = (l: DemoLogin) => `  ${l.role.padEnd(8)} name ${l.name}  credential ${l.credential}`;
+  return `Site console: ${operatorUrl}/console  (log in with a name and its credential)
+${line(logins.operator)}
+${line(logins.viewer)}
+  These are demo logins, made fresh for this run (the previous run's are revoked): never use
+  a demo database for a real site. Real operators: fleet-gateway operator create.
+
+`;
 }
 
 function demoInstructions(url: string, apiKey: string, email: string): string {

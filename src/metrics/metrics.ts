@@ -114,6 +114,18 @@ export class GatewayMetrics implements OcppObserver {
     });
   }
 
+  /** Browsers with the console's live event stream open, read at scrape time. */
+  observeConsole(clients: () => number): void {
+    new Gauge({
+      name: 'fleetgw_console_event_clients',
+      help: 'Open console event streams (GET /admin/v1/events)',
+      registers: [this.registry],
+      collect() {
+        this.set(clients());
+      },
+    });
+  }
+
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

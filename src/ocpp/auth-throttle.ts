@@ -13,6 +13,8 @@ export interface AuthThrottleOptions {
 interface Failures {
   count: number;
   lastAt: number;
+  /** When the wait after the last failure is over. */
+  untilMs: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export class AuthThrottle {
     let record = this.failures.get(address);
     if (!record || now - record.lastAt > this.forgetAfterMs) {
       if (!record && this.failures.size >= this.maxAddresses) this.evict(now);
-      record = { count: 0, lastAt: now };
+      record = { count: 0, lastAt: now, untilMs: now };
     }
     record.count += 1;
     record.lastAt = now;
@@ -45,7 +47,18 @@ export class AuthThrottle {
     this.failures.set(address, record);
     if (this.opts.initialMs === 0) return 0;
     const exponent = Math.min(record.count - 1, 30);
-    return Math.min(this.opts.maxMs, this.opts.initialMs * 2 ** exponent);
+    const waitMs = Math.min(this.opts.maxMs, this.opts.initialMs * 2 ** exponent);
+    record.untilMs = now + waitMs;
+    return waitMs;
+  }
+
+  /**
+   * How long the address must still wait after its last failure (0 when it may try): for a
+   * caller that refuses early attempts (429) instead of holding each answer back.
+   */
+  waitLeft(address: string): number {
+    const record = this.failures.get(address);
+    return record ? Math.max(0, record.untilMs - this.opts.clock.now()) : 0;
   }
 
   succeeded(address: string): void {

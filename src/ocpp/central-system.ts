@@ -18,7 +18,12 @@ import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
 import { ChargerMetering } from './metering.js';
 import { OcppEventLog } from './event-log.js';
-import { observedConnection, type OcppObserver } from './observed-connection.js';
+import {
+  observedConnection,
+  type OcppDirection,
+  type OcppObserver,
+  type OcppOutcome,
+} from './observed-connection.js';
 import {
   ChargerOfflineError,
   type ChargerCommands,
@@ -66,6 +71,20 @@ export interface CentralSystemOptions {
   onConnectorChange?: (view: ConnectorView) => void;
   /** Optional: told of every OCPP call and its answer (metrics). */
   observer?: OcppObserver;
+  /** Optional: a charger's live connection closed (not one replaced by its own reconnect). */
+  onChargerOffline?: (chargerId: string) => void;
+  /** Optional: a schema deviation the edge accepted from a charger (after it is counted). */
+  onDeviation?: (chargerId: string, kind: string) => void;
+  /** Optional: every call with one charger, once answered (its action and outcome, no payload). */
+  onCall?: (chargerId: string, call: OcppCall) => void;
+}
+
+/** One call between the gateway and a charger, as the operator's recent-messages list shows it. */
+export interface OcppCall {
+  action: string;
+  direction: OcppDirection;
+  outcome: OcppOutcome;
+  seconds: number;
 }
 
 /** Who changed a connector's availability, and why: kept with the intent. */
@@ -353,6 +372,18 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return this.live(chargerId).session.operator.changeConfiguration(key, value);
   }
 
+  /** The metrics observer and, when configured, the per-charger call hook, as one observer. */
+  private observerFor(chargerId: string): OcppObserver | undefined {
+    const { observer, onCall } = this.opts;
+    if (!onCall) return observer;
+    return {
+      call: (protocol, action, direction, outcome, seconds) => {
+        observer?.call(protocol, action, direction, outcome, seconds);
+        onCall(chargerId, { action, direction, outcome, seconds });
+      },
+    };
+  }
+
   /** The OCPP protocol a connected charger speaks, or undefined when it is offline. */
   protocolOf(chargerId: string): string | undefined {
     return this.connections.get(chargerId)?.protocol;
@@ -438,7 +469,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       chargerId,
       rpc: guardedConnection(
         edgeConnection(
-          observedConnection(servingConnection(client), protocol, this.opts.observer),
+          observedConnection(servingConnection(client), protocol, this.observerFor(chargerId)),
           protocol,
           normalizer,
           {
@@ -471,6 +502,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       if (this.connections.get(chargerId) === connection) {
         this.connections.delete(chargerId);
         this.opts.log.info({ chargerId }, 'charger disconnected');
+        this.opts.onChargerOffline?.(chargerId);
       }
     });
     this.requireEvents().chargerOnline(chargerId);
@@ -552,7 +584,10 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),
-      deviation: (kind, example) => this.deviations.record(chargerId, kind, example),
+      deviation: (kind, example) => {
+        this.deviations.record(chargerId, kind, example);
+        this.opts.onDeviation?.(chargerId, kind);
+      },
       metering: (measurands) => {
         if (this.metering.record(chargerId, measurands)) {
           this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
+import type { ConsoleSessions } from '../auth/console-sessions.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
 import { collectOpenApi } from '../api/openapi.js';
@@ -21,6 +22,7 @@ import type { AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
+import type { RecentCalls } from './recent-calls.js';
 import type { SiteReadModel } from './read-model.js';
 import type { OperatorRequests } from './requests.js';
 
@@ -33,6 +35,8 @@ export interface OperatorDeps {
   clock: Clock;
   log: Logger;
   operators: OperatorCredentials;
+  /** Browser console logins: their cookie is accepted like a Bearer credential. */
+  consoleSessions: ConsoleSessions;
   audit: AuditTrail;
   roster: Roster;
   wallet: Wallet;
@@ -48,6 +52,8 @@ export interface OperatorDeps {
   /** Ends a charger's live connection (retired); false when it had none. */
   disconnect: (chargerId: string, reason: string) => boolean;
   live: LiveMeters;
+  /** The last OCPP calls of each charger (no payloads). */
+  calls: RecentCalls;
   read: SiteReadModel;
   /** The site's load manager; absent when the config has no power limit. */
   load?: { manager: LoadManager; policy: AllocationPolicy } | undefined;
@@ -55,6 +61,8 @@ export interface OperatorDeps {
   powerLimits?: PowerLimits | undefined;
   settings: {
     siteId: string;
+    /** IANA zone of the site (config site.timeZone): "today" and "this month" are counted in it. */
+    timeZone: string;
     maxAmount: number;
     apiKeyOverlapHours: number;
     /** What the listeners offer chargers: profile 2 needs TLS, profile 3 a client CA. */
@@ -94,7 +102,10 @@ export function registerOperatorApi(
 ): void {
   void app.register(
     async (scope) => {
-      scope.addHook('onRequest', authenticate(deps.operators));
+      scope.addHook(
+        'onRequest',
+        authenticate(deps.operators, { sessions: deps.consoleSessions, clock: deps.clock }),
+      );
       scope.addHook('onSend', async (request, reply, payload) => {
         const action = request.routeOptions.config.audit;
         const operator = request.operator;

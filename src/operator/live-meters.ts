@@ -1,3 +1,4 @@
+import { tapChargerEvents } from '../ocpp/event-tap.js';
 import type { ChargerEvents, MeterSample } from '../ocpp/port.js';
 
 export interface LiveReading {
@@ -58,19 +59,6 @@ export class LiveMeters {
 
   /** The charger port's events, passed on unchanged, with every meter sample also seen here. */
   observe(events: ChargerEvents): ChargerEvents {
-    return {
-      authorize: (chargerId, idToken, connectorId) =>
-        events.authorize(chargerId, idToken, connectorId),
-      transactionStarted: (event) => events.transactionStarted(event),
-      meterSample: (sample) => {
-        events.meterSample(sample);
-        this.record(sample);
-      },
-      transactionEnded: (event) => events.transactionEnded(event),
-      chargerOnline: (chargerId) => events.chargerOnline(chargerId),
-      chargerBooted: (chargerId) => events.chargerBooted(chargerId),
-      connectorStatus: (chargerId, connectorId, status, transactionless) =>
-        events.connectorStatus(chargerId, connectorId, status, transactionless),
-    };
+    return tapChargerEvents(events, { meterSample: (sample) => this.record(sample) });
   }
 }

@@ -1,6 +1,7 @@
 import type { OperatorRoutes } from './api.js';
 import { registerChargerRoutes } from './charger-routes.js';
 import { registerChargerAdminRoutes } from './charger-admin-routes.js';
+import { registerEnergyRoutes } from './energy-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerPowerLimitRoutes } from './power-limit-routes.js';
 import { registerReadRoutes } from './read-routes.js';
@@ -22,5 +23,6 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerChargerRoutes,
   registerChargerAdminRoutes,
   registerStopRecordRoutes,
+  registerEnergyRoutes,
   registerPowerLimitRoutes,
 ];

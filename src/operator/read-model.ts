@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import {
   SESSION_VIEW_COLUMNS,
@@ -164,6 +165,7 @@ function toLedgerRow(r: LedgerDbRow): LedgerRow {
 export class SiteReadModel {
   /** Tables other branches add; read when present (the seam for charger deviations and losses). */
   private readonly hasDeviations: boolean;
+  private recordedLossStmt: Statement | undefined;
 
   constructor(private readonly db: Db) {
     const has = (name: string) =>
@@ -469,40 +471,68 @@ export class SiteReadModel {
     const sessions: SessionLoss[] = [];
     let wh = 0;
     let ngn = 0;
-    const recorded = this.db.prepare(
+    for (const page of this.allSessions({ ...f, states: ['settled'] })) {
+      for (const s of page) {
+        const loss = this.sessionLoss(s);
+        if (!loss) continue;
+        wh += loss.beyondPaidWh;
+        ngn += loss.beyondPaidNgn;
+        sessions.push(loss);
+      }
+    }
+    return { sessions, beyondPaidWh: wh, beyondPaidNgn: ngn };
+  }
+
+  /**
+   * A settled session's loss to the operator (energy beyond what was paid, and what the stop
+   * assurance recorded), or null when it has none or is not settled.
+   */
+  sessionLoss(s: SessionView): SessionLoss | null {
+    if (s.state !== 'settled') return null;
+    this.recordedLossStmt ??= this.db.prepare(
       `SELECT coalesce(sum(wh) FILTER (WHERE reason = 'beyond_paid'), 0) AS beyondPaidWh,
               coalesce(sum(wh) FILTER (WHERE reason = 'after_settlement'), 0) AS afterSettlementWh,
               count(*) AS n
        FROM operator_losses WHERE session_id = ?`,
     );
-    for (const page of this.allSessions({ ...f, states: ['settled'] })) {
-      for (const s of page) {
-        const paid = s.paidEnergyWh;
-        const beyondPaidWh = Math.max(0, s.energyWh - paid);
-        const r = recorded.get(s.sessionId) as {
-          beyondPaidWh: number;
-          afterSettlementWh: number;
-          n: number;
-        };
-        const row =
-          r.n > 0 ? { beyondPaidWh: r.beyondPaidWh, afterSettlementWh: r.afterSettlementWh } : null;
-        if (beyondPaidWh === 0 && !row) continue;
-        const beyondPaidNgn = costDown(beyondPaidWh, Math.round(s.pricePerKwh * 1000));
-        wh += beyondPaidWh;
-        ngn += beyondPaidNgn;
-        sessions.push({
-          sessionId: s.sessionId,
-          chargerId: s.chargerId,
-          state: s.state,
-          paidEnergyWh: paid,
-          energyWh: s.energyWh,
-          beyondPaidWh,
-          beyondPaidNgn,
-          recorded: row,
-        });
-      }
-    }
-    return { sessions, beyondPaidWh: wh, beyondPaidNgn: ngn };
+    const r = this.recordedLossStmt.get(s.sessionId) as {
+      beyondPaidWh: number;
+      afterSettlementWh: number;
+      n: number;
+    };
+    const paid = s.paidEnergyWh;
+    const beyondPaidWh = Math.max(0, s.energyWh - paid);
+    const recorded =
+      r.n > 0 ? { beyondPaidWh: r.beyondPaidWh, afterSettlementWh: r.afterSettlementWh } : null;
+    if (beyondPaidWh === 0 && !recorded) return null;
+    return {
+      sessionId: s.sessionId,
+      chargerId: s.chargerId,
+      state: s.state,
+      paidEnergyWh: paid,
+      energyWh: s.energyWh,
+      beyondPaidWh,
+      beyondPaidNgn: costDown(beyondPaidWh, Math.round(s.pricePerKwh * 1000)),
+      recorded,
+    };
+  }
+
+  /**
+   * Energy and money of the sessions settled in [from, to), per charger: a session counts when
+   * it is settled (its end time), for the energy it delivered and the cost its driver paid.
+   */
+  energyByCharger(
+    from: string,
+    to: string,
+  ): { chargerId: string; sessions: number; energyWh: number; revenueNgn: number }[] {
+    return this.db
+      .prepare(
+        `SELECT charger_id AS chargerId, count(*) AS sessions,
+           coalesce(sum(delivered_wh), 0) AS energyWh, coalesce(sum(cost), 0) AS revenueNgn
+         FROM sessions WHERE state = 'settled' AND ended_at >= ? AND ended_at < ?
+         GROUP BY charger_id ORDER BY charger_id`,
+      )
+      .all(from, to) as ReturnType<SiteReadModel['energyByCharger']>;
   }
 
   openSessionCount(): number {

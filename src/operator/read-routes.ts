@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { StopRecords } from '../charging/stop-records.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sessionViewSchema } from '../charging/session-view.js';
 import type { OperatorDeps } from './api.js';
@@ -176,9 +177,24 @@ function csv(reply: FastifyReply, name: string, lines: Iterable<string>): Fastif
     .send(Readable.from(lines));
 }
 
+/** What a session's timeline entries are, for a page to draw them (the `event` says it in words). */
+const TIMELINE_KINDS = [
+  'remote_start',
+  'charger_accepted',
+  'charging',
+  'stop_requested',
+  'stop_attempt',
+  'settled',
+  'refunded',
+  'ledger',
+  'uplink',
+] as const;
+type TimelineKind = (typeof TIMELINE_KINDS)[number];
+
 /** What a viewer may read: the site, its sessions, money and uplink. No secret is ever in it. */
 export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): void {
   const { read } = deps;
+  const stops = new StopRecords(deps.db);
 
   const chargerView = (chargerId: string) => {
     const charger = deps.site.charger(chargerId);
@@ -291,6 +307,21 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
                 },
               },
             },
+            recentCalls: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  at: { type: 'string' },
+                  action: { type: 'string' },
+                  direction: { type: 'string', enum: ['in', 'out'] },
+                  outcome: { type: 'string', enum: ['ok', 'error', 'timeout'] },
+                  seconds: { type: 'number' },
+                },
+                required: ['at', 'action', 'direction', 'outcome', 'seconds'],
+                additionalProperties: false,
+              },
+            },
           },
         }),
       },
@@ -299,7 +330,11 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       const { chargerId } = request.params as { chargerId: string };
       const view = chargerView(chargerId);
       if (!view) throw notFound('charger_not_found', `no charger with id ${chargerId}`);
-      return { ...view, recentEvents: read.recentEvents(chargerId, 50) };
+      return {
+        ...view,
+        recentEvents: read.recentEvents(chargerId, 50),
+        recentCalls: deps.calls.of(chargerId),
+      };
     },
   );
 
@@ -335,18 +370,46 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
             ledger: { type: 'array', items: ledgerRow },
             transaction: { type: ['object', 'null'], additionalProperties: true },
             meterSamples: { type: 'array', items: anyObject },
+            meterSeries: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  at: { type: 'string' },
+                  energyWh: nullable('integer'),
+                  powerW: nullable('number'),
+                  socPercent: nullable('number'),
+                },
+                required: ['at', 'energyWh', 'powerW', 'socPercent'],
+                additionalProperties: false,
+              },
+            },
+            loss: { type: ['object', 'null'], additionalProperties: true },
             uplink: { type: 'array', items: anyObject },
             timeline: {
               type: 'array',
               items: {
                 type: 'object',
-                properties: { at: { type: 'string' }, event: { type: 'string' } },
-                required: ['at', 'event'],
+                properties: {
+                  at: { type: 'string' },
+                  kind: { type: 'string', enum: TIMELINE_KINDS },
+                  event: { type: 'string' },
+                },
+                required: ['at', 'kind', 'event'],
                 additionalProperties: false,
               },
             },
           },
-          required: ['session', 'ledger', 'transaction', 'meterSamples', 'uplink', 'timeline'],
+          required: [
+            'session',
+            'ledger',
+            'transaction',
+            'meterSamples',
+            'meterSeries',
+            'loss',
+            'uplink',
+            'timeline',
+          ],
           additionalProperties: false,
         }),
       },
@@ -358,37 +421,61 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       const { transactionRef, ...session } = found;
       const ledger = read.ledger({ sessionId }, undefined, 10).items.reverse();
       const uplink = read.outboxFor(sessionId);
+      const transaction = read.transaction(sessionId);
+      const at = (time: string | null, kind: TimelineKind, event: string) =>
+        time === null ? [] : [{ at: time, kind, event }];
       const timeline = [
-        { at: session.createdAt, event: `debited ${session.amount} NGN, remote start sent` },
-        ...(session.authorizedAt
-          ? [{ at: session.authorizedAt, event: 'charger accepted the remote start' }]
-          : []),
-        ...(session.startedAt
-          ? [{ at: session.startedAt, event: `transaction ${transactionRef ?? ''} started` }]
-          : []),
-        ...(session.stopRequestedAt
-          ? [{ at: session.stopRequestedAt, event: 'paid energy reached: stop sent' }]
-          : []),
-        ...(session.endedAt
-          ? [
-              {
-                at: session.endedAt,
-                event: `${session.state} (${session.endReason ?? 'no reason given'})`,
-              },
-            ]
-          : []),
-        ...ledger.map((e) => ({ at: e.createdAt, event: `ledger ${e.kind} ${e.amount} NGN` })),
+        ...at(
+          session.createdAt,
+          'remote_start',
+          `debited ${session.amount} NGN, remote start sent`,
+        ),
+        ...at(session.authorizedAt, 'charger_accepted', 'charger accepted the remote start'),
+        ...at(session.startedAt, 'charging', `transaction ${transactionRef ?? ''} started`),
+        ...at(session.stopRequestedAt, 'stop_requested', 'paid energy reached: stop sent'),
+        ...at(
+          session.endedAt,
+          session.state === 'refunded' ? 'refunded' : 'settled',
+          `${session.state} (${session.endReason ?? 'no reason given'})`,
+        ),
+        ...stops.attempts(sessionId).map((a) => ({
+          at: a.sentAt,
+          kind: 'stop_attempt' as const,
+          event: `stop: ${a.step.replace('_', ' ')} (${a.reply.replace('_', ' ')})`,
+        })),
+        ...ledger.map((e) => ({
+          at: e.createdAt,
+          kind: 'ledger' as const,
+          event: `ledger ${e.kind} ${e.amount} NGN`,
+        })),
         ...uplink
           .filter((u) => u.sentAt !== null)
-          .map((u) => ({ at: u.sentAt as string, event: `published ${u.type} on ${u.topic}` })),
+          .map((u) => ({
+            at: u.sentAt as string,
+            kind: 'uplink' as const,
+            event: `published ${u.type} on ${u.topic}`,
+          })),
       ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+      const meterSamples =
+        transactionRef === null ? [] : deps.live.transaction(session.chargerId, transactionRef);
+      // The session's own energy: the register less the transaction's start reading.
+      const startWh =
+        typeof transaction?.meterStartWh === 'number' ? transaction.meterStartWh : null;
+      const meterSeries = meterSamples.map((m) => ({
+        at: m.timestamp,
+        energyWh:
+          m.energyWh === null || startWh === null ? null : Math.max(0, m.energyWh - startWh),
+        powerW: m.powerW,
+        socPercent: m.socPercent,
+      }));
       return {
         session,
         transactionRef,
         ledger,
-        transaction: read.transaction(sessionId),
-        meterSamples:
-          transactionRef === null ? [] : deps.live.transaction(session.chargerId, transactionRef),
+        transaction,
+        meterSamples,
+        meterSeries,
+        loss: read.sessionLoss(session),
         uplink,
         timeline,
       };

@@ -3,6 +3,18 @@ import { errorBody, IDEMPOTENCY_KEY_HEADER, idempotencyKeyValue } from '../api/s
 /** Schema pieces every operator route shares. */
 export const errorResponses = { '4xx': errorBody, '5xx': errorBody } as const;
 
+/** An operator as answers show it (never its credential). */
+export const operatorIdentity = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string', enum: ['viewer', 'operator'] },
+  },
+  required: ['id', 'name', 'role'],
+  additionalProperties: false,
+} as const;
+
 export const entityId = {
   type: 'string',
   minLength: 1,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { OperatorDeps } from './api.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, operatorIdentity } from './schemas.js';
 
 /** Who is asking, and the gateway at a glance. */
 export function registerSiteRoutes(app: FastifyInstance, deps: OperatorDeps): void {
@@ -11,16 +11,7 @@ export function registerSiteRoutes(app: FastifyInstance, deps: OperatorDeps): vo
         summary: 'The operator behind the credential',
         tags: ['operator'],
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              role: { type: 'string', enum: ['viewer', 'operator'] },
-            },
-            required: ['id', 'name', 'role'],
-            additionalProperties: false,
-          },
+          200: operatorIdentity,
           ...errorResponses,
         },
       },

@@ -12,6 +12,7 @@ import { schemaOperatorChargers } from './schema-operator-chargers.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
 import { schemaLoadInputs } from './schema-load-inputs.js';
 import { schemaChargerKeys } from './schema-charger-keys.js';
+import { schemaConsole } from './schema-console.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -28,6 +29,7 @@ const migrations: readonly string[] = [
   schemaChargerOps,
   schemaLoadInputs,
   schemaChargerKeys,
+  schemaConsole,
 ];
 
 /**

@@ -12,7 +12,7 @@ export type OutboxTopic = 'ledger' | 'sessions' | 'replies';
 export class Outbox {
   private readonly insert: Statement<[string, string, string, string]>;
   private readonly backlogStmt: Statement<[], { n: number; oldest: string | null }>;
-  private listener: (() => void) | null = null;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(db: Db) {
     this.insert = db.prepare(
@@ -27,13 +27,13 @@ export class Outbox {
     const id = randomUUID();
     this.insert.run(id, topic, JSON.stringify({ id, ...payload }), at);
     // Told after the statement, not the commit: the listener must defer its reading (setImmediate).
-    this.listener?.();
+    for (const listener of this.listeners) listener();
     return id;
   }
 
-  /** One optional listener (the uplink) hears that a row may have been added. */
+  /** Listeners (the uplink, the console's live feed) hear that a row may have been added. */
   onEnqueue(listener: () => void): void {
-    this.listener = listener;
+    this.listeners.push(listener);
   }
 
   depth(): number {

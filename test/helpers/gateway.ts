@@ -137,6 +137,7 @@ export interface TestGateway {
 
 export async function startTestGateway(
   overrides: Partial<GatewayConfigInput> = {},
+  options: { consoleBundleDir?: string } = {},
 ): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-'));
   const configInput = testConfig(dir, overrides);
@@ -154,7 +155,7 @@ export async function startTestGateway(
   });
   const boot = (port = 0) => {
     const config = parseConfig({ ...configInput, http: { ...configInput.http, port } }, dir);
-    return startGateway(config, { clock, log: createLogger(config.log.level, sink) });
+    return startGateway(config, { ...options, clock, log: createLogger(config.log.level, sink) });
   };
   const t: TestGateway = {
     gw: await boot(),

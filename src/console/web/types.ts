@@ -1,0 +1,182 @@
+// The shapes the console reads from /admin/v1 and /console/session (docs/operator-api.md,
+// docs/console.md). The gateway validates what it sends against its response schemas; the console
+// trusts them as the API's contract.
+
+export type Role = 'viewer' | 'operator';
+
+export interface Operator {
+  id: string;
+  name: string;
+  role: Role;
+}
+
+export interface Login {
+  operator: Operator;
+  csrfToken: string;
+  /** The site's IANA time zone: every time is shown in it. */
+  timeZone?: string;
+}
+
+export interface Status {
+  siteId: string;
+  chargers: number;
+  chargersOnline: number;
+  openSessions: number;
+  outboxDepth: number;
+}
+
+export interface ConnectorView {
+  connectorId: string;
+  status: string;
+  errorCode: string | null;
+  socPercent: number | null;
+  session: { sessionId: string; driverId: string; state: string; fleetId?: string } | null;
+  powerW: number | null;
+  energyWh: number | null;
+  meterAt: string | null;
+}
+
+export interface ChargerView {
+  chargerId: string;
+  connected: boolean;
+  securityProfile: number;
+  protocol: string | null;
+  vendor: string | null;
+  model: string | null;
+  serialNumber: string | null;
+  firmwareVersion: string | null;
+  bootedAt: string | null;
+  lastSeenAt: string | null;
+  deviations: { source: string; count: number; kinds: DeviationKind[] };
+  connectors: ConnectorView[];
+  recentEvents?: { seq: number; action: string; note: string | null; at: string }[];
+  /** The last OCPP messages with the charger, either way (never their payloads). */
+  recentCalls?: {
+    at: string;
+    action: string;
+    direction: 'in' | 'out';
+    outcome: 'ok' | 'error' | 'timeout';
+    seconds: number;
+  }[];
+}
+
+export interface DeviationKind {
+  kind: string;
+  count: number;
+  firstSeenAt?: string;
+  lastSeenAt?: string;
+}
+
+export interface SessionRow {
+  sessionId: string;
+  driverId: string;
+  fleetId: string;
+  chargerId: string;
+  connectorId: string;
+  state: string;
+  amount: number;
+  pricePerKwh: number;
+  paidEnergyWh: number;
+  energyWh: number;
+  cost: number;
+  credited: number;
+  endReason: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface MeterSample {
+  energyWh: number | null;
+  powerW: number | null;
+  socPercent: number | null;
+  timestamp: string;
+}
+
+export interface SessionDetail {
+  session: SessionRow;
+  ledger: LedgerEntry[];
+  transaction: { meterStartWh: number | null; meterStopWh: number | null } | null;
+  meterSamples: MeterSample[];
+  /** The session's own energy (from its start reading), power and SoC over time. */
+  meterSeries?: {
+    at: string;
+    energyWh: number | null;
+    powerW: number | null;
+    socPercent: number | null;
+  }[];
+  loss?: LossSession | null;
+  timeline: { at: string; kind?: string; event: string }[];
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface Fleet {
+  fleetId: string;
+  name: string;
+  drivers: number;
+  activeDrivers: number;
+  walletTotal: number;
+}
+
+export interface Driver {
+  driverId: string;
+  fleetId: string;
+  email: string;
+  active: boolean;
+  balance: number;
+  vehicleModel: string | null;
+  openSessionId: string | null;
+}
+
+export interface LedgerEntry {
+  seq: number;
+  id: string;
+  driverId: string;
+  fleetId: string;
+  kind: string;
+  amount: number;
+  balanceAfter: number;
+  createdAt: string;
+  sessionId: string | null;
+  reference: string | null;
+  actor: string | null;
+  reason: string | null;
+}
+
+export interface LossSession {
+  sessionId: string;
+  beyondPaidWh: number;
+  beyondPaidNgn: number;
+}
+
+export interface Losses {
+  beyondPaidWh: number;
+  beyondPaidNgn: number;
+  sessions: LossSession[];
+}
+
+export interface ActionAnswer {
+  chargerId: string;
+  connectorId: string | null;
+  status: string;
+  accepted: boolean;
+  reply: unknown;
+}
+
+export interface EnergyFigures {
+  sessions: number;
+  energyWh: number;
+  revenueNgn: number;
+}
+
+export interface SiteEnergy {
+  timeZone: string;
+  today: { from: string; to: string };
+  month: { from: string; to: string };
+  chargers: { chargerId: string; today: EnergyFigures; month: EnergyFigures }[];
+  total: { today: EnergyFigures; month: EnergyFigures };
+}
