@@ -62,9 +62,9 @@ chargers:
   - id: $CHARGER
     passwordHash: $(node dist/cli.js hash-password demo-dc-charger-secret-01)
     # The simulator delivers its 120 kW --time-factor times faster than real time: the
-    # plausibility bound is its rated power x 1000, as in config/demo.yaml.
+    # plausibility bound is scaled by simulation.timeFactor, copied from config/demo.yaml.
     connectors:
-      - { id: '1', tariff: dc-fast, maxPowerKw: 120000 }
+      - { id: '1', tariff: dc-fast, maxPowerKw: 120 }
 YAML
 cat >"$work/seed.json" <<JSON
 { "fleets": [ { "id": "ci-fleet", "name": "CI Fleet", "apiKeys": ["$API_KEY"],

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config/load.js';
+import { SiteDirectory } from '../src/config/site.js';
 import { ConfigLimits } from '../src/load/limits.js';
+import { managedConnectors } from '../src/load/site-power.js';
 import { testConfig } from './helpers/gateway.js';
 
 const parse = (power: unknown) => parseConfig({ ...testConfig('/tmp/x'), power });
@@ -91,5 +93,37 @@ describe('power config', () => {
         `config key chargers.0.connectors.0.${key}`,
       );
     }
+  });
+
+  it('simulation.timeFactor scales the plausibility bound, never the maximum it allocates', () => {
+    const chargers = [
+      {
+        id: 'SIM',
+        passwordHash: 'scrypt$x',
+        connectors: [
+          { id: '1', tariff: 'dc', type: 'DC' as const, maxPowerKw: 50 },
+          { id: '2', tariff: 'ac', type: 'AC' as const, maxCurrentA: 16 },
+        ],
+      },
+    ];
+    const at = (timeFactor?: number) => {
+      const config = parseConfig({
+        ...testConfig('/tmp/x'),
+        chargers,
+        power: { limitKw: 150 },
+        ...(timeFactor === undefined ? {} : { simulation: { timeFactor } }),
+      });
+      const site = new SiteDirectory(config);
+      const managed = managedConnectors(config, config.power!, site)();
+      return {
+        boundW: [site.connector('SIM', '1')?.maxPowerW, site.connector('SIM', '2')?.maxPowerW],
+        maxW: managed.map((c) => c.maxW),
+      };
+    };
+    // The bound: rated power (AC without maxPowerKw: the type's 22 kW) plus 10 %, times the factor.
+    const bound = (factor: number) => [50_000, 22_000].map((w) => Math.ceil(w * 1.1 * factor));
+    expect(at()).toEqual({ boundW: bound(1), maxW: [50_000, 16 * 3 * 230] });
+    expect(at(40)).toEqual({ boundW: bound(40), maxW: [50_000, 16 * 3 * 230] });
+    expect(() => at(0.5)).toThrow('config key simulation.timeFactor');
   });
 });

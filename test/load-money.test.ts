@@ -58,6 +58,71 @@ describe('paid-energy stop under a site power allowance', () => {
     expect(fired).toEqual(['s']);
   });
 
+  /** 360 kW is 0.1 Wh per ms. */
+  const W_AT_0_1_WH_PER_MS = 360_000;
+
+  it('after a lower, plans at the new ceiling until two readings measure the rate under it', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000); // 0.1 Wh/ms: due at 20,000 ms
+    ceiling = W_AT_0_1_WH_PER_MS / 2;
+    watch.ceilingChanged('s', 10_000); // 0.05 Wh/ms: 2,000 Wh to go is 40 s
+    vi.advanceTimersByTime(39_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('after a raise, plans at the new ceiling, not on the slower rate measured before it', () => {
+    ceiling = W_AT_0_1_WH_PER_MS / 2;
+    watch.begin('s', 3000, 0, 0);
+    watch.ceilingChanged('s', 0);
+    watch.sample('s', 500, 10_000);
+    watch.sample('s', 1000, 20_000); // 0.05 Wh/ms measured under the ceiling
+    ceiling = W_AT_0_1_WH_PER_MS;
+    watch.ceilingChanged('s', 20_000);
+    // 2,000 Wh at 0.1 Wh/ms: 20 s; on the old rate it would be 40 s and overshoot.
+    vi.advanceTimersByTime(19_900);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('once two readings follow the change, what the meter says flows: a little past the ceiling stops on time', () => {
+    ceiling = W_AT_0_1_WH_PER_MS;
+    watch.begin('s', 4000, 0, 0);
+    watch.ceilingChanged('s', 0);
+    // The charger draws 2 % past its ceiling (AC at 234.6 V on a 230 V allowance).
+    watch.sample('s', 1020, 10_000);
+    watch.sample('s', 2040, 20_000); // 0.102 Wh/ms: 1,960 Wh to go is 19,216 ms
+    vi.advanceTimersByTime(19_116);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('an unchanged ceiling confirmed again keeps the measured rate', () => {
+    ceiling = W_AT_0_1_WH_PER_MS;
+    watch.begin('s', 4000, 0, 0);
+    watch.ceilingChanged('s', 0);
+    watch.sample('s', 1020, 10_000);
+    watch.sample('s', 2040, 20_000);
+    watch.ceilingChanged('s', 20_000); // the same allowance sent again
+    vi.advanceTimersByTime(19_116);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('a change right after our clock stepped forward does not stop the session early', () => {
+    ceiling = W_AT_0_1_WH_PER_MS;
+    watch.begin('s', 3000, 0, 0);
+    watch.ceilingChanged('s', 0);
+    watch.sample('s', 500, 5_000);
+    watch.sample('s', 1000, 10_000);
+    ceiling = W_AT_0_1_WH_PER_MS / 2;
+    // Our clock jumped 2 minutes: the time since the last reading counts at most one interval.
+    watch.ceilingChanged('s', 130_000);
+    // 2,000 Wh at 0.05 Wh/ms is 40 s, less the 5 s interval and the lead.
+    vi.advanceTimersByTime(34_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
   it('keeps the measured rate when the allowance is above it', () => {
     ceiling = 1_000_000;
     watch.begin('s', 3000, 0, 0);

@@ -193,7 +193,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private applySample(m: MeterSample): void {
-    const time = this.clocks.observe(m.chargerId, m.timestamp, m.receivedAtMs);
+    const time = this.clocks.observe(m.chargerId, m.timestamp, m.receivedAtMs, m.live);
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
@@ -318,6 +318,7 @@ export class SessionLifecycle implements ChargerEvents {
    * one while we could not hear it).
    */
   chargerOnline(chargerId: string): void {
+    this.clocks.connected(chargerId);
     this.stops.chargerOnline(chargerId);
     for (const s of this.o.sessions.allOpen()) {
       if (s.chargerId !== chargerId) continue;

@@ -17,9 +17,11 @@ export interface LimitWatchOptions {
   leadMs: number;
   onLimit: (sessionId: string) => void;
   /**
-   * The power the session is allowed now (W), when something outside limits it (the site's load
-   * manager); null when nothing does. The prediction takes the lower of it and the measured rate,
-   * so a session slowed by the site still stops at its paid energy, not early on a stale rate.
+   * The power the session's charger accepted as its ceiling (W), when something outside limits it
+   * (the site's load manager); null when nothing does. After it changes, the rate measured before
+   * is stale (a lower would stop the session early, a raise late): the prediction uses the
+   * ceiling until two readings after the change measure the new rate, then what the meter says
+   * flows (a charger may draw a little past its ceiling: AC at a phase voltage above nominal).
    */
   ceilingW?: (sessionId: string) => number | null;
 }
@@ -51,6 +53,12 @@ interface Watched {
   fired: boolean;
   /** The last measured rate (Wh per ms on the charger's clock), and its age at that sample. */
   rate: { whPerMs: number; ageMs: number } | null;
+  /** The ceiling last planned with (W), null when none. */
+  ceilingW: number | null;
+  /** The rate was measured before the ceiling last changed: plan with the ceiling. */
+  stale: boolean;
+  /** The only point is the last reading before the change: the next one replaces it. */
+  preChange: boolean;
 }
 
 function stampedAfter(p: Point, q: Point): boolean {
@@ -81,6 +89,9 @@ export class LimitWatch {
       timer: null,
       fired: false,
       rate: null,
+      ceilingW: this.opts.ceilingW?.(sessionId) ?? null,
+      stale: false,
+      preChange: false,
     });
     if (deliveredWh >= limitWh) this.fire(sessionId);
   }
@@ -117,41 +128,58 @@ export class LimitWatch {
     }
     if (last && (!after(point, last) || deliveredWh < last.deliveredWh)) return; // out of order
     w.points.push(point);
-    if (w.points.length > RATE_WINDOW + 1) w.points.shift();
+    if (w.points.length > RATE_WINDOW + 1 || w.preChange) w.points.shift();
+    w.preChange = false;
     const first = w.points[0] as Point;
     const onStamps = stampedAfter(point, first);
     const dt = onStamps ? (point.stampMs as number) - (first.stampMs as number) : atMs - first.atMs;
     const ageMs = onStamps ? (stamp?.ageMs ?? 0) : 0;
     const de = deliveredWh - first.deliveredWh;
-    if (dt <= 0 || de <= 0) return; // no flow measured (paused, suspended): wait for the next sample
+    if (dt <= 0 || de <= 0) {
+      // No flow measured (paused, suspended): wait for the next sample, or plan at the ceiling.
+      if (w.stale) this.plan(sessionId, w, 0);
+      return;
+    }
     w.rate = { whPerMs: de / dt, ageMs };
+    w.stale = false; // two readings since the change: the rate under the current ceiling
     this.plan(sessionId, w, 0);
   }
 
   /**
    * The session's allowed power changed: the stop is planned again from the last reading at the
-   * lower of the measured rate and the new ceiling, `sinceMs` after that reading arrived.
+   * new ceiling, the time since that reading arrived on. That time is capped at the interval
+   * between the last two readings: a reading is due by then, and a clock that stepped forward in
+   * between must not stop the session early.
    */
   ceilingChanged(sessionId: string, nowMs: number): void {
     const w = this.watched.get(sessionId);
     const last = w?.points[w.points.length - 1];
     if (!w || w.fired || !last) return;
-    this.plan(sessionId, w, Math.max(0, nowMs - last.atMs));
+    const ceilingW = this.opts.ceilingW?.(sessionId) ?? null;
+    if (ceilingW === w.ceilingW) return;
+    w.ceilingW = ceilingW;
+    w.stale = ceilingW !== null;
+    const previous = w.points.length > 1 ? (w.points[w.points.length - 2] as Point) : null;
+    const intervalMs = previous ? last.atMs - previous.atMs : Infinity;
+    // Readings from before the change no longer measure the rate: the next one starts the window.
+    w.points = [last];
+    w.preChange = true;
+    this.plan(sessionId, w, Math.min(Math.max(0, nowMs - last.atMs), intervalMs));
   }
 
   private plan(sessionId: string, w: Watched, sinceMs: number): void {
     const last = w.points[w.points.length - 1];
-    if (!w.rate || !last) return;
-    const ceilingW = this.opts.ceilingW?.(sessionId) ?? null;
-    const whPerMs =
-      ceilingW === null ? w.rate.whPerMs : Math.min(w.rate.whPerMs, ceilingW * WH_PER_MS_PER_W);
+    if (!last) return;
+    const ceilingW = w.stale ? w.ceilingW : null;
+    const whPerMs = ceilingW !== null ? ceilingW * WH_PER_MS_PER_W : (w.rate?.whPerMs ?? 0);
     if (w.timer) clearTimeout(w.timer);
     w.timer = null;
     if (whPerMs <= 0) return; // allowed nothing (waiting for capacity): no flow to plan from
     const etaMs = (w.limitWh - last.deliveredWh) / whPerMs;
+    const ageMs = w.stale ? 0 : (w.rate?.ageMs ?? 0);
     w.timer = setTimeout(
       () => this.fire(sessionId),
-      Math.max(0, etaMs - w.rate.ageMs - sinceMs - this.opts.leadMs),
+      Math.max(0, etaMs - ageMs - sinceMs - this.opts.leadMs),
     );
     w.timer.unref();
   }

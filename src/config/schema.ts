@@ -22,8 +22,8 @@ const connector = z
     /**
      * The most power the connector can deliver, kW. Energy is only billed when it fits in this
      * power (plus 10%) over the time that passed (docs: plausibility rule). Without it, `type`
-     * decides: AC 22 kW, DC 400 kW; without either, 400 kW. A simulator running N times faster
-     * than real time delivers N times its power per real second: give it N × its power.
+     * decides: AC 22 kW, DC 400 kW; without either, 400 kW. It is also the most load management
+     * allocates it. Simulators running N times faster than real time: `simulation.timeFactor`.
      */
     maxPowerKw: z.number().positive().max(1_000_000_000).optional(),
     type: z.enum(['AC', 'DC']).optional(),
@@ -434,6 +434,16 @@ export const configSchema = z
           .refine(validTimeZone, 'an IANA time zone such as Africa/Lagos')
           .default('Africa/Lagos'),
       })
+      .strict()
+      .prefault({}),
+    /**
+     * Chargers that are simulators running N times faster than real time (demo, tests) deliver N
+     * times their power per real second. `timeFactor` scales only the plausibility bound on the
+     * energy they report; each connector's `maxPowerKw` stays its real power, the maximum load
+     * management allocates. Real chargers: leave it at 1.
+     */
+    simulation: z
+      .object({ timeFactor: z.number().min(1).max(10_000).default(1) })
       .strict()
       .prefault({}),
     /** The browser console on the operator listener (/console). */

@@ -7,7 +7,13 @@ export interface SiteConnector {
   ocppConnectorId: number;
   tariffId: string;
   microNgnPerWh: number;
-  /** The most power the connector can deliver, W, margin included (plausibility bound). */
+  /** The connector's rated power, W: the most load management allocates it. */
+  ratedPowerW: number;
+  /**
+   * The most power its meter may show, W: the rated power with a margin, times the simulation's
+   * time factor (a simulator at factor N delivers N times its power per real second). The
+   * plausibility bound on billed energy.
+   */
   maxPowerW: number;
   /** AC or DC as configured; null when the config does not say. */
   type: 'AC' | 'DC' | null;
@@ -55,9 +61,11 @@ export interface ChargerSpec {
 export class SiteDirectory {
   private readonly chargers = new Map<string, SiteCharger>();
   private readonly tariffs: GatewayConfig['tariffs'];
+  private readonly timeFactor: number;
 
   constructor(config: GatewayConfig) {
     this.tariffs = config.tariffs;
+    this.timeFactor = config.simulation.timeFactor;
     for (const charger of config.chargers) {
       this.set({
         ...charger,
@@ -79,15 +87,15 @@ export class SiteDirectory {
     for (const c of spec.connectors) {
       const tariff = this.tariffs[c.tariff];
       if (!tariff) throw new Error(`unknown tariff ${c.tariff}`);
+      const ratedPowerW = (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000;
       connectors.set(c.id, {
         chargerId: spec.id,
         id: c.id,
         ocppConnectorId: c.ocppConnectorId ?? Number(c.id),
         tariffId: c.tariff,
         microNgnPerWh: microNgnPerWh(tariff.pricePerKwh),
-        maxPowerW: Math.ceil(
-          (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000 * POWER_MARGIN,
-        ),
+        ratedPowerW,
+        maxPowerW: Math.ceil(ratedPowerW * POWER_MARGIN * this.timeFactor),
         type: c.type ?? null,
       });
     }

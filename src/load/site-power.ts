@@ -7,8 +7,6 @@ import type { ActiveSession, ManagedConnector } from './load-manager.js';
 
 /** IEC 61851: an AC charger cannot signal less than 6 A to the EV. */
 const AC_MIN_CURRENT_A = 6;
-/** The plausibility bound's margin over the rated power (config/site.ts). */
-const POWER_MARGIN = 1.1;
 
 /** Each connector's node path: the circuit it is wired to and every circuit above, from 'site'. */
 export function connectorPaths(power: PowerConfig): Map<string, string[]> {
@@ -46,8 +44,7 @@ export function managedConnectors(
         const type = c?.type ?? 'DC';
         const phases = c?.phases ?? (type === 'AC' ? power.phases : undefined);
         const volts = power.voltage;
-        const rated =
-          c?.maxPowerKw !== undefined ? c.maxPowerKw * 1000 : sc.maxPowerW / POWER_MARGIN;
+        const rated = sc.ratedPowerW;
         const byCurrent =
           c?.maxCurrentA !== undefined ? c.maxCurrentA * (phases ?? 3) * volts : Infinity;
         const maxW = Math.floor(Math.min(rated, byCurrent));

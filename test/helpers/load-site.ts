@@ -3,13 +3,7 @@ import { verifyLedger } from '../../src/admin/verify-ledger.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import type { Db } from '../../src/store/database.js';
 import type { VehicleSpec } from '../../simulators/shared/simulated-charge-point.js';
-import {
-  API_KEY,
-  PASSWORD_HASH,
-  UNPHYSICAL_KW,
-  startTestGateway,
-  type TestGateway,
-} from './gateway.js';
+import { API_KEY, PASSWORD_HASH, startTestGateway, type TestGateway } from './gateway.js';
 import { bearer, mintToken, startSession } from './http.js';
 import { createOperator, op } from './operator.js';
 import {
@@ -107,11 +101,10 @@ export const DC_VEHICLE: VehicleSpec = {
 
 /**
  * The site's chargers as the gateway's config lists them, with their load-management range: AC by
- * current and phases, DC by power. `maxPowerKw` is also the plausibility bound on billed energy,
- * and a simulator at time factor N delivers N times its power per real second: each connector's
- * bound is N times its power (AC connectors are capped by their current, so theirs stays unbounded).
+ * current and phases, DC by power, each its real power (the simulators' time factor scales only
+ * the plausibility bound: `simulation.timeFactor` in siteConfig).
  */
-export function siteChargersConfig(timeFactor: number): GatewayConfigInput['chargers'] {
+export function siteChargersConfig(): GatewayConfigInput['chargers'] {
   return SITE_CHARGERS.map((c) => ({
     id: c.id,
     passwordHash: PASSWORD_HASH,
@@ -121,8 +114,8 @@ export function siteChargersConfig(timeFactor: number): GatewayConfigInput['char
       type: c.kind === 'ac' ? ('AC' as const) : ('DC' as const),
       minPowerKw: c.minW / 1000,
       ...(c.kind === 'ac'
-        ? { maxPowerKw: UNPHYSICAL_KW, maxCurrentA: c.maxW / (AC_VOLTS * 3), phases: 3 as const }
-        : { maxPowerKw: (c.maxW / 1000) * timeFactor }),
+        ? { maxPowerKw: c.maxW / 1000, maxCurrentA: c.maxW / (AC_VOLTS * 3), phases: 3 as const }
+        : { maxPowerKw: c.maxW / 1000 }),
     })),
   }));
 }
@@ -197,7 +190,8 @@ export function siteConfig(
       stopRetrySeconds: 0.05,
       stopGraceSeconds: 0.3,
     },
-    chargers: siteChargersConfig(timeFactor),
+    chargers: siteChargersConfig(),
+    simulation: { timeFactor },
     ...extra,
   };
 }
