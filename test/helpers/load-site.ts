@@ -411,9 +411,15 @@ export class LoadSite {
 
   /** Waits until every session is settled or refunded. */
   async allEnded(timeoutMs = 30_000): Promise<void> {
+    // Ended on both sides: the gateway settled it, and its charger has had the StopTransaction
+    // answer (the simulator reports its meterStop only then, a round trip after the settlement).
     await waitUntil(
       () =>
-        this.sessions.every((s) => ['settled', 'refunded'].includes(this.row(s.sessionId).state)),
+        this.sessions.every(
+          (s) =>
+            ['settled', 'refunded'].includes(this.row(s.sessionId).state) &&
+            s.meterStop !== undefined,
+        ),
       timeoutMs,
       'every session ended',
     ).catch((error: unknown) => {
