@@ -206,7 +206,11 @@ export async function startGateway(
     // A session's connector is configured (Charging checks it); a removed one is not bounded.
     maxPowerW: (chargerId, connectorId) =>
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
-    allowedPowerW: (sessionId) => load?.confirmedPowerW(sessionId) ?? null,
+    // On the meter's time base: a simulator at time factor N delivers N × its allowance per second.
+    allowedPowerW: (sessionId) => {
+      const w = load?.confirmedPowerW(sessionId) ?? null;
+      return w === null ? null : w * config.simulation.timeFactor;
+    },
   });
   if (powerLimits?.feed) registerFeedMetrics(metrics.registry, powerLimits.feed);
   const live = new LiveMeters();

@@ -409,29 +409,28 @@ export class LoadSite {
     return this.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRow;
   }
 
-  /** Waits until every session is settled or refunded. */
+  /**
+   * Waits until every session is settled or refunded, and every settled one's charger has
+   * reported its stop (a simulator emits it once the StopTransaction answer is back, which can be
+   * after the gateway settled it).
+   */
   async allEnded(timeoutMs = 30_000): Promise<void> {
-    // Ended on both sides: the gateway settled it, and its charger has had the StopTransaction
-    // answer (the simulator reports its meterStop only then, a round trip after the settlement).
-    await waitUntil(
-      () =>
-        this.sessions.every(
-          (s) =>
-            ['settled', 'refunded'].includes(this.row(s.sessionId).state) &&
-            s.meterStop !== undefined,
-        ),
-      timeoutMs,
-      'every session ended',
-    ).catch((error: unknown) => {
-      const open = this.sessions
-        .map((s) => ({ s, row: this.row(s.sessionId) }))
-        .filter(({ row }) => !['settled', 'refunded'].includes(row.state))
-        .map(
-          ({ s, row }) =>
-            `${s.chargerId}/${s.connectorId} ${row.state} ${row.last_meter_wh ?? 0} Wh`,
-        );
-      throw new Error(`${String(error)}: open ${open.join(', ')}; ${this.trace.describe()}`);
-    });
+    const ended = (s: SiteSession) => {
+      const state = this.row(s.sessionId).state;
+      return state === 'refunded' || (state === 'settled' && s.meterStop !== undefined);
+    };
+    await waitUntil(() => this.sessions.every(ended), timeoutMs, 'every session ended').catch(
+      (error: unknown) => {
+        const open = this.sessions
+          .map((s) => ({ s, row: this.row(s.sessionId) }))
+          .filter(({ s }) => !ended(s))
+          .map(
+            ({ s, row }) =>
+              `${s.chargerId}/${s.connectorId} ${row.state} ${row.last_meter_wh ?? 0} Wh`,
+          );
+        throw new Error(`${String(error)}: open ${open.join(', ')}; ${this.trace.describe()}`);
+      },
+    );
   }
 
   /**
