@@ -5,7 +5,12 @@ import {
   type ActiveSession,
   type ManagedConnector,
 } from '../src/load/load-manager.js';
-import { ChargerTimeoutError, type PowerLimit, type StepOutcome } from '../src/ocpp/port.js';
+import {
+  ChargerTimeoutError,
+  type ChargerEvents,
+  type PowerLimit,
+  type StepOutcome,
+} from '../src/ocpp/port.js';
 import { createLogger } from '../src/shared/log.js';
 
 /** One call the manager made, answered when the test says so. */
@@ -263,4 +268,67 @@ describe('load manager ordering', () => {
     expect(h.manager.sessionPower('s-B')).toEqual({ allocatedW: 15_000, waiting: false });
     h.manager.close();
   });
+
+  it('a charger found drawing past its 0 W profile is not left holding it when power frees', async () => {
+    const h = harness(30);
+    await h.start();
+    h.sessions.push(h.session('A', 1));
+    // The site at 0 kW (a generator that failed, say): A is held at 0 W.
+    h.setLimit(0);
+    await h.flush();
+    const round = h.manager.reallocate('session_start');
+    for (let i = 0; i < 3; i++) {
+      await h.flush();
+      for (const c of h.calls) c.answer('accepted');
+    }
+    await round;
+    await h.manager.settled();
+    expect(h.manager.confirmedPowerW('s-A')).toBe(0);
+    // Two readings still ramping down above the 0 W profile: counted as refusing, at its maximum.
+    const events = h.manager.observe(noEvents);
+    for (const powerW of [5_000, 4_000]) {
+      events.meterSample({
+        chargerId: 'A',
+        connectorId: '1',
+        transactionRef: 'tx-A',
+        energyWh: 100,
+        powerW,
+        socPercent: null,
+        timestamp: new Date().toISOString(),
+        receivedAtMs: Date.now(),
+        live: true,
+      });
+    }
+    await h.flush();
+    await h.manager.settled();
+    const before = h.calls.length;
+    // The limit back: A is counted at its 22 kW, and its charger must be allowed that much again.
+    h.setLimit(30);
+    await h.flush();
+    expect(sent(h.calls, before)).toEqual([['A', 22_000]]);
+    for (let i = 0; i < 3; i++) {
+      for (const c of h.calls) c.answer('accepted');
+      await h.flush();
+    }
+    await h.manager.settled();
+    // Then the idle defaults to what its maximum leaves.
+    expect(sent(h.calls, before)).toEqual([
+      ['A', 22_000],
+      ['B', 4_000],
+      ['C', 4_000],
+    ]);
+    expect(h.manager.sessionPower('s-A')).toEqual({ allocatedW: 22_000, waiting: false });
+    h.manager.close();
+  });
 });
+
+/** The charging layer's side of the port, for a test that feeds the manager samples only. */
+const noEvents: ChargerEvents = {
+  authorize: () => ({ accepted: false }) as never,
+  transactionStarted: () => ({ accepted: false }) as never,
+  meterSample: () => undefined,
+  transactionEnded: () => undefined,
+  chargerOnline: () => undefined,
+  chargerBooted: () => undefined,
+  connectorStatus: () => undefined,
+};

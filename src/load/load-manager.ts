@@ -360,7 +360,7 @@ export class LoadManager {
 
     const changes = active.flatMap((s) => {
       const a = allocation.get(s.sessionId);
-      if (a === undefined || this.refusing.has(s.chargerId)) return [];
+      if (a === undefined) return [];
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
       const target = a === 'waiting' ? 0 : a;
       const current = this.currentAllowance(s, c);
@@ -368,7 +368,14 @@ export class LoadManager {
       // An offline charger keeps counting at what it was last allowed; it gets the new value
       // when it is back (chargerUp).
       if (!this.o.chargers.isOnline(s.chargerId)) return [];
-      return [{ s, c, target, current }];
+      if (this.refusing.has(s.chargerId)) {
+        // Counted at its maximum, but a profile it accepted before (a 0 W wait, before it was
+        // found drawing past one) would still hold it there: lifted, once, when it fits.
+        const held = this.confirmed.get(s.sessionId);
+        if (held === undefined || held >= target) return [];
+        return [{ s, c, target, current: held, lift: true }];
+      }
+      return [{ s, c, target, current, lift: false }];
     });
     const lowers = changes.filter((x) => x.target <= x.current);
     const raises = changes.filter((x) => x.target > x.current);
@@ -414,7 +421,9 @@ export class LoadManager {
           (limits.get(node) ?? 0),
       );
     for (const x of raises) {
-      if (!fits(x.c, x.target)) retry = true;
+      if (x.lift) {
+        if (fits(x.c, x.target)) await this.lift(x.s, x.c, x.target);
+      } else if (!fits(x.c, x.target)) retry = true;
       else if (!(await this.send(x.s, x.c, x.target))) retry = true;
     }
     for (const x of defaultRaises) {
@@ -481,6 +490,14 @@ export class LoadManager {
         return [k, share >= c.minW ? share : 0];
       }),
     );
+  }
+
+  /**
+   * Lifts a profile that a charger now counted at its maximum accepted before; not tried again
+   * when it is not accepted (a refusing charger's answers say little).
+   */
+  private async lift(s: ActiveSession, c: ManagedConnector, watts: number): Promise<void> {
+    if (!(await this.send(s, c, watts))) this.confirmed.delete(s.sessionId);
   }
 
   /** Sends one connector's TxDefaultProfile; true when the charger accepted it. */
