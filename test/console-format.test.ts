@@ -34,6 +34,9 @@ describe('console figures', () => {
     expect(siteDayStart('2026-11-24')).toBe('2026-11-23T23:00:00.000Z');
     setSiteTimeZone('America/New_York');
     expect(siteDayStart('2026-07-04')).toBe('2026-07-04T04:00:00.000Z');
+    // A DST end day: midnight is still at +13, the day's noon already at +12.
+    setSiteTimeZone('Pacific/Auckland');
+    expect(siteDayStart('2031-04-06')).toBe('2031-04-05T11:00:00.000Z');
   });
 
   it('for every zone and day, the day of its start is that day', () => {

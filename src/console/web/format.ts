@@ -69,7 +69,10 @@ function zonedAsUtc(ms: number): number {
 /** Midnight at the site of a day picked in a date input (YYYY-MM-DD), as an ISO instant. */
 export function siteDayStart(day: string): string {
   const asUtc = Date.parse(`${day}T00:00:00Z`);
-  return new Date(asUtc - (zonedAsUtc(asUtc) - asUtc)).toISOString();
+  // The offset at UTC midnight is not the one at the site's midnight on a day the clocks change
+  // (Pacific/Auckland on a DST end day): correct the first guess with the offset in force at it.
+  const guess = asUtc - (zonedAsUtc(asUtc) - asUtc);
+  return new Date(asUtc - (zonedAsUtc(guess) - guess)).toISOString();
 }
 
 /** The site's calendar day (YYYY-MM-DD) of an instant, for a date input. */
