@@ -1,6 +1,7 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/browser.js';
+import { logIn as logInAt, shows, WAIT } from './helpers/console-page.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
 import { createOperator } from './helpers/operator.js';
@@ -19,22 +20,8 @@ let browser: Browser;
 let cp: SimulatedChargePoint;
 let operator: string;
 let viewer: string;
-const WAIT = { timeout: 15_000 };
-
-/** Waits (bounded) until the element shows the text. */
-function shows(locator: Locator, text: string | RegExp): Promise<void> {
-  return locator.filter({ hasText: text }).first().waitFor(WAIT);
-}
-
-async function logIn(context: BrowserContext, name: string, credential: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${t.gw.operatorUrl}/console`);
-  await page.getByLabel('Operator name').fill(name);
-  await page.getByLabel('Credential').fill(credential);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor(WAIT);
-  return page;
-}
+const logIn = (context: BrowserContext, name: string, credential: string) =>
+  logInAt(context, t.gw.operatorUrl, name, credential);
 
 beforeAll(async () => {
   // Not the default zone: the page must show times in the site's, from the gateway.

@@ -67,6 +67,8 @@ export const api = {
   get: <T>(path: string) => request<T>('GET', `/admin/v1${path}`),
   post: <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
     request<T>('POST', `/admin/v1${path}`, body ?? {}, headers),
+  put: <T>(path: string, body: unknown) => request<T>('PUT', `/admin/v1${path}`, body),
+  delete: <T>(path: string) => request<T>('DELETE', `/admin/v1${path}`),
 };
 
 export const session = {

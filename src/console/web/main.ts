@@ -131,7 +131,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
     .map(decodeURIComponent);
   const section = parts[0] ?? '';
   let view;
-  if (section === '') view = html`<${SiteView} />`;
+  if (section === '') view = html`<${SiteView} canAct=${canAct} />`;
   else if (section === 'sessions' && parts[1]) view = html`<${SessionView} id=${parts[1]} />`;
   else if (section === 'sessions') view = html`<${SessionsView} />`;
   else if (section === 'money' && parts[1] === 'drivers' && parts[2])

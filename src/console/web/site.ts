@@ -2,22 +2,33 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { api } from './api';
 import { kw, kwh, pct, time } from './format';
 import { onLive, useLiveReload, type LiveEvent } from './live';
+import {
+  allocations,
+  allocationText,
+  loadPower,
+  PowerPanel,
+  type Allocation,
+  type PowerState,
+} from './power';
 import type { ChargerView, ConnectorView, Driver, Fleet, Page, SessionRow } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
 
 interface Site {
   chargers: ChargerView[];
   openSessions: Map<string, SessionRow>;
+  power: PowerState;
 }
 
 async function loadSite(): Promise<Site> {
-  const [chargers, sessions] = await Promise.all([
+  const [chargers, sessions, power] = await Promise.all([
     api.get<{ chargers: ChargerView[] }>('/chargers'),
     api.get<Page<SessionRow>>('/sessions?state=authorizing,authorized,charging,stopping&limit=200'),
+    loadPower(),
   ]);
   return {
     chargers: chargers.chargers.sort((a, b) => a.chargerId.localeCompare(b.chargerId)),
     openSessions: new Map(sessions.items.map((s) => [s.sessionId, s])),
+    power,
   };
 }
 
@@ -54,10 +65,10 @@ export function applyEvent(site: Site, e: LiveEvent): Site {
     const s = openSessions.get(sessionId);
     if (s) openSessions = new Map(openSessions).set(sessionId, { ...s, energyWh: energy });
   }
-  return { chargers, openSessions };
+  return { ...site, chargers, openSessions };
 }
 
-export function SiteView() {
+export function SiteView(props: { canAct: boolean }) {
   const site = useData(loadSite, 'site');
   const roster = useData(
     () =>
@@ -83,7 +94,8 @@ export function SiteView() {
     return html`<${ErrorText}
         error=${site.error}
       />${site.error ? null : html`<${Loading} what="the site" />`}`;
-  const { chargers, openSessions } = site.data;
+  const { chargers, openSessions, power } = site.data;
+  const allocated = allocations(power);
   const online = chargers.filter((c) => c.connected).length;
   return html`
     <h1>Site</h1>
@@ -91,8 +103,9 @@ export function SiteView() {
       ${`${online} of ${chargers.length} chargers online · ${openSessions.size} ${openSessions.size === 1 ? 'session' : 'sessions'} open`}
     </p>
     <${ErrorText} error=${site.error} />
+    <${PowerPanel} state=${power} canAct=${props.canAct} onChange=${site.reload} />
     <div class="tiles">
-      ${chargers.map((c) => html`<${ChargerTile} key=${c.chargerId} charger=${c} sessions=${openSessions} fleetOf=${fleetOf} />`)}
+      ${chargers.map((c) => html`<${ChargerTile} key=${c.chargerId} charger=${c} sessions=${openSessions} fleetOf=${fleetOf} allocations=${allocated} />`)}
     </div>
   `;
 }
@@ -101,6 +114,8 @@ function ChargerTile(props: {
   charger: ChargerView;
   sessions: Map<string, SessionRow>;
   fleetOf: Map<string, string>;
+  /** Each drawing session's share under load management; null without it. */
+  allocations: Map<string, Allocation> | null;
 }) {
   const c = props.charger;
   return html`
@@ -121,6 +136,8 @@ function ChargerTile(props: {
             connector=${k}
             session=${k.session ? props.sessions.get(k.session.sessionId) : undefined}
             fleet=${k.session ? props.fleetOf.get(k.session.driverId) : undefined}
+            managed=${props.allocations !== null}
+            allocation=${k.session ? props.allocations?.get(k.session.sessionId) : undefined}
           />`,
       )}
     </section>
@@ -136,6 +153,8 @@ function ConnectorRow(props: {
   connector: ConnectorView;
   session?: SessionRow;
   fleet?: string;
+  managed: boolean;
+  allocation?: Allocation;
 }) {
   const k = props.connector;
   const s = k.session;
@@ -153,6 +172,19 @@ function ConnectorRow(props: {
           <dt>Power</dt>
           <dd data-field="power">${s ? kw(k.powerW) : '–'}</dd>
         </div>
+        ${
+          props.managed && s
+            ? html`<div>
+                <dt>Allowed</dt>
+                <dd
+                  data-field="allocation"
+                  class=${props.allocation?.state === 'allocated' ? '' : 'text'}
+                >
+                  ${allocationText(props.allocation)}
+                </dd>
+              </div>`
+            : null
+        }
         <div>
           <dt>Session energy</dt>
           <dd data-field="energy">${props.session ? kwh(props.session.energyWh) : '–'}</dd>

@@ -180,3 +180,48 @@ export interface SiteEnergy {
   chargers: { chargerId: string; today: EnergyFigures; month: EnergyFigures }[];
   total: { today: EnergyFigures; month: EnergyFigures };
 }
+
+/** What binds a node's power limit (docs/load-management.md, "Changing the limit at run time"). */
+export type LimitSource = 'config' | 'schedule' | 'feed' | 'fallback' | 'operator';
+
+/** GET /admin/v1/site/power: each node's limit and load, each drawing session's share. */
+export interface SitePower {
+  policy: string;
+  nodes: {
+    nodeId: string;
+    limitKw: number;
+    source: LimitSource;
+    allocatedKw: number;
+    measuredKw: number;
+  }[];
+  sessions: {
+    sessionId: string;
+    chargerId: string;
+    connectorId: string;
+    state: 'allocated' | 'waiting' | 'unmanaged';
+    allocatedKw: number;
+    confirmedKw: number | null;
+    measuredKw: number | null;
+  }[];
+}
+
+/** A node as GET/PUT/DELETE /admin/v1/site/power/limits[/{nodeId}] answer it. */
+export interface NodeLimit {
+  nodeId: string;
+  limitKw: number;
+  source: LimitSource;
+  contractKw: number;
+  constraints: { source: LimitSource; limitKw: number; until: string | null }[];
+  override: {
+    limitKw: number;
+    reason: string;
+    expiresAt: string | null;
+    setBy: string;
+    setAt: string;
+  } | null;
+}
+
+export interface PowerLimits {
+  timeZone: string;
+  nodes: NodeLimit[];
+}

@@ -86,6 +86,8 @@ export function ConfirmButton(props: {
   label: string;
   question: string;
   danger?: boolean;
+  /** Checked before the dialog opens (a form's own validation): false keeps it closed. */
+  ready?: () => boolean;
   run: () => Promise<string>;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -109,7 +111,9 @@ export function ConfirmButton(props: {
     <button
       type="button"
       class=${props.danger ? 'danger' : ''}
-      onClick=${() => dialog.current?.showModal()}
+      onClick=${() => {
+        if (props.ready?.() !== false) dialog.current?.showModal();
+      }}
     >
       ${props.label}
     </button>
