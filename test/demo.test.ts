@@ -50,7 +50,7 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     let printed = '';
     demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
     await waitUntil(
-      () => printed.includes('Try it in another terminal'),
+      () => printed.includes('Try it in another terminal') && printed.includes('demo logins'),
       15_000,
       'demo instructions',
     );

@@ -101,8 +101,10 @@ export async function runDemo(options: DemoOptions): Promise<void> {
 
   const apiKey = seed.fleets[0]?.apiKeys[0] ?? '';
   const email = seed.fleets[0]?.drivers[0]?.email ?? '';
-  process.stderr.write(demoInstructions(gateway.url, apiKey, email));
-  process.stderr.write(consoleInstructions(gateway.operatorUrl, logins));
+  // One write: a reader that saw the curl session has the console's address too.
+  process.stderr.write(
+    demoInstructions(gateway.url, apiKey, email) + consoleInstructions(gateway.operatorUrl, logins),
+  );
 
   const stop = () => {
     for (const child of children) child.kill('SIGTERM');
