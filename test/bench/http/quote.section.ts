@@ -78,7 +78,7 @@ export const quoteSection: BenchSection = {
             'req/s',
             g.okPerSecond,
             { label: 'bare route req/s', value: b.okPerSecond },
-            { ratio: 0.5, direction: 'at least' },
+            { ratio: 0.7, direction: 'at least' },
           ),
           compared(`quote p50, ${CONNECTIONS} connections`, 'ms', g.p50, {
             label: 'bare route p50',

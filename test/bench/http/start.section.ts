@@ -131,13 +131,10 @@ export const startSection: BenchSection = {
         const g = measured.get(c) as LoadResult;
         const b = bareRuns.get(c) as LoadResult;
         const refused = g.codes.connector_unavailable ?? 0;
-        const vsRaw = compared(
-          `Starts/s, ${c} connections`,
-          'sessions/s',
-          g.okPerSecond,
-          rawRef,
-          c === 100 ? { ratio: 0.5, direction: 'at least' } : undefined,
-        );
+        const vsRaw = compared(`Starts/s, ${c} connections`, 'sessions/s', g.okPerSecond, rawRef, {
+          ratio: 0.5,
+          direction: 'at least',
+        });
         if (refused > 0)
           vsRaw.note = `${refused} of ${g.responses} refused 409 connector_unavailable, not counted`;
         figures.push(vsRaw);
@@ -153,12 +150,13 @@ export const startSection: BenchSection = {
             value: b.p50,
           }),
         );
-        figures.push(
-          compared(`Start p99, ${c} connections`, 'ms', g.p99, {
-            label: 'bare route p99',
-            value: b.p99,
-          }),
-        );
+        const p99 = compared(`Start p99, ${c} connections`, 'ms', g.p99, {
+          label: 'bare route p99',
+          value: b.p99,
+        });
+        // Issue 18's goal for the Start's latency is absolute, at 100 connections.
+        if (c === 100) Object.assign(p99, { target: '≤ 100 ms', met: g.p99 <= 100 });
+        figures.push(p99);
       }
       figures.push({
         name: 'raw debit transaction p50 / p99',

@@ -361,6 +361,7 @@ function figures(n: number, gw: Measured, bare: Measured): Figure[] {
       's',
       gw.setupWallMs / 1000,
       ref(bare.setupWallMs / 1000),
+      { ratio: 3, direction: 'at most' },
     ),
     compared(
       `set-up per connection p50, ${n}`,

@@ -144,15 +144,18 @@ async function measure(
 
   const figures: Figure[] = [];
   for (const [name, t] of results) {
-    for (const p of [50, 99])
-      figures.push(
-        compared(
-          `${name}: stop → credit committed p${p}`,
-          'ms',
-          percentile(t.commit, p),
-          bareCredit(p),
-        ),
+    for (const p of [50, 99]) {
+      const figure = compared(
+        `${name}: stop → credit committed p${p}`,
+        'ms',
+        percentile(t.commit, p),
+        bareCredit(p),
       );
+      // Issue 18's goal for simultaneous stops is absolute: their p99 within 20 ms.
+      if (p === 99 && name.endsWith('concurrent batch'))
+        Object.assign(figure, { target: '≤ 20 ms', met: figure.gateway <= 20 });
+      figures.push(figure);
+    }
   }
   for (const [name, t] of results) {
     for (const p of [50, 99])
