@@ -1,5 +1,8 @@
-/** The wall-clock date and time in `timeZone` at instant `ms`, as if it were UTC (ms). */
-function wallClockMs(ms: number, timeZone: string): number {
+/**
+ * The wall-clock date and time in `timeZone` at instant `ms`, as if it were UTC (ms). Pure (Intl
+ * only): the browser console uses it too.
+ */
+export function wallClockMs(ms: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
@@ -19,7 +22,12 @@ function wallClockMs(ms: number, timeZone: string): number {
  * offset is taken at a first guess and again at the result, so a day that starts right after
  * a daylight-saving change still lands on its own midnight.
  */
-function localMidnight(year: number, monthIndex: number, day: number, timeZone: string): number {
+export function localMidnight(
+  year: number,
+  monthIndex: number,
+  day: number,
+  timeZone: string,
+): number {
   const wall = Date.UTC(year, monthIndex, day);
   let guess = wall;
   for (let i = 0; i < 2; i += 1) guess = wall - (wallClockMs(guess, timeZone) - guess);

@@ -1,5 +1,7 @@
 // Figures as the site reads them: NGN with thousands separators, times in the site's time zone.
 
+import { localMidnight, wallClockMs } from '../../shared/time-zone.js';
+
 let zone = 'Africa/Lagos';
 
 export function setSiteTimeZone(tz: string | undefined): void {
@@ -50,32 +52,13 @@ export function time(iso: string | null): string {
   }).format(new Date(iso));
 }
 
-/** The wall-clock time at `ms` in the site's zone, read as if it were UTC (for offsets). */
-function zonedAsUtc(ms: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(ms));
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
-}
-
 /** Midnight at the site of a day picked in a date input (YYYY-MM-DD), as an ISO instant. */
 export function siteDayStart(day: string): string {
-  const asUtc = Date.parse(`${day}T00:00:00Z`);
-  // The offset at UTC midnight is not the one at the site's midnight on a day the clocks change
-  // (Pacific/Auckland on a DST end day): correct the first guess with the offset in force at it.
-  const guess = asUtc - (zonedAsUtc(asUtc) - asUtc);
-  return new Date(asUtc - (zonedAsUtc(guess) - guess)).toISOString();
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(localMidnight(y ?? 1970, (m ?? 1) - 1, d ?? 1, zone)).toISOString();
 }
 
 /** The site's calendar day (YYYY-MM-DD) of an instant, for a date input. */
 export function siteDay(iso: string): string {
-  return new Date(zonedAsUtc(Date.parse(iso))).toISOString().slice(0, 10);
+  return new Date(wallClockMs(Date.parse(iso), zone)).toISOString().slice(0, 10);
 }
