@@ -4,8 +4,15 @@ import { takenAsSent, type FrameNormalizer } from '../src/ocpp/edge.js';
 import { normalize16 } from '../src/ocpp/v16/normalize.js';
 import { normalize201 } from '../src/ocpp/v201/normalize.js';
 
+/**
+ * Each message comes from one of two variants: `strict`, spelled as the schema wants it (what a
+ * conforming charger sends, so the taken branch is met in every run, not by luck), or `loose`,
+ * with the deviations field chargers send mixed in (so the repair branch is met too).
+ */
+type Variant = 'strict' | 'loose';
+
 /** Spellings of an instant as chargers send them: canonical, and the others the repair rewrites. */
-const timestamp = fc
+const looseTimestamp = fc
   .tuple(
     fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z') }),
     // Mostly canonical, as conforming chargers send it, so that both branches are met often.
@@ -31,81 +38,107 @@ const timestamp = fc
         return 'yesterday';
     }
   });
+const strictTimestamp = fc
+  .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z') })
+  .map((d) => (Number.isNaN(d.getTime()) ? '2026-01-01T00:00:00.000Z' : d.toISOString()));
+const timestampOf = (v: Variant) => (v === 'strict' ? strictTimestamp : looseTimestamp);
 
 /** A value as the schema wants it, or as field chargers send it instead. */
-const anyCase = (values: string[]) =>
-  fc
-    .tuple(
-      fc.constantFrom(...values),
-      fc.oneof({ arbitrary: fc.constant('as-is'), weight: 8 }, fc.constantFrom('lower', 'upper')),
-    )
-    .map(([v, c]) => (c === 'lower' ? v.toLowerCase() : c === 'upper' ? v.toUpperCase() : v));
-
-const meterValues16 = fc.record(
-  {
-    connectorId: fc.oneof(fc.nat(4), fc.constant(1.5), fc.constant('1')),
-    transactionId: fc.integer({ min: 1, max: 1_000_000 }),
-    meterValue: fc.array(
-      fc.record({
-        timestamp,
-        sampledValue: fc.array(
-          fc.record(
-            {
-              value: fc.oneof(fc.nat().map(String), fc.nat()),
-              measurand: anyCase(['Energy.Active.Import.Register', 'Power.Active.Import', 'SoC']),
-              unit: anyCase(['Wh', 'kWh', 'W', 'Percent']),
-              context: fc.constantFrom('Sample.Periodic', 'Transaction.Begin', null),
-              vendorField: fc.string(),
-            },
-            { requiredKeys: ['value'] },
+const anyCase = (values: string[], v: Variant = 'loose') =>
+  v === 'strict'
+    ? fc.constantFrom(...values)
+    : fc
+        .tuple(
+          fc.constantFrom(...values),
+          fc.oneof(
+            { arbitrary: fc.constant('as-is'), weight: 8 },
+            fc.constantFrom('lower', 'upper'),
           ),
-          { minLength: 1, maxLength: 3 },
-        ),
-      }),
-      { minLength: 1, maxLength: 3 },
-    ),
-  },
-  { requiredKeys: ['connectorId', 'meterValue'] },
-);
+        )
+        .map(([v, c]) => (c === 'lower' ? v.toLowerCase() : c === 'upper' ? v.toUpperCase() : v));
 
-const status16 = fc.record(
-  {
-    connectorId: fc.nat(4),
-    errorCode: anyCase(['NoError', 'GroundFailure', 'OtherError']),
-    status: anyCase(['Available', 'Charging', 'Faulted']),
-    timestamp,
-    info: fc.string({ maxLength: 60 }),
-  },
-  { requiredKeys: ['connectorId', 'errorCode', 'status'] },
-);
-
-const transactionEvent201 = fc.record(
-  {
-    eventType: anyCase(['Started', 'Updated', 'Ended']),
-    timestamp,
-    triggerReason: anyCase(['MeterValuePeriodic', 'Authorized', 'EVDeparted']),
-    seqNo: fc.oneof(fc.nat(1000), fc.constant('3')),
-    transactionInfo: fc.record({ transactionId: fc.string({ minLength: 1, maxLength: 36 }) }),
-    meterValue: fc.array(
-      fc.record({
-        timestamp,
-        sampledValue: fc.array(
-          fc.record(
-            {
-              value: fc.oneof(fc.nat(), fc.nat().map(String)),
-              measurand: anyCase(['Energy.Active.Import.Register', 'Power.Active.Import']),
-              unitOfMeasure: fc.record({ unit: anyCase(['Wh', 'kWh', 'W', 'kW']) }),
-            },
-            { requiredKeys: ['value'] },
+const meterValues16Of = (v: Variant) =>
+  fc.record(
+    {
+      connectorId:
+        v === 'strict' ? fc.nat(4) : fc.oneof(fc.nat(4), fc.constant(1.5), fc.constant('1')),
+      transactionId: fc.integer({ min: 1, max: 1_000_000 }),
+      meterValue: fc.array(
+        fc.record({
+          timestamp: timestampOf(v),
+          sampledValue: fc.array(
+            fc.record(
+              {
+                value:
+                  v === 'strict' ? fc.nat().map(String) : fc.oneof(fc.nat().map(String), fc.nat()),
+                measurand: anyCase(
+                  ['Energy.Active.Import.Register', 'Power.Active.Import', 'SoC'],
+                  v,
+                ),
+                unit: anyCase(['Wh', 'kWh', 'W', 'Percent'], v),
+                context:
+                  v === 'strict'
+                    ? fc.constantFrom('Sample.Periodic', 'Transaction.Begin')
+                    : fc.constantFrom('Sample.Periodic', 'Transaction.Begin', null),
+                ...(v === 'strict' ? {} : { vendorField: fc.string() }),
+              },
+              { requiredKeys: ['value'] },
+            ),
+            { minLength: 1, maxLength: 3 },
           ),
-          { minLength: 1, maxLength: 3 },
-        ),
-      }),
-      { minLength: 1, maxLength: 2 },
-    ),
-  },
-  { requiredKeys: ['eventType', 'timestamp', 'triggerReason', 'seqNo', 'transactionInfo'] },
-);
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    },
+    { requiredKeys: ['connectorId', 'meterValue'] },
+  );
+
+const status16Of = (v: Variant) =>
+  fc.record(
+    {
+      connectorId: fc.nat(4),
+      errorCode: anyCase(['NoError', 'GroundFailure', 'OtherError'], v),
+      status: anyCase(['Available', 'Charging', 'Faulted'], v),
+      timestamp: timestampOf(v),
+      info: fc.string({ maxLength: 50 }),
+    },
+    { requiredKeys: ['connectorId', 'errorCode', 'status'] },
+  );
+
+const transactionEvent201Of = (v: Variant) =>
+  fc.record(
+    {
+      eventType: anyCase(['Started', 'Updated', 'Ended'], v),
+      timestamp: timestampOf(v),
+      triggerReason: anyCase(['MeterValuePeriodic', 'Authorized', 'EVDeparted'], v),
+      seqNo: v === 'strict' ? fc.nat(1000) : fc.oneof(fc.nat(1000), fc.constant('3')),
+      transactionInfo: fc.record({ transactionId: fc.string({ minLength: 1, maxLength: 36 }) }),
+      meterValue: fc.array(
+        fc.record({
+          timestamp: timestampOf(v),
+          sampledValue: fc.array(
+            fc.record(
+              {
+                value: v === 'strict' ? fc.nat() : fc.oneof(fc.nat(), fc.nat().map(String)),
+                measurand: anyCase(['Energy.Active.Import.Register', 'Power.Active.Import'], v),
+                unitOfMeasure: fc.record({ unit: anyCase(['Wh', 'kWh', 'W', 'kW'], v) }),
+              },
+              { requiredKeys: ['value'] },
+            ),
+            { minLength: 1, maxLength: 3 },
+          ),
+        }),
+        { minLength: 1, maxLength: 2 },
+      ),
+    },
+    { requiredKeys: ['eventType', 'timestamp', 'triggerReason', 'seqNo', 'transactionInfo'] },
+  );
+
+const eitherVariant = (of: (v: Variant) => fc.Arbitrary<Record<string, unknown>>) =>
+  fc.oneof(of('strict'), of('loose'));
+const meterValues16 = eitherVariant(meterValues16Of);
+const status16 = eitherVariant(status16Of);
+const transactionEvent201 = eitherVariant(transactionEvent201Of);
 
 const cases: [string, string, FrameNormalizer, fc.Arbitrary<Record<string, unknown>>][] = [
   ['ocpp1.6', 'MeterValues', normalize16, meterValues16],
