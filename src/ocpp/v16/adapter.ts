@@ -13,6 +13,7 @@ import { operatorCalls16 } from './calls/operator.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import { ENERGY_REGISTER } from '../meter-reading.js';
 import { measurandList } from '../metering.js';
+import { settingHeld } from '../setting-held.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { changeConfiguration } from './calls/change-configuration.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
@@ -104,10 +105,13 @@ export class V16Session implements ProtocolSession {
   /**
    * Asks for the meter data the gateway needs, at the interval it can work with, aligns the
    * charger's wait for the EV (ConnectionTimeOut) with the session start timeout (less a margin),
-   * and has it end a transaction the gateway answers Invalid on its own. A charger that
-   * refuses the measurand list is asked for the register alone; what it will send is then read
-   * back and recorded, so that a charger reporting no energy is known before a Start. The units
-   * its charging schedules take are read in the same call (the load manager's ceilings).
+   * and has it end a transaction the gateway answers Invalid on its own. The charger's settings
+   * are read first and only those it does not already hold are changed: a charger reconnecting
+   * (after a network drop or a gateway restart, hundreds at once in a reconnect storm) costs one
+   * round trip, not five. A charger that refuses the measurand list is asked for the register
+   * alone; what it will send is then read back and recorded, so that a charger reporting no
+   * energy is known before a Start. The units its charging schedules take come from the first
+   * read (the load manager's ceilings).
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
     const wanted: [string, string][] = [
@@ -116,9 +120,17 @@ export class V16Session implements ProtocolSession {
       ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
       ['StopTransactionOnInvalidId', 'true'],
     ];
+    const held = await readConfiguration(this.session, [
+      ...wanted.map(([key]) => key),
+      RATE_UNIT_KEY,
+    ]);
+    this.rateUnits = parseRateUnits(configurationValue(held, RATE_UNIT_KEY));
     const refused: string[] = [];
-    let measurands: string | null = null;
+    let measurands = configurationValue(held, SAMPLED_DATA_KEY);
+    let measurandsChanged = false;
     for (const [key, value] of wanted) {
+      if (settingHeld(configurationValue(held, key), value)) continue;
+      if (key === SAMPLED_DATA_KEY) measurandsChanged = true;
       if (await changeConfiguration(this.session, key, value)) {
         if (key === SAMPLED_DATA_KEY) measurands = value;
         continue;
@@ -126,10 +138,14 @@ export class V16Session implements ProtocolSession {
       if (key === SAMPLED_DATA_KEY && (await this.registerOnly())) measurands = REGISTER_ONLY;
       else refused.push(key);
     }
-    const read = await readConfiguration(this.session, [SAMPLED_DATA_KEY, RATE_UNIT_KEY]);
-    const readBack = configurationValue(read, SAMPLED_DATA_KEY);
-    if (readBack !== null) measurands = readBack;
-    this.rateUnits = parseRateUnits(configurationValue(read, RATE_UNIT_KEY));
+    if (measurandsChanged) {
+      // Some chargers accept a list and keep sampling their own: what they hold is what counts.
+      const readBack = configurationValue(
+        await readConfiguration(this.session, [SAMPLED_DATA_KEY]),
+        SAMPLED_DATA_KEY,
+      );
+      if (readBack !== null) measurands = readBack;
+    }
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
     return refused;
   }

@@ -19,7 +19,8 @@ import { readVariables, variableValue } from './calls/get-variables.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
 import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
-import { setVariables } from './calls/set-variables.js';
+import { setVariables, type VariableSetting } from './calls/set-variables.js';
+import { settingHeld } from '../setting-held.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests201 } from './normalize.js';
@@ -115,20 +116,37 @@ export class V201Session implements ProtocolSession {
    * Device-model variables: meter samples during a transaction at the interval the paid-energy
    * stop needs, the register at its start and end (settlement), the wait for the EV after a
    * remote start (the gateway's start timeout less a margin), and a transaction the gateway
-   * answers Invalid ended by the station itself. A station that refuses the measurand list
-   * is asked for the register alone; what it will send is then read back and recorded, with the
-   * units its charging schedules take (the load manager's ceilings).
+   * answers Invalid ended by the station itself. They are read first and only those the station
+   * does not already hold are set: a station reconnecting (a network drop, a gateway restart,
+   * hundreds at once in a reconnect storm) costs one round trip. A station that refuses the
+   * measurand list is asked for the register alone; when the list was changed, what the station
+   * holds is read back and recorded. The units its charging schedules take come from the first
+   * read (the load manager's ceilings).
    */
   async configure(settings: ChargerSettings): Promise<string[]> {
-    const refused = await setVariables(this.session, [
+    const wanted: VariableSetting[] = [
       ['SampledDataCtrlr', 'TxUpdatedInterval', String(settings.meterSampleIntervalSeconds)],
       [CTRLR, UPDATED, UPDATED_MEASURANDS],
       ['SampledDataCtrlr', 'TxStartedMeasurands', REGISTER],
       ['SampledDataCtrlr', 'TxEndedMeasurands', REGISTER],
       ['TxCtrlr', 'EVConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
       ['TxCtrlr', 'StopTxOnInvalidId', 'true'],
-    ]);
+    ];
     const updated = `${CTRLR}.${UPDATED}`;
+    const held = await readVariables(this.session, [
+      ...wanted.map(([c, v]) => `${c}.${v}`),
+      RATE_UNIT,
+    ]);
+    this.rateUnits = parseRateUnits(variableValue(held, RATE_UNIT));
+    const missing = wanted.filter(
+      ([c, v, value]) => !settingHeld(variableValue(held, `${c}.${v}`), value),
+    );
+    const refused = missing.length === 0 ? [] : await setVariables(this.session, missing);
+    if (!missing.some(([c, v]) => `${c}.${v}` === updated)) {
+      const measurands = variableValue(held, updated);
+      if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
+      return refused;
+    }
     let measurands: string | null = refused.includes(updated) ? null : UPDATED_MEASURANDS;
     if (measurands === null) {
       const again = await setVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
@@ -140,10 +158,8 @@ export class V201Session implements ProtocolSession {
       );
       if (taken) measurands = REGISTER;
     }
-    const read = await readVariables(this.session, [updated, RATE_UNIT]);
-    const readBack = variableValue(read, updated);
+    const readBack = variableValue(await readVariables(this.session, [updated]), updated);
     if (readBack !== null) measurands = readBack;
-    this.rateUnits = parseRateUnits(variableValue(read, RATE_UNIT));
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
     return measurands === null ? refused : refused.filter((name) => name !== updated);
   }
