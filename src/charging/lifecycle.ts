@@ -320,8 +320,7 @@ export class SessionLifecycle implements ChargerEvents {
   chargerOnline(chargerId: string): void {
     this.clocks.connected(chargerId);
     this.stops.chargerOnline(chargerId);
-    for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId !== chargerId) continue;
+    for (const s of this.o.sessions.openOnCharger(chargerId)) {
       const refundReason = this.awaitingCharger.get(s.id);
       if (refundReason !== undefined) {
         this.awaitingCharger.delete(s.id);
@@ -355,8 +354,8 @@ export class SessionLifecycle implements ChargerEvents {
   chargerBooted(chargerId: string): void {
     this.clocks.forget(chargerId);
     const asked: { id: string; transactionRef: string }[] = [];
-    for (const s of this.o.sessions.allOpen()) {
-      if (s.chargerId !== chargerId || (s.state !== 'charging' && s.state !== 'stopping')) continue;
+    for (const s of this.o.sessions.openOnCharger(chargerId)) {
+      if (s.state !== 'charging' && s.state !== 'stopping') continue;
       this.rebooted.add(s.id);
       this.unconfirmedAfterBoot.add(s.id);
       if (s.transactionRef) asked.push({ id: s.id, transactionRef: s.transactionRef });

@@ -83,8 +83,7 @@ export class ChargerRegistry {
        WHERE charger_id = @id AND (valid_until_ms IS NULL OR valid_until_ms > @now)
        UNION ALL
        SELECT key_hash, valid_until_ms, valid_from_ms FROM charger_keys
-       WHERE charger_id = @id AND (valid_until_ms IS NULL OR valid_until_ms > @now)
-       ORDER BY valid_from_ms`,
+       WHERE charger_id = @id AND (valid_until_ms IS NULL OR valid_until_ms > @now)`,
     );
     const addPassword = db.prepare<[string, string, number, string]>(
       `INSERT INTO charger_passwords (charger_id, password_hash, valid_from_ms, created_at)
@@ -215,8 +214,10 @@ export class ChargerRegistry {
   }
 
   private spec(row: ChargerRow, nowMs: number): ChargerSpec {
+    // Sorted here: an ORDER BY on the union costs a temporary b-tree per connection.
     const passwords: ChargerPassword[] = this.passwordsStmt
       .all({ id: row.id, now: nowMs })
+      .sort((a, b) => a.valid_from_ms - b.valid_from_ms)
       .map((p) => ({ hash: p.password_hash, validUntilMs: p.valid_until_ms }));
     return {
       id: row.id,

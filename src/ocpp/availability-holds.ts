@@ -38,6 +38,12 @@ export class AvailabilityHolds {
   private readonly upsert: Statement<[string, string, number, string | null, string, string]>;
   private readonly ofCharger: Statement<[string], Row>;
   private readonly one: Statement<[string, string], Row>;
+  /**
+   * Chargers with any recorded intent. Nearly every charger has none, and each boot (thousands
+   * in a reconnect storm) and each Start asks: those are answered without a query. Every write
+   * goes through `record` in this process, which keeps the set true.
+   */
+  private readonly withIntent: Set<string>;
 
   constructor(db: Db) {
     this.upsert = db.prepare(
@@ -52,9 +58,18 @@ export class AvailabilityHolds {
     this.one = db.prepare(
       'SELECT * FROM operator_availability WHERE charger_id = ? AND connector_id = ?',
     );
+    this.withIntent = new Set(
+      db
+        .prepare<[], { charger_id: string }>(
+          'SELECT DISTINCT charger_id FROM operator_availability',
+        )
+        .all()
+        .map((r) => r.charger_id),
+    );
   }
 
   record(intent: AvailabilityIntent): void {
+    this.withIntent.add(intent.chargerId);
     this.upsert.run(
       intent.chargerId,
       intent.connectorId,
@@ -66,11 +81,13 @@ export class AvailabilityHolds {
   }
 
   of(chargerId: string): AvailabilityIntent[] {
+    if (!this.withIntent.has(chargerId)) return [];
     return this.ofCharger.all(chargerId).map(toIntent);
   }
 
   /** Why a connector may not take a new session (the whole charger's hold first), or null. */
   hold(chargerId: string, connectorId: string): string | null {
+    if (!this.withIntent.has(chargerId)) return null;
     for (const target of [WHOLE_CHARGER, connectorId]) {
       const row = this.one.get(chargerId, target);
       if (row && row.operative === 0) {

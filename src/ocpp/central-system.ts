@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
-import { relaxed } from '../store/durability.js';
+import { groupCommit } from '../store/group-commit.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
@@ -134,7 +134,12 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly pendingDelays = new Set<NodeJS.Timeout>();
 
   constructor(private readonly opts: CentralSystemOptions) {
-    this.connectorState = new ConnectorStateStore(opts.db, opts.clock, opts.onConnectorChange);
+    this.connectorState = new ConnectorStateStore(
+      opts.db,
+      opts.clock,
+      opts.onConnectorChange,
+      (w) => this.soon(w, 'connector status'),
+    );
     this.eventLog = new OcppEventLog(opts.db, opts.clock, opts.log);
     this.holds = new AvailabilityHolds(opts.db);
     this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
@@ -544,10 +549,22 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     });
   }
 
-  /** Last-seen stamps, boots and statuses are not money: relaxed durability (store/durability.ts). */
   private touch(chargerId: string, protocol: string): void {
     const at = new Date(this.opts.clock.now()).toISOString();
-    relaxed(this.opts.db, () => this.statements().touch.run(chargerId, protocol, at));
+    this.soon(() => this.statements().touch.run(chargerId, protocol, at), 'last seen');
+  }
+
+  /**
+   * Last-seen stamps, boots and statuses are not money (relaxed: store/durability.ts), and a
+   * reconnect storm brings thousands at once: each joins the turn's group commit instead of
+   * paying a transaction of its own. Nothing waits for it; a write that fails is logged.
+   */
+  private soon(write: () => unknown, what: string): void {
+    groupCommit(this.opts.db)
+      .relaxed(write)
+      .catch((err: unknown) =>
+        this.opts.log.error({ err: (err as Error).message }, `${what} not recorded`),
+      );
   }
 
   private reportsFor(chargerId: string): ChargerReports {
@@ -575,9 +592,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         }, 0);
       },
       status: (connectorId, status, errorCode, transactionless) => {
-        relaxed(this.opts.db, () =>
-          this.connectorState.setStatus(chargerId, connectorId, status, errorCode),
-        );
+        this.connectorState.setStatus(chargerId, connectorId, status, errorCode);
         if (connectorId !== WHOLE_CHARGER)
           this.requireEvents().connectorStatus(chargerId, connectorId, status, transactionless);
       },
@@ -598,16 +613,18 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
 
   private recordBoot(chargerId: string, info: BootInfo): void {
     const at = new Date(this.opts.clock.now()).toISOString();
-    relaxed(this.opts.db, () =>
-      this.statements().boot.run(
-        info.vendor,
-        info.model,
-        info.serialNumber,
-        info.firmwareVersion,
-        at,
-        at,
-        chargerId,
-      ),
+    this.soon(
+      () =>
+        this.statements().boot.run(
+          info.vendor,
+          info.model,
+          info.serialNumber,
+          info.firmwareVersion,
+          at,
+          at,
+          chargerId,
+        ),
+      'boot',
     );
     this.opts.log.info({ chargerId, vendor: info.vendor, model: info.model }, 'charger booted');
   }

@@ -1,9 +1,11 @@
 import {
   createHmac,
+  createSecretKey,
   randomBytes,
   scrypt,
   scryptSync,
   timingSafeEqual,
+  type KeyObject,
   type ScryptOptions,
 } from 'node:crypto';
 
@@ -46,8 +48,27 @@ export function isGeneratedKeyHash(stored: string): boolean {
   return stored.startsWith(`${HMAC_PREFIX}$`);
 }
 
-function mac(key: Buffer | string, salt: Buffer): Buffer {
+function mac(key: Buffer | string, salt: Buffer | KeyObject): Buffer {
   return createHmac('sha256', salt).update(key).digest();
+}
+
+/**
+ * The HMAC key object of each stored salt: making one from bytes is four fifths of a check's
+ * CPU (measured: 9.6 µs a MAC from a Buffer, 1.7 µs from a KeyObject), paid thousands of times in
+ * a reconnect storm. A salt is not secret; the cache is bounded by the site's credentials and
+ * starts over if something offers more.
+ */
+const saltKeys = new Map<string, KeyObject>();
+const SALT_KEYS_MAX = 20_000;
+
+function saltKey(saltB64: string): KeyObject {
+  let key = saltKeys.get(saltB64);
+  if (key === undefined) {
+    if (saltKeys.size >= SALT_KEYS_MAX) saltKeys.clear();
+    key = createSecretKey(Buffer.from(saltB64, 'base64'));
+    saltKeys.set(saltB64, key);
+  }
+  return key;
 }
 
 export function hashPassword(password: string): string {
@@ -104,6 +125,6 @@ function scryptAsync(
 function verifyGeneratedKey(password: Buffer | string, parts: string[]): boolean {
   if (parts.length !== 3 || password.length !== GENERATED_KEY_LENGTH) return false;
   const expected = Buffer.from(parts[2] ?? '', 'base64');
-  const actual = mac(password, Buffer.from(parts[1] ?? '', 'base64'));
+  const actual = mac(password, saltKey(parts[1] ?? ''));
   return expected.length === actual.length && timingSafeEqual(actual, expected);
 }

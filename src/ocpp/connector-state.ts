@@ -46,6 +46,11 @@ export class ConnectorStateStore {
     private readonly clock: Clock,
     /** Optional: told every change (the uplink publishes it as retained status). */
     private readonly onChange?: (view: ConnectorView) => void,
+    /**
+     * Runs a status write. Readers are answered from memory, so the row may follow later: the
+     * central system hands it to the group commit, with the turn's other relaxed writes.
+     */
+    private readonly persist: (write: () => void) => void = (write) => write(),
   ) {
     for (const row of db.prepare('SELECT * FROM connector_state').all() as Row[]) {
       this.views.set(key(row.charger_id, row.connector_id), {
@@ -107,7 +112,7 @@ export class ConnectorStateStore {
       next.batteryWh = null;
     }
     this.views.set(key(chargerId, connectorId), next);
-    this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at);
+    this.persist(() => this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at));
     this.onChange?.(next);
   }
 

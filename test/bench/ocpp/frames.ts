@@ -35,8 +35,12 @@ export interface FrameSet {
     seqNo: number,
   ): Call;
   heartbeat(): Call;
-  /** The reply to a server CALL, or undefined when the charger knows no answer. */
-  answer(action: string, params: Payload): Payload | undefined;
+  /**
+   * The reply to a server CALL, or undefined when the charger knows no answer. `settings`: the
+   * station's own configuration (1.6 keys, 2.0.1 `Component.Variable`), kept across its
+   * connections as real chargers keep it.
+   */
+  answer(action: string, params: Payload, settings: Map<string, string>): Payload | undefined;
 }
 
 const register = { measurand: 'Energy.Active.Import.Register' };
@@ -70,15 +74,25 @@ const v16: FrameSet = {
     },
   }),
   heartbeat: () => ({ action: 'Heartbeat', params: {} }),
-  answer: (action) => {
+  answer: (action, params, settings) => {
     switch (action) {
       case 'ChangeConfiguration':
+        settings.set(String(params.key), String(params.value));
+        return { status: 'Accepted' };
       case 'RemoteStartTransaction':
       case 'RemoteStopTransaction':
       case 'TriggerMessage':
         return { status: 'Accepted' };
-      case 'GetConfiguration':
-        return { configurationKey: [] };
+      case 'GetConfiguration': {
+        const keys = (params.key ?? [...settings.keys()]) as string[];
+        return {
+          configurationKey: keys.flatMap((key) => {
+            const value = settings.get(key);
+            return value === undefined ? [] : [{ key, readonly: false, value }];
+          }),
+          unknownKey: keys.filter((key) => !settings.has(key)),
+        };
+      }
       default:
         return undefined;
     }
@@ -99,12 +113,6 @@ interface VariableData {
 }
 
 const variableKey = (d: VariableData) => `${d.component.name}.${d.variable.name}`;
-
-/**
- * What SetVariables stored. The gateway configures every bench station alike, so one device model
- * for the generator's stations answers each the way its own would.
- */
-const deviceModel = new Map<string, string>();
 
 const v201: FrameSet = {
   boot: () => ({
@@ -149,11 +157,11 @@ const v201: FrameSet = {
     },
   }),
   heartbeat: () => ({ action: 'Heartbeat', params: {} }),
-  answer: (action, params) => {
+  answer: (action, params, settings) => {
     switch (action) {
       case 'SetVariables': {
         const data = (params.setVariableData ?? []) as VariableData[];
-        for (const d of data) deviceModel.set(variableKey(d), d.attributeValue ?? '');
+        for (const d of data) settings.set(variableKey(d), d.attributeValue ?? '');
         return {
           setVariableResult: data.map((d) => ({
             attributeStatus: 'Accepted',
@@ -162,12 +170,12 @@ const v201: FrameSet = {
           })),
         };
       }
-      // The gateway reads back what it set (the measurands the station will send).
+      // The gateway reads what the station holds before setting, and the measurands after.
       case 'GetVariables': {
         const data = (params.getVariableData ?? []) as VariableData[];
         return {
           getVariableResult: data.map((d) => {
-            const value = deviceModel.get(variableKey(d));
+            const value = settings.get(variableKey(d));
             return {
               attributeStatus: value === undefined ? 'UnknownVariable' : 'Accepted',
               component: d.component,

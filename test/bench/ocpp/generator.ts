@@ -41,10 +41,16 @@ interface Charger extends BenchCharger {
   startedAt: number;
   seqNo: number;
   sent: number;
+  /** Its configuration, the same object across its connections. */
+  settings: Map<string, string>;
+  /** Dropped on purpose (`drop`): its close is no fault. */
+  dropped: boolean;
 }
 
 const faults: Faults = { callErrors: 0, refused: 0, unknownCalls: 0, closed: 0, examples: [] };
 const chargers: Charger[] = [];
+/** Each station's configuration by id: what it keeps when its connection drops. */
+const stored = new Map<string, Map<string, string>>();
 const serverCalls: Record<string, number> = {};
 let started = 0;
 let onStarted: (() => void) | undefined;
@@ -104,7 +110,7 @@ function onMessage(c: Charger, data: WebSocket.RawData): void {
 
 function answer(c: Charger, id: string, action: string, params: Payload): void {
   serverCalls[action] = (serverCalls[action] ?? 0) + 1;
-  const reply = c.frames.answer(action, params);
+  const reply = c.frames.answer(action, params, c.settings);
   if (!reply) {
     fault('unknownCalls', `${c.id} ${action}`);
     c.ws.send(JSON.stringify([4, id, 'NotImplemented', '', {}]));
@@ -172,10 +178,13 @@ async function connectOne(url: string, charger: BenchCharger, password: string):
     startedAt: 0,
     seqNo: 0,
     sent: 0,
+    settings: stored.get(charger.id) ?? new Map(),
+    dropped: false,
   };
+  stored.set(c.id, c.settings);
   ws.on('message', (data) => onMessage(c, data));
   ws.on('close', (code) => {
-    if (!closing) fault('closed', `${c.id} closed with ${code}`);
+    if (!closing && !c.dropped) fault('closed', `${c.id} closed with ${code}`);
   });
   chargers.push(c);
   await call(c, c.frames.boot());
@@ -299,6 +308,12 @@ async function run(command: GeneratorCommand): Promise<GeneratorReply> {
         result: await load(command.ms, command.intervalMs),
         faults,
       };
+    case 'drop':
+      for (const c of chargers.splice(0)) {
+        c.dropped = true;
+        c.ws.terminate();
+      }
+      return { seq, ok: true, cmd: 'dropped', faults };
     case 'close':
       closing = true;
       for (const c of chargers) c.ws.terminate();

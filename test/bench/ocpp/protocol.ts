@@ -27,6 +27,11 @@ export type GeneratorCommand = { seq: number } & (
   | { cmd: 'saturate'; ms: number }
   /** Open loop: each charger sends one message every `intervalMs`, staggered. */
   | { cmd: 'paced'; ms: number; intervalMs: number }
+  /**
+   * Every connection dropped at once, as a gateway restart or a site network outage drops them;
+   * each station keeps the settings the server gave it, so the next `connect` is a reconnect.
+   */
+  | { cmd: 'drop' }
   | { cmd: 'close' }
 );
 
@@ -58,6 +63,7 @@ export type GeneratorReply = { seq: number } & (
   | { ok: true; cmd: 'load'; result: LoadResult }
   /** `reportedWh`: energy the chargers' last meter samples reported, all chargers together. */
   | { ok: true; cmd: 'closed'; reportedWh: number }
+  | { ok: true; cmd: 'dropped' }
   | { ok: false; error: string }
 ) & { faults: Faults };
 
