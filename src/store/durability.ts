@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import { atomic } from './atomic.js';
 
 /** What `relaxed` keeps per database: its prepared statements and a handle on its WAL. */
 interface Relaxable {
@@ -50,13 +51,13 @@ function relaxable(db: Db): Relaxable {
  */
 export function relaxed<T>(db: Db, write: () => T): T {
   // Inside a transaction the outer commit decides; a savepoint needs no pragma.
-  if (db.inTransaction) return db.transaction(write)();
+  if (db.inTransaction) return atomic(db, write);
   const r = relaxable(db);
   const before = r.marks.get()?.n ?? 0;
   r.normal.run();
   let result: T;
   try {
-    result = db.transaction(write)();
+    result = atomic(db, write);
   } finally {
     r.full.run();
   }

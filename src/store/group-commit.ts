@@ -1,5 +1,6 @@
 import type { Db } from './database.js';
 import { relaxed } from './durability.js';
+import { atomic, atomicImmediate } from './atomic.js';
 
 /**
  * How a write's caller is answered. `strict`: only once its commit is on disk (synchronous=FULL:
@@ -61,7 +62,7 @@ export class GroupCommit {
     const run = () => {
       for (const p of batch) {
         try {
-          results.push({ ok: true, value: this.db.transaction(p.work)() });
+          results.push({ ok: true, value: atomic(this.db, p.work) });
         } catch (err) {
           results.push({ ok: false, value: err });
         }
@@ -71,7 +72,7 @@ export class GroupCommit {
       }
     };
     try {
-      if (batch.some((p) => p.tier === 'strict')) this.db.transaction(run).immediate();
+      if (batch.some((p) => p.tier === 'strict')) atomicImmediate(this.db, run);
       else relaxed(this.db, run);
     } catch (err) {
       for (const p of batch) p.reject(err);
