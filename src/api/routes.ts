@@ -1,5 +1,5 @@
 import type {} from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeEmail, type Driver } from '../fleet/roster.js';
 import type { ApiDeps } from './app.js';
 import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
@@ -69,9 +69,11 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   );
 
+  // Callback hooks (fastify turns a throw into the error answer): no promise per request.
   const driverAuth = {
-    onRequest: async (request: Parameters<typeof driverFromToken>[0]) => {
+    onRequest: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
       request.driverId = driverFromToken(request, deps.driverTokens, driverLimiter);
+      done();
     },
   };
 
@@ -110,8 +112,9 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     '/v1/sessions/:sessionId',
     {
       schema: sessionReadSchema,
-      onRequest: async (request) => {
+      onRequest: (request, _reply, done) => {
         request.driverId = driverFromToken(request, deps.driverTokens, readLimiter);
+        done();
       },
     },
     async (request) => {

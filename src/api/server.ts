@@ -9,6 +9,7 @@ import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import { answerExpectationFailed, clientErrorHandler } from './edge-answers.js';
 import { ApiError, CHARGING_ERROR_STATUS, sendError } from './errors.js';
+import { lazyChildLogger } from './request-logger.js';
 import { STRICT_AJV_OPTIONS } from './schemas.js';
 import { securityHeaders } from './security-headers.js';
 import { validationMessage } from './validation-message.js';
@@ -49,6 +50,7 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
     // about 40 % of a quote's throughput (npm run bench). One debug line per response instead;
     // the business events (token minted, session debited, settled) stay at info.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     return503OnClosing: true,
     forceCloseConnections: true,
     // Requests refused before routing, in the API's error shape with its headers: a path that is
@@ -70,16 +72,17 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
   // The API speaks JSON only; fastify would otherwise hand text/plain bodies to the routes.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // One synchronous hook, the first to run for every routed request (404s included): the
+  // security headers go on the reply before anything can answer it (an error answer keeps them;
+  // a route that needs another policy sets its own later), then HTTP/1.1's Host rule (RFC 9112
+  // §3.2; Node's own refusal has no body). A callback hook costs no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
-    return payload;
-  });
-
-  // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own refusal has no body.
-  app.addHook('onRequest', async (request) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ApiError(400, 'invalid_request', 'the Host header is required');
+      done(new ApiError(400, 'invalid_request', 'the Host header is required'));
+      return;
     }
+    done();
   });
 
   // The route's pattern, not the raw URL: nothing a client typed reaches the log unparsed. The

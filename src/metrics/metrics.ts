@@ -97,7 +97,8 @@ export class GatewayMetrics implements OcppObserver {
 
   /** Counts every answer of `app` by its route pattern (never the raw URL: bounded labels). */
   observeHttp(app: FastifyInstance): void {
-    app.addHook('onResponse', async (request, reply) => {
+    // Callback hooks: they run on every answer, and an async hook costs a promise each time.
+    app.addHook('onResponse', (request, reply, done) => {
       const labels = {
         method: request.method,
         route: request.routeOptions.url ?? 'unmatched',
@@ -105,12 +106,13 @@ export class GatewayMetrics implements OcppObserver {
       };
       this.httpRequests.inc(labels);
       this.httpDuration.observe(labels, reply.elapsedTime / 1000);
+      done();
     });
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       if (request.method === 'POST' && request.routeOptions.url === START_ROUTE) {
         this.startRequests.inc({ result: startResult(reply.statusCode, payload) });
       }
-      return payload;
+      done(null, payload);
     });
   }
 
