@@ -250,7 +250,6 @@ export async function startGateway(
       },
       telematicsMaxAgeMs: config.uplink.telematicsMaxAgeMinutes * 60_000,
     },
-    telematics,
   });
 
   const storage: StorageHealth = new StorageHealth(db, outbox, () => clock.now(), {

@@ -98,6 +98,10 @@ describe('secrets', () => {
       expect(log).toContain('"msg":"request"');
       expect(log).toContain('session settled');
       expect(log).toContain('driver token minted');
+      // request.log is made on first use (src/api/request-logger.ts) and still names its request
+      expect(t.logLines.find((l) => l.includes('driver token minted'))).toMatch(
+        /"reqId":"req-[0-9a-z]+"/,
+      );
       const database = wholeDatabase();
       for (const [name, secret] of Object.entries(secrets)) {
         expect(log.includes(secret), `${name} in the log`).toBe(false);

@@ -35,6 +35,12 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   /** The token's driver, provided the body names that same driver (scope rule, contract §5). */
   function scopedDriver(driverId: string | undefined, driverEmail: string): Driver {
     const driver = driverId === undefined ? undefined : roster.driver(driverId);
+    inScope(driver, driverEmail);
+    return driver;
+  }
+
+  /** 401 unless the token's driver exists, 403 unless the body names that same driver. */
+  function inScope(driver: Driver | undefined, driverEmail: string): asserts driver is Driver {
     if (!driver) throw new ApiError(401, 'invalid_token', 'the driver token is not valid');
     if (normalizeEmail(driverEmail) !== driver.email) {
       throw new ApiError(
@@ -43,7 +49,6 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
         'this token cannot act on another driver’s wallet',
       );
     }
-    return driver;
   }
 
   app.post<{ Body: MintTokenBody }>(
@@ -81,9 +86,11 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     '/v1/sessions/quote',
     { schema: quoteSchema, ...driverAuth },
     async (request) => {
-      const driver = scopedDriver(request.driverId, request.body.driverEmail);
-      const { chargerId, connectorId } = request.body;
-      const quote = charging.quote(driver, chargerId, connectorId);
+      const { chargerId, connectorId, driverEmail } = request.body;
+      const found =
+        request.driverId === undefined ? undefined : charging.quoteDriver(request.driverId);
+      inScope(found?.driver, driverEmail);
+      const quote = charging.quote(found, chargerId, connectorId);
       const watts = deps.quotePower?.(chargerId, connectorId, quote.energyWh) ?? null;
       if (watts === null || quote.energyWh <= 0) return quote;
       // At the power the site would allocate now; the EV may take less (its own curve).

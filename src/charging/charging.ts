@@ -9,12 +9,13 @@ import { isArmed, killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { groupCommit } from '../store/group-commit.js';
-import { InsufficientBalanceError, type Wallet } from '../wallet/wallet.js';
+import { InsufficientBalanceError, WalletNotFoundError, type Wallet } from '../wallet/wallet.js';
 import { ChargingError } from './errors.js';
 import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './idempotency.js';
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import type { SessionOutcomes } from './outcomes.js';
+import { QuoteReads, type QuoteDriver } from './quote-reads.js';
 import type { Session, SessionStore } from './session-store.js';
 
 export interface ChargingSettings {
@@ -60,8 +61,12 @@ export interface ChargingDeps {
   lifecycle: SessionLifecycle;
   chargers: ChargerCommands;
   settings: ChargingSettings;
-  /** The fleet's telematics SoC of the driver's vehicle, the fallback after the charger's. */
-  telematics?: { latest(driverId: string): TelematicsSoc | undefined };
+}
+
+/** The balance read with the driver; a driver without a wallet fails as Wallet.balance() does. */
+function walletBalance(driverId: string, balance: number | null): number {
+  if (balance === null) throw new WalletNotFoundError(`no wallet for driver ${driverId}`);
+  return balance;
 }
 
 /** Statuses in which a connector can take a new session. */
@@ -72,14 +77,27 @@ export class Charging {
   /** Why new Starts are refused (the gateway is draining for a stop); null: they are taken. */
   private startsRefused: string | null = null;
 
-  constructor(private readonly deps: ChargingDeps) {}
+  private readonly quoteReads: QuoteReads;
+
+  constructor(private readonly deps: ChargingDeps) {
+    this.quoteReads = new QuoteReads(deps.db);
+  }
 
   /** Refuse new Starts with `gateway_draining` and this reason; null takes them again. */
   refuseStarts(reason: string | null): void {
     this.startsRefused = reason;
   }
 
-  quote(driver: Driver, chargerId: string, connectorId: string): Quote {
+  /** The driver as a quote needs it (one read); undefined when no such driver. */
+  quoteDriver(driverId: string): QuoteDriver | undefined {
+    return this.quoteReads.read(driverId);
+  }
+
+  quote(
+    { driver, balance, telematics }: QuoteDriver,
+    chargerId: string,
+    connectorId: string,
+  ): Quote {
     const connector = this.usableConnector(chargerId, connectorId, driver.id);
     const view = this.deps.chargers.connector(chargerId, connector.id);
     const assigned =
@@ -88,7 +106,7 @@ export class Charging {
         : this.deps.settings.defaultVehicle;
     // A charger that talks to the EV (ISO 15118) knows the real battery; it names no model.
     const vehicle = { ...assigned, batteryWh: view.batteryWh ?? assigned.batteryWh };
-    const soc = this.socFor(driver, view.socPercent, view.socAt);
+    const soc = this.socFor(telematics, view.socPercent, view.socAt);
     const figures = quoteFullCharge({
       vehicle,
       socPercent: soc.percent,
@@ -99,7 +117,7 @@ export class Charging {
       fleetDriver: driver.active,
       quotedAmount: figures.amount,
       currency: 'NGN',
-      subWalletBalance: this.deps.wallet.balance(driver.id),
+      subWalletBalance: walletBalance(driver.id, balance),
       socPercent: figures.socPercent,
       vehicleModel: vehicle.model,
       socSource: soc.source,
@@ -254,12 +272,11 @@ export class Charging {
 
   /** The charger's reading first; else a fresh enough telematics reading; else none. */
   private socFor(
-    driver: Driver,
+    t: TelematicsSoc | undefined,
     chargerSoc: number | null,
     chargerAt: string | null,
   ): { percent: number | undefined; source: Quote['socSource']; at: string | null } {
     if (chargerSoc !== null) return { percent: chargerSoc, source: 'charger', at: chargerAt };
-    const t = this.deps.telematics?.latest(driver.id);
     const ageMs = t ? this.deps.clock.now() - Date.parse(t.measuredAt) : Infinity;
     if (t && ageMs <= this.deps.settings.telematicsMaxAgeMs) {
       return { percent: t.socPercent, source: 'telematics', at: t.measuredAt };

@@ -10,7 +10,7 @@ export interface Driver {
   vehicleBatteryWh: number | null;
 }
 
-interface DriverRow {
+export interface DriverRow {
   id: string;
   fleet_id: string;
   email: string;
@@ -24,7 +24,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function toDriver(row: DriverRow): Driver {
+export function toDriver(row: DriverRow): Driver {
   return {
     id: row.id,
     fleetId: row.fleet_id,
