@@ -92,7 +92,7 @@ export const quoteSection: BenchSection = {
         notes: [
           `Gateway: \`dist/cli.js serve\` child with ${CHARGERS} raw-frame chargers online (1.6J and 2.0.1, in their own child) and ${DRIVERS} drivers with tokens minted over HTTP. Load: autocannon in a third child, ${CONNECTIONS} keep-alive connections, POST /v1/sessions/quote with each driver's token and body in turn across every connector, ${ctx.window(8)} s after a ${ctx.window(2)} s warm-up; ${g.ok} quotes, all 2xx.`,
           `Reference in the same run: bare fastify (own child) with the route's own schema from src/api/schemas.ts and the gateway's strict Ajv options, answering a constant quote; same load and bodies, ${b.ok} requests.`,
-          'Per quote the gateway also runs the token check (one SHA-256 of the bearer token, shared with the rate limiter; a verified token is then answered from a bounded in-memory cache, its expiry checked each time), the driver, connector and wallet-balance reads (single statements, no read transaction) and the quote arithmetic, and sends its security headers.',
+          'Per quote the gateway also runs the token check (one SHA-256 of the bearer token, shared with the rate limiter; a verified token is then answered from a bounded in-memory cache, its expiry checked each time), one statement reading the driver with its wallet balance and telematics SoC and one reading the connector’s open session (no read transaction), the quote arithmetic, the HTTP metrics (a counter and a latency histogram) and its security headers, all in synchronous hooks.',
         ],
       };
     } finally {
