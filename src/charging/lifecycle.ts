@@ -547,7 +547,9 @@ export class SessionLifecycle implements ChargerEvents {
   /** We heard of the session's transaction: its silence starts again. */
   private heard(sessionId: string): void {
     this.o.sessions.touch(sessionId, this.now());
-    this.armSilence(sessionId, this.o.silenceMs);
+    if (!this.timers.restartEnd('silence', sessionId, this.o.silenceMs)) {
+      this.armSilence(sessionId, this.o.silenceMs);
+    }
   }
 
   private armSilence(sessionId: string, delayMs: number): void {

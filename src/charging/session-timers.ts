@@ -6,9 +6,17 @@
  */
 export type EndTimerKind = 'silence' | 'idle';
 
+interface EndTimer {
+  timer: NodeJS.Timeout;
+  delayMs: number;
+}
+
 export class SessionTimers {
   private readonly startTimers = new Map<string, NodeJS.Timeout>();
-  private readonly endTimers = new Map<string, NodeJS.Timeout>();
+  private readonly endTimers: Record<EndTimerKind, Map<string, EndTimer>> = {
+    silence: new Map(),
+    idle: new Map(),
+  };
 
   /** Runs `then` after `delayMs` unless the session's start timer is cleared or armed again. */
   armStart(sessionId: string, delayMs: number, then: () => void): void {
@@ -28,19 +36,32 @@ export class SessionTimers {
 
   /** Runs `then` after `delayMs` unless this kind of end timer of the session is cleared first. */
   armEnd(kind: EndTimerKind, sessionId: string, delayMs: number, then: () => void): void {
-    const key = `${kind}:${sessionId}`;
+    const timers = this.endTimers[kind];
     this.clearEnd(kind, sessionId);
-    this.endTimers.set(
-      key,
-      unrefTimer(Math.max(0, delayMs), () => {
-        this.endTimers.delete(key);
-        then();
-      }),
-    );
+    const timer = unrefTimer(Math.max(0, delayMs), () => {
+      timers.delete(sessionId);
+      then();
+    });
+    timers.set(sessionId, { timer, delayMs });
+  }
+
+  /**
+   * Starts the session's end timer of this kind over with its own delay when it was armed with
+   * `delayMs` (every meter sample restarts the silence timer: a refresh, not a new timer and
+   * closure each time); false when there is no such timer, and the caller arms one.
+   */
+  restartEnd(kind: EndTimerKind, sessionId: string, delayMs: number): boolean {
+    const entry = this.endTimers[kind].get(sessionId);
+    if (entry === undefined || entry.delayMs !== delayMs) return false;
+    entry.timer.refresh();
+    return true;
   }
 
   clearEnd(kind: EndTimerKind, sessionId: string): void {
-    clearFrom(this.endTimers, `${kind}:${sessionId}`);
+    const timers = this.endTimers[kind];
+    const entry = timers.get(sessionId);
+    if (entry) clearTimeout(entry.timer);
+    timers.delete(sessionId);
   }
 
   /** Drops every end timer of the session (it has its outcome). */
@@ -52,8 +73,10 @@ export class SessionTimers {
   close(): void {
     for (const t of this.startTimers.values()) clearTimeout(t);
     this.startTimers.clear();
-    for (const t of this.endTimers.values()) clearTimeout(t);
-    this.endTimers.clear();
+    for (const timers of Object.values(this.endTimers)) {
+      for (const { timer } of timers.values()) clearTimeout(timer);
+      timers.clear();
+    }
   }
 }
 
