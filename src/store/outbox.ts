@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import { uuid7 } from '../shared/uuid7.js';
 
 export type OutboxTopic = 'ledger' | 'sessions' | 'replies';
 
@@ -24,7 +24,7 @@ export class Outbox {
   }
 
   enqueue(topic: OutboxTopic, payload: Record<string, unknown>, at: string): string {
-    const id = randomUUID();
+    const id = uuid7();
     this.insert.run(id, topic, JSON.stringify({ id, ...payload }), at);
     // Told after the statement, not the commit: the listener must defer its reading (setImmediate).
     for (const listener of this.listeners) listener();

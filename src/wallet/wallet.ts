@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
+import { uuid7 } from '../shared/uuid7.js';
 
 export type LedgerKind =
   'opening' | 'top_up' | 'adjustment' | 'session_debit' | 'session_refund' | 'session_credit';
@@ -163,7 +163,7 @@ export class Wallet {
       throw new Error(`ledger amount must be an integer: ${amount}`);
     const balanceAfter = this.balance(driverId) + amount;
     const entry: LedgerEntry = {
-      id: randomUUID(),
+      id: uuid7(),
       driverId,
       kind,
       amount,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuid7 } from '../../../src/shared/uuid7.js';
 import Database from 'better-sqlite3';
 import { newIdToken, newSessionId } from '../../../src/charging/id-tokens.js';
 import { migrate } from '../../../src/store/migrations.js';
@@ -61,7 +61,7 @@ function run(req: RawDebitRequest): RawDebitResult {
     if (before < amount) throw new Error(`raw debit: balance ${before} < ${amount}`);
     const balanceAfter = (balance.get(driverId)?.balance ?? 0) - amount;
     const entry = {
-      id: randomUUID(),
+      id: uuid7(),
       driverId,
       kind: 'session_debit',
       amount: -amount,
@@ -80,14 +80,14 @@ function run(req: RawDebitRequest): RawDebitResult {
       null,
       at,
     );
-    const ledgerId = randomUUID();
+    const ledgerId = uuid7();
     insertOutbox.run(
       ledgerId,
       'ledger',
       JSON.stringify({ id: ledgerId, type: 'ledger_entry', entry }),
       at,
     );
-    const eventId = randomUUID();
+    const eventId = uuid7();
     insertOutbox.run(
       eventId,
       'sessions',

@@ -1,3 +1,4 @@
+import { uuid7 } from '../../../src/shared/uuid7.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -49,7 +50,7 @@ export function bareCreditMs(dir: string, count: number): number[] {
     db.transaction(() => {
       ids.forEach((id, i) => {
         insertSession.run(id, String(i + 1), randomUUID(), String(i + 1), at, at);
-        insertDebit.run(randomUUID(), id, at);
+        insertDebit.run(uuid7(), id, at);
       });
     })();
 
@@ -68,13 +69,13 @@ export function bareCreditMs(dir: string, count: number): number[] {
          ended_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     const enqueue = (topic: string, payload: Record<string, unknown>, now: string) => {
-      const id = randomUUID();
+      const id = uuid7();
       outbox.run(id, topic, JSON.stringify({ id, ...payload }), now);
     };
     const credit = db.transaction((sessionId: string, amount: number, now: string) => {
       const b = (balance.get('drv-ref') as { balance: number }).balance + amount;
       const entry = {
-        id: randomUUID(),
+        id: uuid7(),
         driverId: 'drv-ref',
         kind: 'session_credit',
         amount,
