@@ -28,7 +28,8 @@ describe('migrations', () => {
   it('three processes opening one new database at once each find it fully migrated', async () => {
     // A gateway starting while a CLI command (seed, operator create) opens the same new file: the
     // version read outside the migration's write lock let both run the first step.
-    for (let round = 0; round < 4; round++) {
+    // Also the switch to WAL, which SQLite refuses at once (SQLITE_BUSY) while another holds a lock.
+    for (let round = 0; round < 20; round++) {
       const path = join(mkdtempSync(join(tmpdir(), 'fgw-migrate-')), 'gateway.db');
       const results = await Promise.all([openInChild(path), openInChild(path), openInChild(path)]);
       const versions = new Set(results.map((r) => r.out));
