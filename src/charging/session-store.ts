@@ -23,6 +23,12 @@ export const SESSION_STATES = [
 ] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
+/**
+ * The open states as SQL, spelled exactly as the partial indexes on sessions are (schema-v1.ts):
+ * SQLite uses a partial index only for a WHERE that matches its own.
+ */
+const OPEN_STATE = "state IN ('authorizing', 'authorized', 'charging', 'stopping')";
+
 export interface Session {
   id: string;
   driverId: string;
@@ -167,17 +173,12 @@ export class SessionStore {
       'SELECT * FROM sessions WHERE charger_id = ? AND transaction_ref = ?',
     );
     this.openOnConnector = db.prepare(
-      `SELECT * FROM sessions WHERE charger_id = ? AND connector_id = ?
-       AND state IN ('authorizing', 'authorized', 'charging', 'stopping')`,
+      `SELECT * FROM sessions WHERE charger_id = ? AND connector_id = ? AND ${OPEN_STATE}`,
     );
-    this.openStmt = db.prepare(
-      `SELECT * FROM sessions WHERE state IN ('authorizing', 'authorized', 'charging', 'stopping')
-       ORDER BY created_at`,
-    );
+    this.openStmt = db.prepare(`SELECT * FROM sessions WHERE ${OPEN_STATE} ORDER BY created_at`);
     // No ORDER BY: SQLite would sort in a temporary b-tree, 10× the cost of the indexed search.
     this.openOnChargerStmt = db.prepare(
-      `SELECT * FROM sessions WHERE charger_id = ?
-       AND state IN ('authorizing', 'authorized', 'charging', 'stopping')`,
+      `SELECT * FROM sessions WHERE charger_id = ? AND ${OPEN_STATE}`,
     );
     this.authorizeStmt = db.prepare(
       "UPDATE sessions SET state = 'authorized', authorized_at = ? WHERE id = ? AND state = 'authorizing'",
