@@ -184,6 +184,26 @@ async function paidSession(s: Awaited<ReturnType<typeof station>>, connectorId: 
   return { sessionId: (res.body as { sessionId: string }).sessionId, remote };
 }
 
+/** The station starts the remote-started transaction on EVSE 1 at `beginWh`; returns its id. */
+async function remoteStarted(cp: RawClient, remote: RemoteStart, beginWh: number) {
+  const transactionId = randomUUID();
+  await cp.call(
+    'TransactionEvent',
+    txEvent({
+      eventType: 'Started',
+      seqNo: 0,
+      transactionId,
+      triggerReason: 'RemoteStart',
+      idToken: remote.idToken.idToken,
+      evseId: 1,
+      remoteStartId: remote.remoteStartId,
+      chargingState: 'Charging',
+      meterValue: register(beginWh, 'Transaction.Begin'),
+    }),
+  );
+  return transactionId;
+}
+
 describe('OCPP 2.0.1 central system', () => {
   it('speaks what the charger prefers of ocpp2.0.1 and ocpp1.6, and refuses anything else', async () => {
     const both = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD, [
@@ -427,6 +447,58 @@ describe('OCPP 2.0.1 central system', () => {
     ledgerVerifies();
   });
 
+  it('a meter sample moves the register and the activity stamp in one row; a reused seqNo is applied and noted', async () => {
+    const s = await station('CP-1');
+    await boot(s.cp);
+    const { sessionId, remote } = await paidSession(s, '1');
+    const transactionId = await remoteStarted(s.cp, remote, 20_000);
+    const activity = () =>
+      t.gw.db
+        .prepare('SELECT last_activity_at AS at, last_meter_wh AS wh FROM sessions WHERE id = ?')
+        .get(sessionId) as { at: string; wh: number };
+    const before = activity();
+    await new Promise((r) => setTimeout(r, 5));
+    await s.cp.call(
+      'TransactionEvent',
+      txEvent({ eventType: 'Updated', seqNo: 1, transactionId, meterValue: register(20_400) }),
+    );
+    const after = activity();
+    expect(after.wh).toBe(20_400);
+    expect(Date.parse(after.at)).toBeGreaterThan(Date.parse(before.at));
+    // A charger bug: seqNo 1 again, for a different event. It is recorded once, and applied.
+    await s.cp.call(
+      'TransactionEvent',
+      txEvent({
+        eventType: 'Updated',
+        seqNo: 1,
+        transactionId,
+        timestamp: new Date(Date.now() + 1_000).toISOString(),
+        meterValue: register(20_900),
+      }),
+    );
+    expect(activity().wh).toBe(20_900);
+    expect(notes('CP-1')).toContain('TransactionEvent: seqNo reused for another event: applied');
+    const events = t.gw.db
+      .prepare(
+        'SELECT count(*) AS n FROM ocpp201_transaction_events WHERE charger_id = ? AND transaction_id = ?',
+      )
+      .get('CP-1', transactionId) as { n: number };
+    expect(events.n).toBe(2);
+    await s.cp.call(
+      'TransactionEvent',
+      txEvent({
+        eventType: 'Ended',
+        seqNo: 2,
+        transactionId,
+        triggerReason: 'StopAuthorized',
+        stoppedReason: 'Local',
+        meterValue: register(21_000, 'Transaction.End'),
+      }),
+    );
+    expect(session(sessionId)).toMatchObject({ state: 'settled', delivered_wh: 1_000 });
+    ledgerVerifies();
+  });
+
   it('an offline queue replayed with its Ended first still settles once on the registers it carries', async () => {
     const s = await station('CP-1');
     await boot(s.cp);
@@ -563,19 +635,7 @@ describe('OCPP 2.0.1 central system', () => {
     const s = await station('CP-1');
     await boot(s.cp);
     const { sessionId, remote } = await paidSession(s, '1');
-    const transactionId = randomUUID();
-    await s.cp.call(
-      'TransactionEvent',
-      txEvent({
-        eventType: 'Started',
-        seqNo: 0,
-        transactionId,
-        triggerReason: 'RemoteStart',
-        idToken: remote.idToken.idToken,
-        evseId: 1,
-        meterValue: register(0, 'Transaction.Begin'),
-      }),
-    );
+    const transactionId = await remoteStarted(s.cp, remote, 0);
     // 2,500 Wh is past the paid 2,424 Wh.
     await s.cp.call(
       'TransactionEvent',

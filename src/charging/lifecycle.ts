@@ -13,7 +13,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { groupCommit } from '../store/group-commit.js';
-import { ChargerClocks } from './clock-offset.js';
+import { ChargerClocks, type ChargerTime } from './clock-offset.js';
 import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
@@ -197,26 +197,42 @@ export class SessionLifecycle implements ChargerEvents {
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
-    this.heard(s.id);
+    const at = this.now();
+    this.restartSilence(s.id);
+    // Most samples move the register: the activity stamp rides on that row update (one write per
+    // sample, not two); a sample that moves nothing still stamps it.
+    if (!this.applyRegister(s, m, m.energyWh, time, at)) {
+      this.o.sessions.touch(s.id, at);
+    }
+  }
+
+  /** Applies the sample's register to the session; true when it wrote the register (and `at`). */
+  private applyRegister(
+    s: Session,
+    m: MeterSample,
+    energyWh: number,
+    time: ChargerTime,
+    at: string,
+  ): boolean {
     if (s.meterStartWh === null) {
       // A queued sample may have been measured before one delivered ahead of it, on the far side
       // of a meter reset: taken as the start, it would bill energy never delivered. Only a live
       // one, measured as it arrives, can stand in for the start register.
       if (!m.live) {
         this.o.log.warn(
-          { sessionId: s.id, energyWh: m.energyWh },
+          { sessionId: s.id, energyWh: energyWh },
           'no start register: queued sample not taken as the start',
         );
-        return;
+        return false;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, m.energyWh, this.now(), time.atMs);
+      this.o.sessions.setMeterStart(s.id, energyWh, at, time.atMs);
       this.o.log.warn(
-        { sessionId: s.id, energyWh: m.energyWh },
+        { sessionId: s.id, energyWh: energyWh },
         'no start register: first sample taken',
       );
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
-      return;
+      return false;
     }
     if (s.meterStartSampledAt !== null && !m.live) {
       // The start register is a live sample. A queued one was measured before it was sent, and
@@ -224,29 +240,29 @@ export class SessionLifecycle implements ChargerEvents {
       // messages; its clock may have reset with its meter): across a meter reset it would bill
       // energy never delivered. It does not move the register; live readings and a live stop do.
       this.o.log.warn(
-        { sessionId: s.id, energyWh: m.energyWh },
+        { sessionId: s.id, energyWh: energyWh },
         'start register from a live sample: queued sample not counted',
       );
-      return;
+      return false;
     }
     // The reading held as a possible reset, again (same register and timestamp: a frame repeated
     // after a lost reply), is not a second reading and confirms nothing. Both are in the session
     // row, so a restarted gateway knows it too.
     if (
       s.meterPendingResetWh !== null &&
-      m.energyWh === s.meterPendingResetWh &&
+      energyWh === s.meterPendingResetWh &&
       m.timestamp === s.meterPendingResetTimestamp
     ) {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: m.energyWh },
+        { sessionId: s.id, energyWh: energyWh },
         'held register repeated (same reading again): ignored',
       );
-      return;
+      return false;
     }
     // The gain's time runs from when the last counted reading was taken (its stamp on our clock)
     // to this one's arrival: a queued burst spans the time it was measured over, so it is not held
     // as a gain too fast for the connector (nor is the rest of the session behind it).
-    const verdict = applyRegister(trackOf(s), m.energyWh, this.rebooted.has(s.id), {
+    const verdict = applyRegister(trackOf(s), energyWh, this.rebooted.has(s.id), {
       atMs: m.receivedAtMs,
       takenAtMs: time.atMs,
       maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
@@ -257,27 +273,27 @@ export class SessionLifecycle implements ChargerEvents {
       this.o.log.warn(
         {
           sessionId: s.id,
-          energyWh: m.energyWh,
+          energyWh: energyWh,
           gainWh: verdict.gainWh,
           maxGainWh: verdict.maxGainWh,
         },
         'register gain above what the connector can deliver in the time: held',
       );
-      return;
+      return false;
     }
     if (verdict.kind === 'ignored') {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: m.energyWh, lastWh: s.lastMeterWh },
+        { sessionId: s.id, energyWh: energyWh, lastWh: s.lastMeterWh },
         'meter below the last register: ignored',
       );
-      return;
+      return false;
     }
     this.rebooted.delete(s.id);
     const t = verdict.track;
-    this.o.sessions.setSegment(s.id, t, m.timestamp);
+    this.o.sessions.setSegment(s.id, t, m.timestamp, at);
     if (verdict.kind !== 'advanced') {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: m.energyWh, carriedWh: t.carriedWh },
+        { sessionId: s.id, energyWh: energyWh, carriedWh: t.carriedWh },
         verdict.kind === 'reset'
           ? 'register reset after a reboot: counting a new segment'
           : 'register dropped after a reboot: held until the next sample',
@@ -285,6 +301,7 @@ export class SessionLifecycle implements ChargerEvents {
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
     this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs, time, m.live);
+    return true;
   }
 
   transactionEnded(e: TransactionEnded): void {
@@ -547,6 +564,10 @@ export class SessionLifecycle implements ChargerEvents {
   /** We heard of the session's transaction: its silence starts again. */
   private heard(sessionId: string): void {
     this.o.sessions.touch(sessionId, this.now());
+    this.restartSilence(sessionId);
+  }
+
+  private restartSilence(sessionId: string): void {
     if (!this.timers.restartEnd('silence', sessionId, this.o.silenceMs)) {
       this.armSilence(sessionId, this.o.silenceMs);
     }

@@ -153,7 +153,7 @@ export class SessionStore {
   >;
   private readonly meterStartStmt: Statement<[number, number, string, number, string]>;
   private readonly segmentStmt: Statement<
-    [number, number, number, number | null, string | null, number | null, string]
+    [number, number, number, number | null, string | null, number | null, string, string]
   >;
   private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
@@ -190,7 +190,8 @@ export class SessionStore {
     );
     this.segmentStmt = db.prepare(
       `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
-         meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?, meter_last_at_ms = ?
+         meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?, meter_last_at_ms = ?,
+         last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.activityStmt = db.prepare(
@@ -283,9 +284,10 @@ export class SessionStore {
 
   /**
    * Where the register stands: its segment, highest value and any drop held (meter-track.ts),
-   * with the charger's timestamp of the held reading (null exactly when none is held).
+   * with the charger's timestamp of the held reading (null exactly when none is held), and when
+   * the session was heard of (`touch` in the same row update: one write per meter sample).
    */
-  setSegment(id: string, track: MeterTrack, heldTimestamp: string | null): void {
+  setSegment(id: string, track: MeterTrack, heldTimestamp: string | null, heardAt: string): void {
     this.segmentStmt.run(
       track.carriedWh,
       track.segmentStartWh,
@@ -293,6 +295,7 @@ export class SessionStore {
       track.pendingResetWh,
       track.pendingResetWh === null ? null : heldTimestamp,
       track.lastAtMs,
+      heardAt,
       id,
     );
   }

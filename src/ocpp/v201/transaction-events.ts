@@ -57,11 +57,11 @@ export class TransactionEvents201 {
     const chargerId = ctx.chargerId;
     const transactionId = req.transactionInfo.transactionId;
     const receivedAtMs = ctx.clock.now();
-    const seen = txs.see(chargerId, req, this.now());
+    const { seen, known } = txs.see(chargerId, req, this.now());
     const note = { transactionId, seqNo: req.seqNo, eventType: req.eventType };
     if (seen === 'repeat') {
       ctx.reports.noted('TransactionEvent', 'repeated event answered again', note);
-      return this.answer(req, txs.get(chargerId, transactionId));
+      return this.answer(req, known);
     }
     if (seen === 'reused_seq_no') {
       ctx.reports.noted('TransactionEvent', 'seqNo reused for another event: applied', note);
@@ -71,13 +71,19 @@ export class TransactionEvents201 {
     const reading = this.withIntervals(transactionId, latestReading201(meterValues));
     const beginWh = registerAt(meterValues, 'Transaction.Begin');
     const remoteStartId = req.transactionInfo.remoteStartId;
-    let tx = txs.fill(chargerId, transactionId, {
-      evseId: req.evse?.id ?? null,
-      idToken:
-        req.idToken?.idToken ??
-        (remoteStartId === undefined ? null : txs.tokenOfRemoteStart(chargerId, remoteStartId)),
-      meterStartWh: req.eventType === 'Started' ? (beginWh ?? reading?.energyWh ?? null) : beginWh,
-    });
+    let tx = txs.fill(
+      chargerId,
+      transactionId,
+      {
+        evseId: req.evse?.id ?? null,
+        idToken:
+          req.idToken?.idToken ??
+          (remoteStartId === undefined ? null : txs.tokenOfRemoteStart(chargerId, remoteStartId)),
+        meterStartWh:
+          req.eventType === 'Started' ? (beginWh ?? reading?.energyWh ?? null) : beginWh,
+      },
+      known,
+    );
     const connectorId = this.connectorOf(tx);
     if (connectorId && !req.offline) {
       // A queued event describes the past: it must not overwrite what the connector is now.

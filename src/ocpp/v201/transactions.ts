@@ -98,7 +98,8 @@ export class Transactions201 {
     this.insertEvent = db.prepare(
       `INSERT INTO ocpp201_transaction_events
          (charger_id, transaction_id, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (charger_id, transaction_id, seq_no) DO NOTHING`,
     );
     this.remoteStartInsert = db.prepare(
       'INSERT INTO ocpp201_remote_starts (charger_id, evse_id, id_token, created_at) VALUES (?, ?, ?, ?)',
@@ -121,17 +122,20 @@ export class Transactions201 {
   /**
    * Records the event under its seqNo. A repeat (same seqNo, type and timestamp: a retry after a
    * lost reply, or an offline queue sent twice) is reported as such and must change nothing. A
-   * seqNo reused for a different event is a charger bug: it is recorded and acted on.
+   * seqNo reused for a different event is a charger bug: it is recorded and acted on. `known` is
+   * the transaction as it stood before this event (undefined: first heard of now), for `fill`.
    */
-  see(chargerId: string, req: TransactionEventReq, receivedAt: string): EventSeen {
+  see(
+    chargerId: string,
+    req: TransactionEventReq,
+    receivedAt: string,
+  ): { seen: EventSeen; known: Transaction201 | undefined } {
     const id = req.transactionInfo.transactionId;
-    this.open(chargerId, id, receivedAt);
-    const earlier = this.findEvent.get(chargerId, id, req.seqNo);
-    if (earlier) {
-      const same = earlier.event_type === req.eventType && earlier.timestamp === req.timestamp;
-      return same ? 'repeat' : 'reused_seq_no';
-    }
-    this.insertEvent.run(
+    // Every event is a meter sample at least: the common case (a known transaction, a new seqNo)
+    // costs one read and one insert; the earlier event is read only when the seqNo was taken.
+    const known = this.get(chargerId, id);
+    if (!known) this.open(chargerId, id, receivedAt);
+    const inserted = this.insertEvent.run(
       chargerId,
       id,
       req.seqNo,
@@ -141,15 +145,19 @@ export class Transactions201 {
       req.timestamp,
       receivedAt,
     );
-    return 'new';
+    if (inserted.changes === 1) return { seen: 'new', known };
+    const earlier = this.findEvent.get(chargerId, id, req.seqNo);
+    const same = earlier?.event_type === req.eventType && earlier.timestamp === req.timestamp;
+    return { seen: same ? 'repeat' : 'reused_seq_no', known };
   }
 
+  /** Adds what this event tells of its transaction; `known`: the row read by `see`, if any. */
   fill(
     chargerId: string,
     transactionId: string,
     facts: { evseId: number | null; idToken: string | null; meterStartWh: number | null },
+    known: Transaction201 | undefined = this.get(chargerId, transactionId),
   ): Transaction201 {
-    const known = this.get(chargerId, transactionId);
     // Most events (meter samples) add nothing: no write, no page appended to the WAL for them.
     const adds =
       !known ||
