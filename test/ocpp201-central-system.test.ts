@@ -184,23 +184,25 @@ async function paidSession(s: Awaited<ReturnType<typeof station>>, connectorId: 
   return { sessionId: (res.body as { sessionId: string }).sessionId, remote };
 }
 
+/** The Started event of the remote-started transaction on EVSE 1, its register at `beginWh`. */
+function remoteStartedEvent(remote: RemoteStart, transactionId: string, beginWh: number) {
+  return txEvent({
+    eventType: 'Started',
+    seqNo: 0,
+    transactionId,
+    triggerReason: 'RemoteStart',
+    idToken: remote.idToken.idToken,
+    evseId: 1,
+    remoteStartId: remote.remoteStartId,
+    chargingState: 'Charging',
+    meterValue: register(beginWh, 'Transaction.Begin'),
+  });
+}
+
 /** The station starts the remote-started transaction on EVSE 1 at `beginWh`; returns its id. */
 async function remoteStarted(cp: RawClient, remote: RemoteStart, beginWh: number) {
   const transactionId = randomUUID();
-  await cp.call(
-    'TransactionEvent',
-    txEvent({
-      eventType: 'Started',
-      seqNo: 0,
-      transactionId,
-      triggerReason: 'RemoteStart',
-      idToken: remote.idToken.idToken,
-      evseId: 1,
-      remoteStartId: remote.remoteStartId,
-      chargingState: 'Charging',
-      meterValue: register(beginWh, 'Transaction.Begin'),
-    }),
-  );
+  await cp.call('TransactionEvent', remoteStartedEvent(remote, transactionId, beginWh));
   return transactionId;
 }
 
@@ -387,17 +389,7 @@ describe('OCPP 2.0.1 central system', () => {
     expect(Number.isInteger(remote.remoteStartId)).toBe(true);
 
     const transactionId = randomUUID();
-    const started = txEvent({
-      eventType: 'Started',
-      seqNo: 0,
-      transactionId,
-      triggerReason: 'RemoteStart',
-      idToken: remote.idToken.idToken,
-      evseId: 1,
-      remoteStartId: remote.remoteStartId,
-      chargingState: 'Charging',
-      meterValue: register(10_000, 'Transaction.Begin'),
-    });
+    const started = remoteStartedEvent(remote, transactionId, 10_000);
     expect(await s.cp.call('TransactionEvent', started)).toEqual({
       idTokenInfo: { status: 'Accepted' },
     });
