@@ -220,17 +220,14 @@ export class SessionLifecycle implements ChargerEvents {
       // one, measured as it arrives, can stand in for the start register.
       if (!m.live) {
         this.o.log.warn(
-          { sessionId: s.id, energyWh: energyWh },
+          { sessionId: s.id, energyWh },
           'no start register: queued sample not taken as the start',
         );
         return false;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
       this.o.sessions.setMeterStart(s.id, energyWh, at, time.atMs);
-      this.o.log.warn(
-        { sessionId: s.id, energyWh: energyWh },
-        'no start register: first sample taken',
-      );
+      this.o.log.warn({ sessionId: s.id, energyWh }, 'no start register: first sample taken');
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
       return false;
     }
@@ -240,7 +237,7 @@ export class SessionLifecycle implements ChargerEvents {
       // messages; its clock may have reset with its meter): across a meter reset it would bill
       // energy never delivered. It does not move the register; live readings and a live stop do.
       this.o.log.warn(
-        { sessionId: s.id, energyWh: energyWh },
+        { sessionId: s.id, energyWh },
         'start register from a live sample: queued sample not counted',
       );
       return false;
@@ -254,7 +251,7 @@ export class SessionLifecycle implements ChargerEvents {
       m.timestamp === s.meterPendingResetTimestamp
     ) {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: energyWh },
+        { sessionId: s.id, energyWh },
         'held register repeated (same reading again): ignored',
       );
       return false;
@@ -273,7 +270,7 @@ export class SessionLifecycle implements ChargerEvents {
       this.o.log.warn(
         {
           sessionId: s.id,
-          energyWh: energyWh,
+          energyWh,
           gainWh: verdict.gainWh,
           maxGainWh: verdict.maxGainWh,
         },
@@ -283,7 +280,7 @@ export class SessionLifecycle implements ChargerEvents {
     }
     if (verdict.kind === 'ignored') {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: energyWh, lastWh: s.lastMeterWh },
+        { sessionId: s.id, energyWh, lastWh: s.lastMeterWh },
         'meter below the last register: ignored',
       );
       return false;
@@ -293,7 +290,7 @@ export class SessionLifecycle implements ChargerEvents {
     this.o.sessions.setSegment(s.id, t, m.timestamp, at);
     if (verdict.kind !== 'advanced') {
       this.o.log.warn(
-        { sessionId: s.id, energyWh: energyWh, carriedWh: t.carriedWh },
+        { sessionId: s.id, energyWh, carriedWh: t.carriedWh },
         verdict.kind === 'reset'
           ? 'register reset after a reboot: counting a new segment'
           : 'register dropped after a reboot: held until the next sample',
