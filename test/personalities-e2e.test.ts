@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type ExpectStatic, type TestContext } from 'vitest';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { configSchema } from '../src/config/schema.js';
 import { PERSONALITIES, type PersonalityName } from '../simulators/shared/personalities.js';
@@ -17,6 +17,9 @@ import { waitUntil } from './helpers/wait.js';
 // Every firmware personality of the simulators, on both protocols, through the whole money path:
 // mint → start → the simulator charges → stop (at the paid energy, or the driver unplugs) →
 // settle. The simulator's own register is the truth the gateway's figures are checked against.
+// The cases run a few at a time (vitest's maxConcurrency, 5), as a site's chargers do: each has
+// its own charger, and its money is checked by its own session's ledger entries, so cases that
+// share the driver's wallet cannot hide each other's errors.
 
 const PRICE_PER_KWH = 412.5;
 const AMOUNT = 1_000; // 2,424 Wh at 412.5 NGN/kWh
@@ -140,7 +143,6 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
   const cases = casesFor(version).map((c, index) => ({ ...c, chargerId: `PERS-${index}` }));
   let t: TestGateway;
   let landed = false;
-  const chargers: SimulatedChargePoint[] = [];
 
   beforeAll(async () => {
     const base = testConfig('');
@@ -166,20 +168,21 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
     });
     landed = stopAssuranceLanded(t);
   });
-  afterEach(async () => {
-    await Promise.all(chargers.splice(0).map((c) => c.disconnect()));
-  });
   afterAll(async () => {
     await t.close();
   });
 
-  async function charger(id: string, personality: string): Promise<SimulatedChargePoint> {
+  async function charger(
+    ctx: TestContext,
+    id: string,
+    personality: string,
+  ): Promise<SimulatedChargePoint> {
     const cp = await protocol.connect(t.gw.ocppUrl, id, {
       connectors: 1,
       personality,
       timeFactor: TIME_FACTOR,
     });
-    chargers.push(cp);
+    ctx.onTestFinished(() => cp.disconnect());
     await waitUntil(
       () =>
         t.gw.db
@@ -190,12 +193,13 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
     );
     return cp;
   }
-  const balance = (): number =>
+  /** What this session's ledger entries moved in the wallet (debit, refund, credit), NGN. */
+  const moved = (sessionId: string): number =>
     (
-      t.gw.db.prepare('SELECT balance FROM wallets WHERE driver_id = ?').get(DRIVERS.ada.id) as {
-        balance: number;
-      }
-    ).balance;
+      t.gw.db
+        .prepare('SELECT COALESCE(SUM(amount), 0) AS n FROM ledger_entries WHERE session_id = ?')
+        .get(sessionId) as { n: number }
+    ).n;
   const session = (id: string) =>
     t.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow;
   const finished = (id: string) => {
@@ -204,21 +208,25 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
   };
 
   /** The money rules that hold for every personality, whatever happened on the wire. */
-  function assertMoney(s: SessionRow, trueDeliveredWh: number, before: number): void {
+  function assertMoney(expect: ExpectStatic, s: SessionRow, trueDeliveredWh: number): void {
     const proven = s.delivered_wh ?? 0;
     // Never billed for energy not proven, nor for more than the charger really delivered.
     expect(proven).toBeLessThanOrEqual(trueDeliveredWh);
     expect(s.cost ?? 0).toBeLessThanOrEqual(Math.floor((proven * PRICE_PER_KWH) / 1000));
     expect(s.cost ?? 0).toBeLessThanOrEqual(s.amount);
-    expect(balance()).toBe(before - (s.cost ?? 0));
+    // The wallet paid exactly the session's cost: its debit less what was given back.
+    expect(s.cost ?? 0).toBe(0 - moved(s.id));
     const report = verifyLedger(t.gw.db);
     expect(report.checks.filter((c) => c.violations.length > 0)).toEqual([]);
   }
 
-  async function startPaidSession(cp: SimulatedChargePoint, chargerId: string) {
+  async function startPaidSession(
+    expect: ExpectStatic,
+    cp: SimulatedChargePoint,
+    chargerId: string,
+  ) {
     await cp.plugIn(1, IONIQ);
     const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
-    const before = balance();
     const started = cp.waitFor('transactionStarted', () => true, 10_000);
     const res = await startSession(
       t.gw.url,
@@ -228,16 +236,17 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
     );
     expect(res.status).toBe(200);
     const { sessionId } = res.body as { sessionId: string };
-    return { sessionId, before, tx: await started };
+    return { sessionId, tx: await started };
   }
 
   const runnable = (c: { flow: Flow }) => c.flow === 'paid' || c.flow === 'unplug';
 
-  it.for(cases.filter(runnable))(
+  it.concurrent.for(cases.filter(runnable))(
     '$personality: stopped at the paid energy or the unplug, billed only what was proven',
-    async (c) => {
-      const cp = await charger(c.chargerId, c.personality);
-      const { sessionId, before, tx } = await startPaidSession(cp, c.chargerId);
+    async (c, ctx) => {
+      const { expect } = ctx;
+      const cp = await charger(ctx, c.chargerId, c.personality);
+      const { sessionId, tx } = await startPaidSession(expect, cp, c.chargerId);
       const stopped = cp.waitFor('transactionStopped', () => true, 20_000);
       if (c.flow === 'unplug') {
         // The gateway may stop it first (it cannot tell the energy); else the driver unplugs.
@@ -253,7 +262,7 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       const trueDelivered = stop.meterStop - tx.meterStart;
       const s = await waitUntil(() => finished(sessionId), 10_000, 'settlement');
       expect(s.state).toBe('settled');
-      assertMoney(s, trueDelivered, before);
+      assertMoney(expect, s, trueDelivered);
       if (c.flow === 'paid') {
         // The charger delivered what was paid for, give or take one sample interval.
         expect(trueDelivered).toBeGreaterThanOrEqual(s.limit_wh - SAMPLE_WH);
@@ -263,12 +272,12 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
     },
   );
 
-  it.for(cases.filter((c) => c.flow === 'local'))(
+  it.concurrent.for(cases.filter((c) => c.flow === 'local'))(
     '$personality: a transaction the charger starts on its own moves no money',
     async (c, ctx) => {
+      const { expect } = ctx;
       if (!landed) ctx.skip('stopping unaccepted transactions (field-session) is not on main yet');
-      const cp = await charger(c.chargerId, c.personality);
-      const before = balance();
+      const cp = await charger(ctx, c.chargerId, c.personality);
       const started = cp.waitFor('transactionStarted', () => true, 10_000);
       // Listened for before the plug-in: a charger that stops itself on the Invalid answer
       // (StopTransactionOnInvalidId) has ended the transaction by the time plugIn returns.
@@ -283,23 +292,24 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       const sessions = t.gw.db
         .prepare('SELECT COUNT(*) AS n FROM sessions WHERE charger_id = ?')
         .get(c.chargerId) as { n: number };
+      // No session, so no ledger entry: the wallet was not touched.
       expect(sessions.n).toBe(0);
-      expect(balance()).toBe(before);
       const report = verifyLedger(t.gw.db);
       expect(report.checks.filter((check) => check.violations.length > 0)).toEqual([]);
     },
   );
 
-  it.for(cases.filter((c) => c.flow === 'runaway'))(
+  it.concurrent.for(cases.filter((c) => c.flow === 'runaway'))(
     '$personality: a stop that does not take is escalated and the overrun is the operator loss',
     async (c, ctx) => {
+      const { expect } = ctx;
       if (!landed) ctx.skip('stop assurance (field-session) is not on main yet');
-      const cp = await charger(c.chargerId, c.personality);
+      const cp = await charger(ctx, c.chargerId, c.personality);
       const remoteStops: unknown[] = [];
       const profiles: unknown[] = [];
       cp.on('remoteStop', (e) => remoteStops.push(e));
       cp.on('chargingProfile', (e) => profiles.push(e));
-      const { sessionId, before, tx } = await startPaidSession(cp, c.chargerId);
+      const { sessionId, tx } = await startPaidSession(expect, cp, c.chargerId);
       // Every simulated charger obeys profiles unless its personality says otherwise.
       const obeysProfile = !/ignores-profile|rejects-profiles|profiles-not-supported/.test(
         c.personality,
@@ -327,7 +337,7 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       const stop = await stopped;
       const trueDelivered = stop.meterStop - tx.meterStart;
       const s = await waitUntil(() => finished(sessionId), 10_000, 'settlement');
-      assertMoney(s, trueDelivered, before);
+      assertMoney(expect, s, trueDelivered);
       // The ladder: the stop was asked again, then a zero-power profile was tried.
       expect(remoteStops.length).toBeGreaterThanOrEqual(2);
       expect(trueDelivered).toBeGreaterThan(s.limit_wh);
@@ -343,12 +353,13 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
     },
   );
 
-  it.for(cases.filter((c) => c.flow === 'reboot'))(
+  it.concurrent.for(cases.filter((c) => c.flow === 'reboot'))(
     '$personality: a transaction lost in a power cut is recovered from the charger and settled',
     async (c, ctx) => {
+      const { expect } = ctx;
       if (!landed) ctx.skip('recovery that asks the charger (field-session) is not on main yet');
-      const cp = await charger(c.chargerId, c.personality);
-      const { sessionId, before, tx } = await startPaidSession(cp, c.chargerId);
+      const cp = await charger(ctx, c.chargerId, c.personality);
+      const { sessionId, tx } = await startPaidSession(expect, cp, c.chargerId);
       const last = await cp.waitFor(
         'meterValues',
         (m) => m.transactionId === tx.transactionId && m.registerWh - tx.meterStart > 800,
@@ -359,7 +370,7 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       expect(cp.state(1).transactionId).toBeUndefined();
       const s = await waitUntil(() => finished(sessionId), 20_000, 'recovery');
       const trueDelivered = cp.state(1).registerWh - tx.meterStart;
-      assertMoney(s, trueDelivered, before);
+      assertMoney(expect, s, trueDelivered);
       expect(s.delivered_wh ?? 0).toBeGreaterThanOrEqual(last.registerWh - tx.meterStart);
     },
   );
