@@ -8,6 +8,8 @@ export interface MemorySnapshot {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+  /** V8's young generation (new space), committed bytes: part of heapTotal. */
+  young: number;
 }
 
 /** Node options and environment that make a child answer `snapshot` (memory-preload.ts). */
@@ -42,6 +44,8 @@ export interface MemoryBreakdown {
   rss: number;
   heapUsed: number;
   heapCommitted: number;
+  /** Of heapCommitted: what the young generation grew by. */
+  young: number;
   external: number;
   native: number;
 }
@@ -56,6 +60,7 @@ export function perCharger(
     rss: d('rss'),
     heapUsed: d('heapUsed'),
     heapCommitted: d('heapTotal'),
+    young: d('young'),
     external: d('external'),
     native: d('rss') - d('heapTotal') - d('external'),
   };
@@ -64,7 +69,8 @@ export function perCharger(
 export function describeBreakdown(b: MemoryBreakdown): string {
   const kb = (x: number) => `${(x / 1024).toFixed(1)} KB`;
   return (
-    `RSS ${kb(b.rss)} = JS heap committed ${kb(b.heapCommitted)} (live after GC ${kb(b.heapUsed)}) ` +
+    `RSS ${kb(b.rss)} = JS heap committed ${kb(b.heapCommitted)} (of which young generation ` +
+    `${kb(b.young)}; live after GC ${kb(b.heapUsed)}) ` +
     `+ external ${kb(b.external)} + native ${kb(b.native)}`
   );
 }
