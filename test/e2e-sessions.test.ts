@@ -303,7 +303,13 @@ describe.each(PROTOCOLS)('end to end over real sockets: $name', (protocol) => {
     ]) {
       expect(res.status).toBe(409);
       expect(errorCode(res)).toBe('connector_unavailable');
+      // Another driver is not told whose session it is; its own driver is told which one.
+      expect(JSON.stringify(res.body)).not.toContain('ses_');
     }
+    const own = await requestQuote(t.gw.url, ada, { ...busy, driverEmail: DRIVERS.ada.email });
+    expect(own.status).toBe(409);
+    expect(errorCode(own)).toBe('connector_unavailable');
+    expect(JSON.stringify(own.body)).toContain((first.body as { sessionId: string }).sessionId);
     expect(balance(DRIVERS.bola.id)).toBe(bolaBefore);
 
     await cp.setStatus(2, 'Faulted', 'GroundFailure');

@@ -88,7 +88,9 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     async (request) => {
       const { chargerId, connectorId, driverEmail } = request.body;
       const found =
-        request.driverId === undefined ? undefined : charging.quoteDriver(request.driverId);
+        request.driverId === undefined
+          ? undefined
+          : charging.quoteDriver(request.driverId, chargerId, connectorId);
       inScope(found?.driver, driverEmail);
       const quote = charging.quote(found, chargerId, connectorId);
       const watts = deps.quotePower?.(chargerId, connectorId, quote.energyWh) ?? null;

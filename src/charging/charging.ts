@@ -15,8 +15,8 @@ import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './ide
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import type { SessionOutcomes } from './outcomes.js';
-import { QuoteReads, type QuoteDriver } from './quote-reads.js';
-import type { Session, SessionStore } from './session-store.js';
+import { QuoteReads, type OpenSessionRef, type QuoteDriver } from './quote-reads.js';
+import type { SessionStore } from './session-store.js';
 
 export interface ChargingSettings {
   maxAmount: number;
@@ -88,17 +88,21 @@ export class Charging {
     this.startsRefused = reason;
   }
 
-  /** The driver as a quote needs it (one read); undefined when no such driver. */
-  quoteDriver(driverId: string): QuoteDriver | undefined {
-    return this.quoteReads.read(driverId);
+  /**
+   * The driver as a quote on this connector needs it, with the session open there (one read);
+   * undefined when no such driver.
+   */
+  quoteDriver(driverId: string, chargerId: string, connectorId: string): QuoteDriver | undefined {
+    return this.quoteReads.read(driverId, chargerId, connectorId);
   }
 
+  /** `found` must come from quoteDriver() for the same charger and connector. */
   quote(
-    { driver, balance, telematics }: QuoteDriver,
+    { driver, balance, telematics, openSession }: QuoteDriver,
     chargerId: string,
     connectorId: string,
   ): Quote {
-    const connector = this.usableConnector(chargerId, connectorId, driver.id);
+    const connector = this.usableConnector(chargerId, connectorId, driver.id, openSession);
     const view = this.deps.chargers.connector(chargerId, connector.id);
     const assigned =
       driver.vehicleModel && driver.vehicleBatteryWh
@@ -284,8 +288,16 @@ export class Charging {
     return { percent: undefined, source: 'unknown', at: null };
   }
 
-  /** Resolves the connector and refuses early, before any money moves, when it cannot start now. */
-  private usableConnector(chargerId: string, connectorId: string, driverId: string): SiteConnector {
+  /**
+   * Resolves the connector and refuses early, before any money moves, when it cannot start now.
+   * `open`: the session open on it if the caller has just read it (null: none), else read here.
+   */
+  private usableConnector(
+    chargerId: string,
+    connectorId: string,
+    driverId: string,
+    open?: OpenSessionRef | null,
+  ): SiteConnector {
     const { deps } = this;
     if (!deps.site.charger(chargerId)) {
       throw new ChargingError('charger_not_found', `no charger with id ${chargerId}`);
@@ -301,8 +313,8 @@ export class Charging {
       throw new ChargingError('charger_offline', `charger ${chargerId} is offline`);
     }
     // An open session first: its own driver is told which one (to follow or wait for it).
-    const open = deps.sessions.openOn(chargerId, connector.id);
-    if (open) throw this.occupied(connector, driverId, open);
+    const holder = open === undefined ? deps.sessions.openOn(chargerId, connector.id) : open;
+    if (holder) throw this.occupied(connector, driverId, holder);
     const hold = deps.chargers.operatorHold(chargerId, connector.id);
     if (hold !== null) throw new ChargingError('connector_unavailable', hold);
     const view = deps.chargers.connector(chargerId, connector.id);
@@ -320,7 +332,11 @@ export class Charging {
   }
 
   /** connector_unavailable because of an open session; named only to the driver who owns it. */
-  private occupied(connector: SiteConnector, driverId: string, known?: Session): ChargingError {
+  private occupied(
+    connector: SiteConnector,
+    driverId: string,
+    known?: OpenSessionRef,
+  ): ChargingError {
     const open = known ?? this.deps.sessions.openOn(connector.chargerId, connector.id);
     const where = `connector ${connector.id} on charger ${connector.chargerId}`;
     return new ChargingError(

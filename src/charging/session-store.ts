@@ -27,7 +27,7 @@ export type SessionState = (typeof SESSION_STATES)[number];
  * The open states as SQL, spelled exactly as the partial indexes on sessions are (schema-v1.ts):
  * SQLite uses a partial index only for a WHERE that matches its own.
  */
-const OPEN_STATE = "state IN ('authorizing', 'authorized', 'charging', 'stopping')";
+export const OPEN_STATE = "state IN ('authorizing', 'authorized', 'charging', 'stopping')";
 
 export interface Session {
   id: string;
