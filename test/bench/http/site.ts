@@ -137,11 +137,16 @@ export async function load(gen: LoadChild, req: LoadRequest): Promise<LoadResult
   return unwrap(await gen.next(req.seconds * 1000 + 60_000));
 }
 
-export async function startBareApi(started: { stop(): Promise<void> }[]): Promise<{ url: string }> {
+export async function startBareApi(
+  started: { stop(): Promise<void> }[],
+): Promise<{ url: string; pid: number }> {
   const bare = forkChild<BareApiReady | { error: string }>('bare-api.js');
   started.push(bare);
   bare.send({ maxAmount: MAX_AMOUNT });
-  return unwrap(await bare.next());
+  const { url } = unwrap(await bare.next());
+  const { pid } = bare.proc;
+  if (pid === undefined) throw new Error('bare API child has no pid');
+  return { url, pid };
 }
 
 /**

@@ -23,3 +23,22 @@ export async function rssBytes(pid: number): Promise<number> {
   if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
   return Number(kb) * 1024;
 }
+
+/**
+ * CPU time a process has used, user and system, in seconds, from /proc (Linux: its clock ticks are
+ * USER_HZ, 100 a second, whatever the kernel's own rate). The difference over a load window divided
+ * by the requests answered is the CPU each request cost that process: steadier than a rate on a
+ * shared machine, where a rate also measures what the neighbours took.
+ */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) {
+    throw new Error(`no CPU times for process ${pid}`);
+  }
+  return (utime + stime) / 100;
+}

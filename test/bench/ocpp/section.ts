@@ -422,14 +422,6 @@ function figures(n: number, gw: Measured, bare: Measured): Figure[] {
       ref(bare.rssPerChargerBytes / 1024),
     ),
     rssTarget,
-    // The young generation grows to a maximum V8 derives from the machine's memory (not from what
-    // the process holds) on any busy process, the bare server's too: this row prices the chargers.
-    compared(
-      `RSS per connected charger beyond the young generation's growth, ${n} chargers`,
-      'KB',
-      (gw.memory.rss - gw.memory.young) / 1024,
-      ref((bare.memory.rss - bare.memory.young) / 1024),
-    ),
   ];
 }
 
