@@ -17,7 +17,7 @@ import {
   type GatewayChild,
 } from '../lib/gateway-child.js';
 import { compared, type BenchContext, type BenchSection, type Figure } from '../lib/results.js';
-import { percentile } from '../lib/stats.js';
+import { cpuSeconds, percentile } from '../lib/stats.js';
 import { BareServerChild, GeneratorChild } from './children.js';
 import {
   describeBreakdown,
@@ -68,6 +68,8 @@ interface Measured {
   memory: MemoryBreakdown;
   paced: LoadResult;
   saturated: LoadResult;
+  /** The server process's own CPU per reply over the saturation window, µs. */
+  cpuPerMessageMicros: number;
   /** Each generator's CPU over the saturation window, fraction of one core. */
   generatorCpu: number[];
   reportedWh: number;
@@ -75,6 +77,7 @@ interface Measured {
 
 interface Server {
   ocppUrl: string;
+  pid: number;
   rss(): Promise<number>;
   memory(): Promise<MemorySnapshot>;
 }
@@ -172,12 +175,15 @@ async function measure(
       await load({ cmd: 'paced', ms: ctx.window(15) * 1000, intervalMs: PACED_INTERVAL_MS }),
     );
     if (profiled) process.kill(profiled.pid, 'SIGUSR2');
+    const cpuBefore = await cpuSeconds(server.pid);
     const saturatedEach = await load({ cmd: 'saturate', ms: ctx.window(15) * 1000 });
+    const cpuUsed = (await cpuSeconds(server.pid)) - cpuBefore;
     if (profiled) {
       process.kill(profiled.pid, 'SIGUSR2');
       await sleep(2000);
     }
     const closed = await Promise.all(gens.map((g) => g.request({ cmd: 'close' })));
+    const saturated = merged(saturatedEach);
     return {
       firstBootWallMs: firstBoot.wallMs,
       setupWallMs: reconnect.wallMs,
@@ -185,7 +191,8 @@ async function measure(
       rssPerChargerBytes,
       memory,
       paced,
-      saturated: merged(saturatedEach),
+      saturated,
+      cpuPerMessageMicros: (cpuUsed * 1e6) / Math.max(1, saturated.replies),
       generatorCpu: saturatedEach.map((r) => r.cpuFraction),
       reportedWh: closed.reduce((sum, r) => sum + (r.cmd === 'closed' ? r.reportedWh : 0), 0),
     };
@@ -199,6 +206,7 @@ async function measureBare(ctx: BenchContext, chargers: BenchCharger[]): Promise
   const bare = await BareServerChild.start(memoryProbeEnv(memoryFile));
   const server = {
     ocppUrl: bare.ocppUrl,
+    pid: bare.pid,
     rss: () => bare.rss(),
     memory: () => snapshot(bare.pid, memoryFile),
   };
@@ -246,7 +254,12 @@ async function measureGateway(ctx: BenchContext, chargers: BenchCharger[]): Prom
     const profiled = profileDir ? { pid: gw.pid } : undefined;
     const measured = await measure(
       ctx,
-      { ocppUrl: gw.ocppUrl, rss: () => gw.rss(), memory: () => snapshot(gw.pid, memoryFile) },
+      {
+        ocppUrl: gw.ocppUrl,
+        pid: gw.pid,
+        rss: () => gw.rss(),
+        memory: () => snapshot(gw.pid, memoryFile),
+      },
       chargers,
       (gens) => startPaidSessions(ctx, gw, gens, chargers),
       profiled,
@@ -402,6 +415,14 @@ function figures(n: number, gw: Measured, bare: Measured): Figure[] {
         ratio: 0.7,
         direction: 'at least',
       },
+    ),
+    // Its own CPU per reply over the saturation window. Beside the rate it tells a slow reference
+    // from a fast gateway: on a VM whose neighbours take the cores, both move.
+    compared(
+      `CPU per message at saturation (server process), ${n} chargers`,
+      'µs',
+      gw.cpuPerMessageMicros,
+      ref(bare.cpuPerMessageMicros),
     ),
     compared(
       `reply latency p50 at ${n / 5} msg/s, ${n}`,
