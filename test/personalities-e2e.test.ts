@@ -374,4 +374,20 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       expect(s.delivered_wh ?? 0).toBeGreaterThanOrEqual(last.registerWh - tx.meterStart);
     },
   );
+
+  // After every case (the concurrent ones run before it): the shared wallet lost exactly what the
+  // sessions cost, so no case moved money outside its own session (a local start, a recovery).
+  it('the wallet paid the sum of the sessions’ costs and nothing else', ({ expect }) => {
+    const open = t.gw.db
+      .prepare("SELECT COUNT(*) AS n FROM sessions WHERE state NOT IN ('settled', 'refunded')")
+      .get() as { n: number };
+    expect(open.n).toBe(0);
+    const { cost } = t.gw.db
+      .prepare('SELECT COALESCE(SUM(cost), 0) AS cost FROM sessions WHERE driver_id = ?')
+      .get(DRIVERS.ada.id) as { cost: number };
+    const { balance } = t.gw.db
+      .prepare('SELECT balance FROM wallets WHERE driver_id = ?')
+      .get(DRIVERS.ada.id) as { balance: number };
+    expect(balance).toBe(DRIVERS.ada.balance - cost);
+  });
 });
