@@ -4,31 +4,46 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * Loaded with `--import` into the gateway and the bare server of the OCPP section: each SIGPWR
- * (unused by Node and by the other preloads) runs a full garbage collection and writes
- * process.memoryUsage() to BENCH_MEMORY_FILE, so the section can split the RSS a charger costs
- * into live JS heap, memory outside the heap that V8 knows of (ws buffers: `external`) and the
- * rest (malloc: SQLite, sockets, libuv, fragmentation), and the committed heap into V8's young
- * generation (sized by V8 from the allocation rate, up to a maximum it derives from the machine's
- * memory) and the rest. With BENCH_OCPP_HEAP_DIR=dir each
- * snapshot also writes a V8 heap snapshot there (slow: for finding what a charger holds, not for
- * a timed run).
+ * (unused by Node and by the other preloads) writes to BENCH_MEMORY_FILE the process's memory
+ * twice over:
+ * - after a full garbage collection: process.memoryUsage(), and V8's young generation (new space,
+ *   sized by V8 from the allocation rate up to a maximum it derives from the machine's memory) as
+ *   the load left it;
+ * - `settled`: the same after a memory-reducing collection, the one V8's memory reducer runs by
+ *   itself seconds after the allocation rate drops (docs/benchmarks.md measured it at a site's
+ *   message rates): the young generation shrunk and freed pages given back, so what is left is
+ *   what the process holds, not what its last burst needed.
+ * With BENCH_OCPP_HEAP_DIR=dir each snapshot also writes a V8 heap snapshot there (slow: for
+ * finding what a charger holds, not for a timed run).
  */
 const file = process.env.BENCH_MEMORY_FILE;
+
+interface GcOptions {
+  type: 'major';
+  execution: 'sync';
+  flavor: 'regular' | 'last-resort';
+}
+
+function young(): number {
+  return getHeapSpaceStatistics()
+    .filter(
+      (space) => space.space_name === 'new_space' || space.space_name === 'new_large_object_space',
+    )
+    .reduce((sum, space) => sum + space.space_size, 0);
+}
+
 if (file) {
   setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
+  const gc = runInNewContext('gc') as (options: GcOptions) => void;
   let seq = 0;
   process.on('SIGPWR', () => {
-    gc();
+    gc({ type: 'major', execution: 'sync', flavor: 'regular' });
     seq += 1;
     const snapshots = process.env.BENCH_OCPP_HEAP_DIR;
     if (snapshots) writeHeapSnapshot(`${snapshots}/heap-${process.pid}-${seq}.heapsnapshot`);
-    const young = getHeapSpaceStatistics()
-      .filter(
-        (space) =>
-          space.space_name === 'new_space' || space.space_name === 'new_large_object_space',
-      )
-      .reduce((sum, space) => sum + space.space_size, 0);
-    writeFileSync(file, JSON.stringify({ seq, ...process.memoryUsage(), young }));
+    const loaded = { ...process.memoryUsage(), young: young() };
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    const settled = { ...process.memoryUsage(), young: young() };
+    writeFileSync(file, JSON.stringify({ seq, ...loaded, settled }));
   });
 }

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export interface MemorySnapshot {
-  seq: number;
+/** process.memoryUsage() with the young generation's committed bytes. */
+export interface MemoryUsage {
   rss: number;
   heapTotal: number;
   heapUsed: number;
@@ -10,6 +10,12 @@ export interface MemorySnapshot {
   arrayBuffers: number;
   /** V8's young generation (new space), committed bytes: part of heapTotal. */
   young: number;
+}
+
+/** After a full GC as the load left the process, and after a memory-reducing one (settled). */
+export interface MemorySnapshot extends MemoryUsage {
+  seq: number;
+  settled: MemoryUsage;
 }
 
 /** Node options and environment that make a child answer `snapshot` (memory-preload.ts). */
@@ -50,12 +56,8 @@ export interface MemoryBreakdown {
   native: number;
 }
 
-export function perCharger(
-  before: MemorySnapshot,
-  after: MemorySnapshot,
-  n: number,
-): MemoryBreakdown {
-  const d = (k: keyof MemorySnapshot) => (after[k] - before[k]) / n;
+export function perCharger(before: MemoryUsage, after: MemoryUsage, n: number): MemoryBreakdown {
+  const d = (k: keyof MemoryUsage) => (after[k] - before[k]) / n;
   return {
     rss: d('rss'),
     heapUsed: d('heapUsed'),
