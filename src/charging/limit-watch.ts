@@ -1,3 +1,5 @@
+import { clearUnrefTimer } from '../shared/unref-timer.js';
+
 /**
  * Predicts when a session reaches its paid energy and fires `onLimit` in time to stop it there.
  *
@@ -172,7 +174,7 @@ export class LimitWatch {
     if (!last) return;
     const ceilingW = w.stale ? w.ceilingW : null;
     const whPerMs = ceilingW !== null ? ceilingW * WH_PER_MS_PER_W : (w.rate?.whPerMs ?? 0);
-    if (w.timer) clearTimeout(w.timer);
+    clearUnrefTimer(w.timer);
     w.timer = null;
     if (whPerMs <= 0) return; // allowed nothing (waiting for capacity): no flow to plan from
     const etaMs = (w.limitWh - last.deliveredWh) / whPerMs;
@@ -186,7 +188,7 @@ export class LimitWatch {
 
   end(sessionId: string): void {
     const w = this.watched.get(sessionId);
-    if (w?.timer) clearTimeout(w.timer);
+    clearUnrefTimer(w?.timer);
     this.watched.delete(sessionId);
   }
 
@@ -198,7 +200,7 @@ export class LimitWatch {
     const w = this.watched.get(sessionId);
     if (!w || w.fired) return;
     w.fired = true;
-    if (w.timer) clearTimeout(w.timer);
+    clearUnrefTimer(w.timer);
     w.timer = null;
     this.opts.onLimit(sessionId);
   }

@@ -1,5 +1,6 @@
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Logger } from '../shared/log.js';
+import { clearUnrefTimer } from '../shared/unref-timer.js';
 
 export interface RefusedTransactionsOptions {
   log: Logger;
@@ -84,7 +85,7 @@ export class RefusedTransactions {
       timer.unref();
       const open = this.open;
       function done() {
-        clearTimeout(timer);
+        clearUnrefTimer(timer);
         resolve();
       }
       if (open.has(key)) open.set(key, done);

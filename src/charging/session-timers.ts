@@ -1,3 +1,5 @@
+import { clearUnrefTimer } from '../shared/unref-timer.js';
+
 /**
  * The clocks that end a session without the charger's stop: the start timer (no transaction in
  * time: full refund), the silence timer (a transaction unheard of for too long) and the grace after
@@ -60,7 +62,7 @@ export class SessionTimers {
   clearEnd(kind: EndTimerKind, sessionId: string): void {
     const timers = this.endTimers[kind];
     const entry = timers.get(sessionId);
-    if (entry) clearTimeout(entry.timer);
+    clearUnrefTimer(entry?.timer);
     timers.delete(sessionId);
   }
 
@@ -71,10 +73,10 @@ export class SessionTimers {
   }
 
   close(): void {
-    for (const t of this.startTimers.values()) clearTimeout(t);
+    for (const t of this.startTimers.values()) clearUnrefTimer(t);
     this.startTimers.clear();
     for (const timers of Object.values(this.endTimers)) {
-      for (const { timer } of timers.values()) clearTimeout(timer);
+      for (const { timer } of timers.values()) clearUnrefTimer(timer);
       timers.clear();
     }
   }
@@ -88,6 +90,6 @@ function unrefTimer(delayMs: number, then: () => void): NodeJS.Timeout {
 
 function clearFrom(timers: Map<string, NodeJS.Timeout>, key: string): void {
   const timer = timers.get(key);
-  if (timer) clearTimeout(timer);
+  clearUnrefTimer(timer);
   timers.delete(key);
 }

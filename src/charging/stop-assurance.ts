@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Session, SessionStore } from './session-store.js';
 import type { StopRecords, StopReply, StopStep } from './stop-records.js';
+import { clearUnrefTimer } from '../shared/unref-timer.js';
 
 export interface StopAssuranceOptions {
   clock: Clock;
@@ -198,7 +199,7 @@ export class StopAssurance {
       const timer = setTimeout(done, ms);
       timer.unref();
       function done() {
-        clearTimeout(timer);
+        clearUnrefTimer(timer);
         resolve();
       }
       this.loops.set(sessionId, done);

@@ -1,3 +1,5 @@
+import { clearUnrefTimer } from '../shared/unref-timer.js';
+
 /** One-shot timers the limit board arms at its next edge; tests give their own, on a fake clock. */
 export interface EdgeTimers {
   /** Runs `fire` after `delayMs`; the returned function cancels it. */
@@ -15,6 +17,6 @@ export const realTimers: EdgeTimers = {
   set(delayMs, fire) {
     const timer = setTimeout(fire, Math.min(Math.max(0, delayMs), MAX_TIMER_MS));
     timer.unref();
-    return () => clearTimeout(timer);
+    return () => clearUnrefTimer(timer);
   },
 };

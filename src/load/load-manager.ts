@@ -9,6 +9,7 @@ import type {
 import type { Logger } from '../shared/log.js';
 import { allocate, type AllocationPolicy, type AllocationSession } from './allocator.js';
 import type { LimitReader, NodeLimit } from './limits.js';
+import { clearUnrefTimer } from '../shared/unref-timer.js';
 
 /** A connector under load management, as the config describes it. */
 export interface ManagedConnector {
@@ -131,7 +132,7 @@ export class LoadManager {
   close(): void {
     this.closed = true;
     this.unsubscribe?.();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    clearUnrefTimer(this.retryTimer);
   }
 
   /** The charger port's events passed on unchanged; the load manager reacts after the charging layer. */

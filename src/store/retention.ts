@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from './database.js';
+import { clearUnrefTimer } from '../shared/unref-timer.js';
 
 /** How long each kind of row that only grows is kept, in days; 0 keeps it forever. */
 export interface RetentionWindows {
@@ -128,7 +129,7 @@ export class Retention {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    clearUnrefTimer(this.timer);
     this.timer = null;
   }
 }
