@@ -131,3 +131,38 @@ describe('paid-energy limit watch', () => {
     expect(fired).toEqual(['s']);
   });
 });
+
+describe('paid-energy limit watch, a wait longer than setTimeout can hold', () => {
+  it('a trickle far from its limit is not stopped (Node fires a longer timer after 1 ms)', async () => {
+    const fired: string[] = [];
+    const watch = new LimitWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
+    // 50 kWh paid and left, drawing 50 W (an EV holding its battery full): due in 1,000 h.
+    watch.begin('s', 50_000, 0, 0);
+    watch.sample('s', 0.5, 36_000);
+    watch.sample('s', 1, 72_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    watch.endAll();
+    expect(fired).toEqual([]);
+  });
+
+  it('waits the longest setTimeout allows, plans again, and fires when due (fake timers)', () => {
+    vi.useFakeTimers();
+    try {
+      const fired: string[] = [];
+      const watch = new LimitWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
+      // 1 Wh/h: 50,000 Wh to go is 50,000 h = 1.8e11 ms.
+      watch.begin('s', 50_001, 0, 0);
+      watch.sample('s', 1, 3_600_000);
+      const dueMs = 50_000 * 3_600_000 - 100;
+      vi.advanceTimersByTime(2 ** 31);
+      expect(fired).toEqual([]);
+      vi.advanceTimersByTime(dueMs - 2 ** 31 - 1);
+      expect(fired).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(fired).toEqual(['s']);
+      watch.endAll();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

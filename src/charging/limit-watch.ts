@@ -33,6 +33,9 @@ const WH_PER_MS_PER_W = 1 / 3_600_000;
 
 const RATE_WINDOW = 2;
 
+/** setTimeout's longest wait, 2^31 − 1 ms (24.8 days). */
+const LONGEST_WAIT_MS = 2_147_483_647;
+
 /** A reading on the charger's clock: its own timestamp, and how long before now it was taken. */
 export interface ChargerStamp {
   stampMs: number;
@@ -179,10 +182,17 @@ export class LimitWatch {
     if (whPerMs <= 0) return; // allowed nothing (waiting for capacity): no flow to plan from
     const etaMs = (w.limitWh - last.deliveredWh) / whPerMs;
     const ageMs = w.stale ? 0 : (w.rate?.ageMs ?? 0);
-    w.timer = setTimeout(
-      () => this.fire(sessionId),
-      Math.max(0, etaMs - ageMs - sinceMs - this.opts.leadMs),
-    );
+    const waitMs = Math.max(0, etaMs - ageMs - sinceMs - this.opts.leadMs);
+    // A slow flow far from its limit (an EV drawing 50 W with 50 kWh paid and left: 1,000 h) is
+    // due later than setTimeout can wait, and past that Node fires after 1 ms: wait the longest
+    // it can, then plan again from the same reading, that much later.
+    w.timer =
+      waitMs > LONGEST_WAIT_MS
+        ? setTimeout(() => {
+            if (this.watched.get(sessionId) === w)
+              this.plan(sessionId, w, sinceMs + LONGEST_WAIT_MS);
+          }, LONGEST_WAIT_MS)
+        : setTimeout(() => this.fire(sessionId), waitMs);
     w.timer.unref();
   }
 
