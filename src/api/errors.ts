@@ -36,5 +36,13 @@ export function sendError(
   code: string,
   message: string,
 ): FastifyReply {
+  answeredCodes.set(reply, code);
   return reply.code(status).send({ error: { code, message } });
+}
+
+const answeredCodes = new WeakMap<FastifyReply, string>();
+
+/** The `error.code` this reply was answered with (sendError), for the metrics' Start results. */
+export function answeredErrorCode(reply: FastifyReply): string | undefined {
+  return answeredCodes.get(reply);
 }

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { answeredErrorCode } from '../api/errors.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { OcppObserver } from '../ocpp/observed-connection.js';
 import type { ConnectorView } from '../ocpp/port.js';
 import type { Db } from '../store/database.js';
 import { DatabaseFigures } from './database-figures.js';
+import { HttpSeries } from './http-series.js';
 import type { StorageFigures } from './storage-figures.js';
 
 /** What the metrics read from the running gateway at scrape time. */
@@ -30,7 +32,7 @@ function setAll(metric: Gauge | Counter, values: Labelled): void {
   }
 }
 
-const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const START_ROUTE = '/v1/sessions';
 
 /**
@@ -42,8 +44,7 @@ export class GatewayMetrics implements OcppObserver {
   readonly registry = new Registry();
   private readonly ocppMessages: Counter;
   private readonly ocppDuration: Histogram;
-  private readonly httpRequests: Counter;
-  private readonly httpDuration: Histogram;
+  private readonly http = new HttpSeries(LATENCY_BUCKETS);
   private readonly startRequests: Counter;
 
   constructor(private readonly sources: MetricsSources) {
@@ -62,19 +63,7 @@ export class GatewayMetrics implements OcppObserver {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.httpRequests = new Counter({
-      name: 'fleetgw_http_requests_total',
-      help: 'HTTP requests answered, by route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: 'fleetgw_http_request_duration_seconds',
-      help: 'HTTP request latency, by route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.http.register(this.registry);
     this.startRequests = new Counter({
       name: 'fleetgw_start_requests_total',
       help: 'Start Charge Session requests by result: started, or the error code answered',
@@ -97,23 +86,7 @@ export class GatewayMetrics implements OcppObserver {
 
   /** Counts every answer of `app` by its route pattern (never the raw URL: bounded labels). */
   observeHttp(app: FastifyInstance): void {
-    // Callback hooks: they run on every answer, and an async hook costs a promise each time.
-    app.addHook('onResponse', (request, reply, done) => {
-      const labels = {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status: String(reply.statusCode),
-      };
-      this.httpRequests.inc(labels);
-      this.httpDuration.observe(labels, reply.elapsedTime / 1000);
-      done();
-    });
-    app.addHook('onSend', (request, reply, payload, done) => {
-      if (request.method === 'POST' && request.routeOptions.url === START_ROUTE) {
-        this.startRequests.inc({ result: startResult(reply.statusCode, payload) });
-      }
-      done(null, payload);
-    });
+    countHttpAnswers(app, this.http, this.startRequests);
   }
 
   /** Browsers with the console's live event stream open, read at scrape time. */
@@ -277,12 +250,25 @@ export class GatewayMetrics implements OcppObserver {
   }
 }
 
-/** `started`, or the error code in the answer's body. */
-function startResult(status: number, payload: unknown): string {
-  if (status === 200) return 'started';
-  if (typeof payload === 'string') {
-    const match = /"code":"([a-z_]{1,64})"/.exec(payload);
-    if (match?.[1]) return match[1];
-  }
-  return `http_${status}`;
+/**
+ * The hook behind GatewayMetrics.observeHttp, on its own so the bench can give a reference server
+ * the same per-answer cost. A callback hook: an async one costs a promise on every answer.
+ */
+export function countHttpAnswers(
+  app: FastifyInstance,
+  http: HttpSeries,
+  startRequests: Counter,
+): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    http.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (route === START_ROUTE && request.method === 'POST') {
+      const result =
+        reply.statusCode === 200
+          ? 'started'
+          : (answeredErrorCode(reply) ?? `http_${reply.statusCode}`);
+      startRequests.inc({ result });
+    }
+    done();
+  });
 }
