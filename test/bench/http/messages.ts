@@ -75,3 +75,14 @@ export interface RawDebitResult {
 export interface BareApiReady {
   url: string;
 }
+
+export interface ShellApiRequest {
+  dir: string;
+  drivers: number;
+}
+
+export interface ShellApiReady {
+  url: string;
+  /** One driver token per driver, in order, minted by the shell's own token store. */
+  tokens: string[];
+}
