@@ -9,7 +9,8 @@ import type { LoadResult, LoadTarget, ShellApiReady } from './messages.js';
 const CONNECTIONS = 50;
 const CHARGERS = 4;
 const DRIVERS = 50;
-const ROUNDS = 3;
+/** Rounds in a full run; a smoke run (BENCH_SCALE < 1, CI) measures one. */
+const FULL_ROUNDS = 3;
 const ROUND_S = 3;
 
 interface Server {
@@ -34,6 +35,7 @@ export const quoteSection: BenchSection = {
   key: 'quote',
   title: 'Quote',
   async run(ctx) {
+    const ROUNDS = ctx.scale >= 1 ? FULL_ROUNDS : 1;
     const started: { stop(): Promise<void> }[] = [];
     try {
       const site = await startSite(
