@@ -25,6 +25,10 @@ declare module 'fastify' {
 
 export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { roster, charging } = deps;
+  // Declared on the request up front, so setting them in the auth hooks keeps every request object
+  // one shape (a property added later moves each request to a new hidden class).
+  app.decorateRequest('fleetId', undefined);
+  app.decorateRequest('driverId', undefined);
   const minute = (n: number) => new KeyedRateLimiter(n, n / 60, deps.clock);
   // Quote and start share one budget per token: both are what a driver's app sends.
   const mintLimiter = minute(deps.rateLimits.mintPerMinute);

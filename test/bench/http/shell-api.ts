@@ -56,6 +56,7 @@ serveParent<ShellApiRequest, ShellApiReady>(async ({ dir, drivers }) => {
   const series = new HttpSeries(LATENCY_BUCKETS);
   series.register(registry);
   countHttpAnswers(app, series, startRequests);
+  app.decorateRequest('driverId', undefined); // as src/api/routes.ts does
   const limiter = new KeyedRateLimiter(1_000_000, 1_000_000 / 60, systemClock);
   app.post(
     '/v1/sessions/quote',
