@@ -56,7 +56,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-describe('operator CLI against a running gateway', () => {
+// Each test runs the CLI as its own process up to nine times (Node and the CLI loaded each time):
+// 10-12 s in CI's runs, once over the suite's 30 s locally while the money simulation and the
+// crash sweep ran beside it. The checks are about what the CLI prints, not how fast it starts.
+describe('operator CLI against a running gateway', { timeout: 60_000 }, () => {
   it('operator create/list/revoke manage credentials; the credential is printed once', async () => {
     const viewer = await cli(
       {},
