@@ -28,6 +28,14 @@ const OPERATOR_KW = 70;
 const GENERATOR_KW = 60;
 /** docs/benchmarks.md: the paid-energy overshoot goal, 0.5 % of the paid energy. */
 const OVERSHOOT_GOAL = 0.005;
+/**
+ * The gateway and the twelve simulators share this process, beside another test file on two
+ * cores, and at TIME_FACTOR a millisecond of event-loop delay is 40 ms of charging: 0.56 Wh at
+ * 50 kW. A stop is allowed the energy of this much delay on top of the goal (CI saw 13 Wh at 50 kW,
+ * 23 ms, twice in two runs; a stop one meter interval off is 250 ms). The goal itself is judged
+ * in real processes by the bench's accuracy section (docs/benchmarks.md).
+ */
+const DELAY_ALLOWANCE_MS = 50;
 
 /** Gateway time: the generator window starts the next whole UTC minute at least 2 min ahead. */
 function generatorWindow(): { startMs: number; endMs: number; from: string; to: string } {
@@ -169,19 +177,28 @@ describe('a 12-connector depot on both protocols under a changing site limit', (
     expect.soft(site.trace.violationSummary()).toEqual([]);
     expect.soft(site.trace.points.length).toBeGreaterThan(100);
     // Every session its driver did not stop got its paid energy: the gateway stopped it
-    // (Remote) within the overshoot goal of the paid energy, either way.
+    // (Remote) within the overshoot goal of the paid energy, either way, plus what
+    // DELAY_ALLOWANCE_MS of this process's event-loop delay is worth at the charger's power.
     const payouts = site.sessions
       .filter((s) => s !== first && s !== ninth)
       .map((s) => {
         const paidWh = site.row(s.sessionId).limit_wh;
         const deliveredWh = (s.meterStop ?? 0) - (s.meterStart ?? 0);
-        return { at: `${s.chargerId}/${s.connectorId}`, reason: s.stopReason, paidWh, deliveredWh };
+        const maxW = SITE_CHARGERS.find((c) => c.id === s.chargerId)?.maxW ?? 0;
+        const delayWh = (maxW * TIME_FACTOR * DELAY_ALLOWANCE_MS) / 3_600_000;
+        const toleranceWh = paidWh * OVERSHOOT_GOAL + delayWh;
+        return {
+          at: `${s.chargerId}/${s.connectorId}`,
+          reason: s.stopReason,
+          paidWh,
+          deliveredWh,
+          toleranceWh,
+        };
       });
     expect
       .soft(
         payouts.filter(
-          (p) =>
-            p.reason !== 'Remote' || Math.abs(p.deliveredWh - p.paidWh) > p.paidWh * OVERSHOOT_GOAL,
+          (p) => p.reason !== 'Remote' || Math.abs(p.deliveredWh - p.paidWh) > p.toleranceWh,
         ),
       )
       .toEqual([]);
