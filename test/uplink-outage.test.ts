@@ -206,9 +206,13 @@ describe('uplink through outages (real broker, gateway as a child process)', () 
     })();
     const before = balance(DRIVERS.ada.id);
 
+    // Killed from the handler that receives the 100th entry: a poll let a fast machine publish
+    // all 1500 before the kill (CI, stop 24).
+    let killed: Promise<void> | undefined;
     let g = await gateway();
-    await waitUntil(() => cloud.of('ledger').length >= 300, 15_000, 'publishing under way');
-    await g.kill(); // mid-publish
+    cloud.onReceived('ledger', 100, () => (killed = g.kill()));
+    await waitUntil(() => killed !== undefined, 15_000, 'publishing under way');
+    await killed; // mid-publish
     const sentBeforeKill = 1500 - depth();
     expect(sentBeforeKill).toBeLessThan(1500);
 

@@ -37,6 +37,7 @@ export interface Received {
 export class Cloud {
   readonly received: Received[] = [];
   readonly schemaErrors: string[] = [];
+  private readonly watchers: ((m: Received) => void)[] = [];
 
   private constructor(
     readonly client: MqttClient,
@@ -51,7 +52,9 @@ export class Cloud {
       if (!validate) this.schemaErrors.push(`${topic}: no schema`);
       else if (!validate(body))
         this.schemaErrors.push(`${topic}: ${ajv.errorsText(validate.errors)} in ${payload}`);
-      this.received.push({ topic, kind, body, retain: packet.retain });
+      const m = { topic, kind, body, retain: packet.retain };
+      this.received.push(m);
+      for (const w of this.watchers) w(m);
     });
   }
 
@@ -69,6 +72,21 @@ export class Cloud {
     });
     await client.subscribeAsync(`${prefix}#`, { qos: 1 });
     return cloud;
+  }
+
+  /**
+   * Calls `act` inside the message handler that receives the `count`th message of `kind`, so a
+   * test can act at that moment (polling would let a fast publisher run far past it).
+   */
+  onReceived(kind: string, count: number, act: () => void): void {
+    let seen = this.of(kind).length;
+    if (seen >= count) return act();
+    const watcher = (m: Received) => {
+      if (m.kind !== kind || ++seen !== count) return;
+      this.watchers.splice(this.watchers.indexOf(watcher), 1);
+      act();
+    };
+    this.watchers.push(watcher);
   }
 
   of(kind: string): Record<string, unknown>[] {
