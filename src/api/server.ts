@@ -85,6 +85,15 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
     done();
   });
 
+  // Every answer is written at the end of the event loop's turn (its check phase), after the
+  // requests read in the same turn have been handled, instead of the moment it is ready. Under
+  // load, a client's process is then woken once for the turn's answers, not once for each: on the
+  // bench's VM a quote cost 13 µs less CPU this way (docs/benchmarks.md). An idle server loses
+  // nothing: the check phase follows the poll phase that read the request.
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    setImmediate(done, null, payload);
+  });
+
   // The route's pattern, not the raw URL: nothing a client typed reaches the log unparsed. The
   // level is fixed at start-up, so below debug the hook is not even registered.
   if (options.log.isLevelEnabled('debug'))
