@@ -53,6 +53,31 @@ describe('answers are written at the end of the turn', () => {
     expect(sentWhenTurnEnded).toEqual([false]);
   });
 
+  it('an answer still waiting when the server starts closing is written before it closes', async () => {
+    const closing = createJsonServer({
+      log: createLogger('silent'),
+      tls: undefined,
+      bodyLimitBytes: 65_536,
+    });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let waitingInHandler = false;
+    closing.get('/slow', async () => {
+      waitingInHandler = true;
+      await gate;
+      return { done: true };
+    });
+    const url = await closing.listen({ host: '127.0.0.1', port: 0 });
+    const answer = fetch(`${url}/slow`);
+    while (!waitingInHandler) await new Promise((r) => setTimeout(r, 5));
+    release(); // the answer is ready in this turn, and the server closes in the same turn
+    const closed = closing.close();
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ done: true });
+    await closed;
+  });
+
   it('pipelined requests on one connection get whole answers, in order', async () => {
     const { port } = new URL(base);
     const count = 25;
