@@ -90,29 +90,18 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
   // load, a client's process is then woken once for the turn's answers, not once for each: on the
   // bench's VM a quote cost 13 µs less CPU this way (docs/benchmarks.md). An idle server loses
   // nothing: the check phase follows the poll phase that read the request.
-  // An answer still waiting when the server starts closing is written at once, before fastify
-  // closes the connections (a Start refused because closing dropped its charger, for one).
-  const waiting = new Map<NodeJS.Immediate, () => void>();
+  // When the server starts closing, answers are no longer deferred, and fastify closes the
+  // connections only after one more turn: the answers deferred before it (a Start refused because
+  // closing dropped its charger, for one) are written first, in the order they were made.
+  // No per-answer bookkeeping: a Map of the waiting answers measured slower in alternating runs.
   let closing = false;
   app.addHook('onSend', (_request, _reply, payload, done) => {
-    if (closing) {
-      done(null, payload);
-      return;
-    }
-    const send = (): void => {
-      waiting.delete(immediate);
-      done(null, payload);
-    };
-    const immediate = setImmediate(send);
-    waiting.set(immediate, send);
+    if (closing) done(null, payload);
+    else setImmediate(done, null, payload);
   });
   app.addHook('preClose', (done) => {
     closing = true;
-    for (const [immediate, send] of waiting) {
-      clearImmediate(immediate);
-      send();
-    }
-    done();
+    setImmediate(done);
   });
 
   // The route's pattern, not the raw URL: nothing a client typed reaches the log unparsed. The
