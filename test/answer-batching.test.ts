@@ -8,8 +8,8 @@ import type { FastifyInstance } from 'fastify';
 /**
  * The API writes each answer at the end of the event loop's turn (src/api/server.ts): a callback
  * the handler schedules for the same turn's check phase runs before the answer's first byte is
- * written, whichever way the answer ends (a result or an error). Pipelined requests still get
- * their answers whole and in order.
+ * written, whichever way the answer ends (a result or an error). An answer ready as the server
+ * starts closing is still written, and pipelined requests get their answers whole and in order.
  */
 
 let app: FastifyInstance;
