@@ -1,8 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingHeld } from '../src/ocpp/setting-held.js';
-import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { rawCharger } from './helpers/raw-charger.js';
+import {
+  API_KEY,
+  CHARGER_PASSWORD,
+  DRIVERS,
+  PASSWORD_HASH,
+  startTestGateway,
+  type TestGateway,
+} from './helpers/gateway.js';
+import { mintToken, startSession } from './helpers/http.js';
+import { rawCharger, type RawClient } from './helpers/raw-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -153,6 +161,88 @@ describe('configuring a charger at boot', () => {
     expect(calls).toEqual(['GetVariables']);
     expect(metering('CP-1')?.measurands).toBe(MEASURANDS);
     await again.close({ force: true });
+  });
+});
+
+describe('a reconnect storm', () => {
+  // Boots arriving in numbers (more than SETTINGS_PACING.immediate = 8 with no 250 ms pause
+  // between them) have their settings read once the boots are quiet; a Start goes first.
+  const ids = Array.from({ length: 13 }, (_, i) => `S${String(i + 1).padStart(2, '0')}`);
+  let storm: TestGateway;
+  const clients: RawClient[] = [];
+  beforeAll(async () => {
+    storm = await startTestGateway({
+      chargers: ids.map((id) => ({
+        id,
+        passwordHash: PASSWORD_HASH,
+        connectors: [{ id: '1', tariff: 'ac', maxPowerKw: 22 }],
+      })),
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close({ force: true })));
+    await storm.close();
+  });
+
+  it('admits every charger first, reads the settings once the boots are quiet, and a charger asked to start first', async () => {
+    const token = await mintToken(storm.gw.url, API_KEY, DRIVERS.ada.email);
+    const calls = new Map<string, { action: string; at: number }[]>(ids.map((id) => [id, []]));
+    const readAt = (id: string) => calls.get(id)?.find((c) => c.action === 'GetConfiguration')?.at;
+    const read = () => ids.slice(0, 12).filter((id) => readAt(id) !== undefined);
+    const connected = await Promise.all(
+      ids.map(async (id) => {
+        const cp = await rawCharger(storm.gw.ocppUrl, id, CHARGER_PASSWORD);
+        for (const action of ['GetConfiguration', 'RemoteStartTransaction']) {
+          cp.handle(action, async () => {
+            calls.get(id)?.push({ action, at: Date.now() });
+            return action === 'GetConfiguration'
+              ? { configurationKey: [], unknownKey: [] }
+              : { status: 'Accepted' };
+          });
+        }
+        clients.push(cp);
+        return cp;
+      }),
+    );
+    const boot = (cp: RawClient) =>
+      cp.call('BootNotification', { chargePointVendor: 'Acme', chargePointModel: 'AC22' });
+    await Promise.all(connected.slice(0, 12).map(boot));
+    // S13 reboots every 25 ms: the storm goes on.
+    let churning = true;
+    let lastBootSentAt = Date.now();
+    const churn = (async () => {
+      while (churning) {
+        lastBootSentAt = Date.now();
+        await boot(connected[12]!);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+
+    await waitUntil(() => read().length >= 8, 5000, 'the first boots read at once');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(read()).toHaveLength(8);
+
+    const waiting = ids.slice(0, 12).filter((id) => readAt(id) === undefined);
+    const started = waiting[0]!;
+    const res = await startSession(
+      storm.gw.url,
+      token,
+      { chargerId: started, connectorId: '1', driverEmail: DRIVERS.ada.email },
+      1_000,
+    );
+    expect(res.status).toBe(200);
+    expect(calls.get(started)!.map((c) => c.action)).toEqual([
+      'GetConfiguration',
+      'RemoteStartTransaction',
+    ]);
+    expect(read()).toHaveLength(9);
+
+    churning = false;
+    await churn;
+    await waitUntil(() => read().length === 12, 5000, 'every charger read after the storm');
+    for (const id of waiting.slice(1)) {
+      expect(readAt(id)! - lastBootSentAt).toBeGreaterThanOrEqual(240);
+    }
   });
 });
 

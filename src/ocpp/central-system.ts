@@ -17,6 +17,7 @@ import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
 import { ChargerMetering } from './metering.js';
+import { SettingsPacing } from './settings-pacing.js';
 import { OcppEventLog } from './event-log.js';
 import {
   observedConnection,
@@ -132,6 +133,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
   private readonly pendingDelays = new Set<NodeJS.Timeout>();
+  private readonly settingsReads = new SettingsPacing();
 
   constructor(private readonly opts: CentralSystemOptions) {
     this.connectorState = new ConnectorStateStore(
@@ -271,6 +273,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   }
 
   async requestStart(request: StartRequest): Promise<CommandOutcome> {
+    this.settingsReads.promote(request.chargerId);
     return this.live(request.chargerId).session.requestStart(request.connectorId, request.idToken);
   }
 
@@ -400,6 +403,20 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return connector.ocppConnectorId;
   }
 
+  /** A booted charger's settings, then the operator's availability decisions told again. */
+  private async afterBoot(chargerId: string): Promise<void> {
+    if (!this.connections.has(chargerId)) return;
+    const step = async (failed: string, run: () => Promise<unknown>) => {
+      try {
+        await run();
+      } catch (err) {
+        this.opts.log.warn({ chargerId, err: (err as Error).message }, failed);
+      }
+    };
+    await step('charger configuration not applied', () => this.configure(chargerId));
+    await step('operator availability not re-applied', () => this.reapplyAvailability(chargerId));
+  }
+
   /** After a boot: the operator's availability decisions, told again (a reboot may lose them). */
   private async reapplyAvailability(chargerId: string): Promise<void> {
     for (const intent of this.holds.of(chargerId)) {
@@ -437,6 +454,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   async close(): Promise<void> {
     for (const timer of this.pendingDelays) clearTimeout(timer);
     this.pendingDelays.clear();
+    this.settingsReads.close();
     await this.server.close({ force: true });
     this.connections.clear();
   }
@@ -506,6 +524,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     raw.on('close', () => {
       if (this.connections.get(chargerId) === connection) {
         this.connections.delete(chargerId);
+        this.settingsReads.forget(chargerId);
         this.opts.log.info({ chargerId }, 'charger disconnected');
         this.opts.onChargerOffline?.(chargerId);
       }
@@ -573,23 +592,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         this.recordBoot(chargerId, info);
         this.requireEvents().chargerBooted(chargerId);
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
-        setTimeout(() => {
-          if (!this.connections.has(chargerId)) return;
-          this.configure(chargerId)
-            .catch((err: unknown) =>
-              this.opts.log.warn(
-                { chargerId, err: (err as Error).message },
-                'charger configuration not applied',
-              ),
-            )
-            .then(() => this.reapplyAvailability(chargerId))
-            .catch((err: unknown) =>
-              this.opts.log.warn(
-                { chargerId, err: (err as Error).message },
-                'operator availability not re-applied',
-              ),
-            );
-        }, 0);
+        setTimeout(() => this.settingsReads.booted(chargerId, () => this.afterBoot(chargerId)), 0);
       },
       status: (connectorId, status, errorCode, transactionless) => {
         this.connectorState.setStatus(chargerId, connectorId, status, errorCode);
