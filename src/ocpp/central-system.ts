@@ -8,11 +8,11 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
-import { groupCommit } from '../store/group-commit.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
 import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { AvailabilityHolds } from './availability-holds.js';
+import { BookkeepingWrites } from './bookkeeping-writes.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
@@ -134,8 +134,10 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   private prepared?: { touch: Statement; boot: Statement };
   private readonly pendingDelays = new Set<NodeJS.Timeout>();
   private readonly settingsReads = new SettingsPacing();
+  private readonly bookkeeping: BookkeepingWrites;
 
   constructor(private readonly opts: CentralSystemOptions) {
+    this.bookkeeping = new BookkeepingWrites(opts.db, opts.log);
     this.connectorState = new ConnectorStateStore(
       opts.db,
       opts.clock,
@@ -457,6 +459,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     this.settingsReads.close();
     await this.server.close({ force: true });
     this.connections.clear();
+    this.bookkeeping.flush();
   }
 
   private live(chargerId: string): Connection {
@@ -573,17 +576,8 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     this.soon(() => this.statements().touch.run(chargerId, protocol, at), 'last seen');
   }
 
-  /**
-   * Last-seen stamps, boots and statuses are not money (relaxed: store/durability.ts), and a
-   * reconnect storm brings thousands at once: each joins the turn's group commit instead of
-   * paying a transaction of its own. Nothing waits for it; a write that fails is logged.
-   */
   private soon(write: () => unknown, what: string): void {
-    groupCommit(this.opts.db)
-      .relaxed(write)
-      .catch((err: unknown) =>
-        this.opts.log.error({ err: (err as Error).message }, `${what} not recorded`),
-      );
+    this.bookkeeping.add(write, what);
   }
 
   private reportsFor(chargerId: string): ChargerReports {
