@@ -45,6 +45,8 @@ interface Charger extends BenchCharger {
   settings: Map<string, string>;
   /** Dropped on purpose (`drop`): its close is no fault. */
   dropped: boolean;
+  /** performance.now() of the server's first settings read on this connection. */
+  settingsReadAt?: number;
 }
 
 const faults: Faults = { callErrors: 0, refused: 0, unknownCalls: 0, closed: 0, examples: [] };
@@ -55,6 +57,13 @@ const serverCalls: Record<string, number> = {};
 let started = 0;
 let onStarted: (() => void) | undefined;
 let closing = false;
+/** performance.now() when the last `connect` command began. */
+let connectBegan = 0;
+let onSettingsRead: (() => void) | undefined;
+/** performance.now() of the last CALL the server sent. */
+let lastServerCallAt = 0;
+/** What "the server's calls went quiet" means once every station's settings were read. */
+const QUIET_MS = 300;
 
 function fault(kind: keyof Omit<Faults, 'examples'>, example: string): void {
   faults[kind] += 1;
@@ -110,6 +119,11 @@ function onMessage(c: Charger, data: WebSocket.RawData): void {
 
 function answer(c: Charger, id: string, action: string, params: Payload): void {
   serverCalls[action] = (serverCalls[action] ?? 0) + 1;
+  lastServerCallAt = performance.now();
+  if ((action === 'GetConfiguration' || action === 'GetVariables') && !c.settingsReadAt) {
+    c.settingsReadAt = performance.now();
+    onSettingsRead?.();
+  }
   const reply = c.frames.answer(action, params, c.settings);
   if (!reply) {
     fault('unknownCalls', `${c.id} ${action}`);
@@ -210,6 +224,32 @@ async function connectAll(
   return times;
 }
 
+/**
+ * Until every charger's settings were read and the server has sent no call for QUIET_MS (what a
+ * read leads to, changes and a read-back, is done): the time from the connect to the last read.
+ */
+async function awaitSettingsRead(timeoutMs: number): Promise<number> {
+  const unread = () => chargers.filter((c) => c.settingsReadAt === undefined).length;
+  if (unread() > 0) {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        onSettingsRead = undefined;
+        reject(new Error(`settings of ${unread()} of ${chargers.length} stations never read`));
+      }, timeoutMs);
+      onSettingsRead = () => {
+        if (unread() > 0) return;
+        clearTimeout(timer);
+        onSettingsRead = undefined;
+        resolve();
+      };
+    });
+  }
+  while (performance.now() - lastServerCallAt < QUIET_MS) {
+    await new Promise((r) => setTimeout(r, QUIET_MS - (performance.now() - lastServerCallAt)));
+  }
+  return Math.max(...chargers.map((c) => c.settingsReadAt ?? 0)) - connectBegan;
+}
+
 function awaitStarted(timeoutMs: number): Promise<void> {
   if (started >= chargers.length) return Promise.resolve();
   return new Promise((resolve, reject) => {
@@ -279,6 +319,7 @@ async function run(command: GeneratorCommand): Promise<GeneratorReply> {
   const { seq } = command;
   switch (command.cmd) {
     case 'connect': {
+      connectBegan = performance.now();
       const times = await connectAll(
         command.url,
         command.chargers,
@@ -314,6 +355,14 @@ async function run(command: GeneratorCommand): Promise<GeneratorReply> {
         c.ws.terminate();
       }
       return { seq, ok: true, cmd: 'dropped', faults };
+    case 'settingsRead':
+      return {
+        seq,
+        ok: true,
+        cmd: 'settingsRead',
+        lastReadMs: await awaitSettingsRead(command.timeoutMs),
+        faults,
+      };
     case 'close':
       closing = true;
       for (const c of chargers) c.ws.terminate();

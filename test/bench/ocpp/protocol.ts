@@ -32,6 +32,11 @@ export type GeneratorCommand = { seq: number } & (
    * each station keeps the settings the server gave it, so the next `connect` is a reconnect.
    */
   | { cmd: 'drop' }
+  /**
+   * Gateway: waits until the server has read every station's settings since the last `connect`
+   * began (GetConfiguration / GetVariables), and tells how long after that the last read came.
+   */
+  | { cmd: 'settingsRead'; timeoutMs: number }
   | { cmd: 'close' }
 );
 
@@ -64,6 +69,7 @@ export type GeneratorReply = { seq: number } & (
   /** `reportedWh`: energy the chargers' last meter samples reported, all chargers together. */
   | { ok: true; cmd: 'closed'; reportedWh: number }
   | { ok: true; cmd: 'dropped' }
+  | { ok: true; cmd: 'settingsRead'; lastReadMs: number }
   | { ok: false; error: string }
 ) & { faults: Faults };
 
