@@ -46,6 +46,7 @@ import { startLoadManagement } from './load/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
+import type { SettingsPacingOptions } from './ocpp/settings-pacing.js';
 import type { ChargerCommands } from './ocpp/port.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
@@ -67,6 +68,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** The browser console's bundle; default dist/console-web of this installation. */
   consoleBundleDir?: string;
+  /** When booted chargers' settings are read; default SETTINGS_PACING (tests widen its waits). */
+  settingsPacing?: SettingsPacingOptions;
 }
 
 export interface RunningGateway {
@@ -188,6 +191,7 @@ export async function startGateway(
     onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
     onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
     onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
+    ...(options.settingsPacing ? { settingsPacing: options.settingsPacing } : {}),
   });
   const lifecycle = new SessionLifecycle({
     db,

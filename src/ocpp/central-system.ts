@@ -17,7 +17,7 @@ import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
 import { ChargerMetering } from './metering.js';
-import { SettingsPacing } from './settings-pacing.js';
+import { SETTINGS_PACING, SettingsPacing, type SettingsPacingOptions } from './settings-pacing.js';
 import { OcppEventLog } from './event-log.js';
 import {
   observedConnection,
@@ -78,6 +78,8 @@ export interface CentralSystemOptions {
   onDeviation?: (chargerId: string, kind: string) => void;
   /** Optional: every call with one charger, once answered (its action and outcome, no payload). */
   onCall?: (chargerId: string, call: OcppCall) => void;
+  /** When booted chargers' settings are read (settings-pacing.ts); default SETTINGS_PACING. */
+  settingsPacing?: SettingsPacingOptions;
 }
 
 /** One call between the gateway and a charger, as the operator's recent-messages list shows it. */
@@ -133,10 +135,11 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
   private readonly pendingDelays = new Set<NodeJS.Timeout>();
-  private readonly settingsReads = new SettingsPacing();
+  private readonly settingsReads: SettingsPacing;
   private readonly bookkeeping: BookkeepingWrites;
 
   constructor(private readonly opts: CentralSystemOptions) {
+    this.settingsReads = new SettingsPacing(opts.settingsPacing ?? SETTINGS_PACING);
     this.bookkeeping = new BookkeepingWrites(opts.db, opts.log);
     this.connectorState = new ConnectorStateStore(
       opts.db,

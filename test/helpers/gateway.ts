@@ -6,7 +6,7 @@ import { applySeed, seedSchema, type SeedFile } from '../../src/admin/seed.js';
 import { hashPassword } from '../../src/ocpp/charger-password.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
-import { startGateway, type RunningGateway } from '../../src/gateway.js';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/gateway.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/log.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -137,7 +137,7 @@ export interface TestGateway {
 
 export async function startTestGateway(
   overrides: Partial<GatewayConfigInput> = {},
-  options: { consoleBundleDir?: string } = {},
+  options: Pick<GatewayOptions, 'consoleBundleDir' | 'settingsPacing'> = {},
 ): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-'));
   const configInput = testConfig(dir, overrides);
