@@ -18,13 +18,14 @@ interface Write {
  * waits for them. They join the turn's group commit at once, unless more than BUSY_WRITES came
  * within WINDOW_MS (a reconnect storm: thousands of chargers, three writes each): then those of
  * the next GATHER_MS go to the group commit as one write. One savepoint instead of hundreds and,
- * across turns, far fewer commits, each appending the same table pages to the WAL once. Each is a single statement, so
- * one that fails is rolled back alone (SQLite's statement atomicity) and logged.
+ * across turns, far fewer commits, each appending the same table pages to the WAL once. Each is
+ * a single statement, so one that fails is rolled back alone (SQLite's statement atomicity) and
+ * logged.
  */
 export class BookkeepingWrites {
   private waiting: Write[] = [];
+  /** Set while a busy link's writes gather. */
   private timer: NodeJS.Timeout | null = null;
-  private scheduled = false;
   private windowStart = Number.NEGATIVE_INFINITY;
   private inWindow = 0;
 
@@ -41,11 +42,9 @@ export class BookkeepingWrites {
       this.inWindow = 0;
     }
     this.inWindow++;
-    if (this.scheduled) return;
-    this.scheduled = true;
-    if (this.inWindow > BUSY_WRITES) {
-      this.timer = setTimeout(() => this.commit(), GATHER_MS);
-    } else this.commit();
+    if (this.timer) return;
+    if (this.inWindow > BUSY_WRITES) this.timer = setTimeout(() => this.commit(), GATHER_MS);
+    else this.commit();
   }
 
   /** Hands what is gathering to the group commit now (at shutdown, before its last flush). */
@@ -56,7 +55,6 @@ export class BookkeepingWrites {
   private commit(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.scheduled = false;
     const batch = this.waiting;
     this.waiting = [];
     groupCommit(this.db)
