@@ -101,6 +101,51 @@ describe.each(RAW_PROTOCOLS)('field sessions, a 22 kW connector: $name', (protoc
   });
 });
 
+describe.each(RAW_PROTOCOLS)('field sessions, replays after an outage: $name', (protocol) => {
+  const h = harness({}, { chargers: testChargers(22) });
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  /**
+   * A session at 18 kW (5 Wh a second), then an outage of `outageMs` during which the charger
+   * samples every second and queues; `during` runs while it is away. Its replay carries no offline
+   * flag (1.6 has none; MicroOcpp's 2.0.1 queue sets none) and arrives in one burst.
+   */
+  async function replayAfterOutage(during: () => Promise<void>) {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const t0 = Date.now();
+    const { tx } = await station.start(10_000, { timestamp: iso(t0) });
+    await sleep(1_000);
+    await station.send(station.sample(tx, 10_005, { timestamp: iso(t0 + 1_000) }));
+    await during();
+    await sleep(Math.max(0, t0 + 9_500 - Date.now()));
+    await station.reconnect();
+    for (let k = 2; k <= 9; k++)
+      await station.send(station.sample(tx, 10_000 + 5 * k, { timestamp: iso(t0 + 1_000 * k) }));
+    return { station, sessionId, tx };
+  }
+
+  it('a queue replayed after a dropped link keeps its spacing: every sample counted, none held', async () => {
+    const { station, sessionId, tx } = await replayAfterOutage(async () => {});
+    expect(h.session(sessionId)).toMatchObject({ state: 'charging', last_meter_wh: 10_045 });
+    expect(h.t.logLines.filter((l) => l.includes('above what the connector can deliver'))).toEqual(
+      [],
+    );
+    expect(station.stops).toEqual([]);
+    await station.send(station.end(tx, 10_047, { reason: 'EVDisconnected' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, 47);
+  });
+
+  it('a queue replayed to a restarted gateway is judged against the clock offset from before the restart', async () => {
+    const { station, sessionId, tx } = await replayAfterOutage(() => h.t.restart());
+    expect(h.session(sessionId)).toMatchObject({ state: 'charging', last_meter_wh: 10_045 });
+    expect(station.stops).toEqual([]);
+    await station.send(station.end(tx, 10_047, { reason: 'EVDisconnected' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, 47);
+  });
+});
+
 interface Attempt {
   step: string;
   reply: string;

@@ -296,6 +296,7 @@ describe('load manager ordering', () => {
         socPercent: null,
         timestamp: new Date().toISOString(),
         receivedAtMs: Date.now(),
+        time: { stampMs: Date.now(), measuredAtMs: Date.now() },
         live: true,
       });
     }

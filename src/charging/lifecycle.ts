@@ -2,6 +2,7 @@ import type {
   ChargerCommands,
   ChargerEvents,
   ConnectorStatus,
+  MeasuredTime,
   MeterSample,
   TokenVerdict,
   TransactionEnded,
@@ -13,7 +14,6 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { groupCommit } from '../store/group-commit.js';
-import { ChargerClocks, type ChargerTime } from './clock-offset.js';
 import { LimitWatch } from './limit-watch.js';
 import { applyRegister, deliveredAtStop, deliveredWh } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
@@ -73,7 +73,6 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly seenInUse = new Set<string>();
   private readonly watch: LimitWatch;
   private readonly stops: StopAssurance;
-  private readonly clocks = new ChargerClocks();
   private readonly records: StopRecords;
   private readonly refusedTx: RefusedTransactions;
   /** Sessions picked up after a restart whose charger has not connected since: refund reason. */
@@ -165,10 +164,12 @@ export class SessionLifecycle implements ChargerEvents {
       return { accepted: false };
     }
     const at = this.now();
-    const time = this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
+    const time = e.time;
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => {
-      if (!this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, time.atMs))
+      if (
+        !this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, time.measuredAtMs)
+      )
         return;
       this.o.outcomes.event(s, 'charging', at, {
         transactionRef: e.transactionRef,
@@ -193,7 +194,6 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private applySample(m: MeterSample): void {
-    const time = this.clocks.observe(m.chargerId, m.timestamp, m.receivedAtMs, m.live);
     if (m.transactionRef === null || m.energyWh === null) return;
     const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
@@ -201,7 +201,7 @@ export class SessionLifecycle implements ChargerEvents {
     this.restartSilence(s.id);
     // Most samples move the register: the activity stamp rides on that row update (one write per
     // sample, not two); a sample that moves nothing still stamps it.
-    if (!this.applyRegister(s, m, m.energyWh, time, at)) {
+    if (!this.applyRegister(s, m, m.energyWh, m.time, at)) {
       this.o.sessions.touch(s.id, at);
     }
   }
@@ -211,7 +211,7 @@ export class SessionLifecycle implements ChargerEvents {
     s: Session,
     m: MeterSample,
     energyWh: number,
-    time: ChargerTime,
+    time: MeasuredTime,
     at: string,
   ): boolean {
     if (s.meterStartWh === null) {
@@ -226,7 +226,7 @@ export class SessionLifecycle implements ChargerEvents {
         return false;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, energyWh, at, time.atMs);
+      this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs);
       this.o.log.warn({ sessionId: s.id, energyWh }, 'no start register: first sample taken');
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
       return false;
@@ -261,7 +261,7 @@ export class SessionLifecycle implements ChargerEvents {
     // as a gain too fast for the connector (nor is the rest of the session behind it).
     const verdict = applyRegister(trackOf(s), energyWh, this.rebooted.has(s.id), {
       atMs: m.receivedAtMs,
-      takenAtMs: time.atMs,
+      takenAtMs: time.measuredAtMs,
       maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
     });
     if (verdict.kind === 'implausible') {
@@ -297,7 +297,13 @@ export class SessionLifecycle implements ChargerEvents {
       );
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
-    this.watch.sample(s.id, deliveredWh(t), m.receivedAtMs, time, m.live);
+    this.watch.sample(
+      s.id,
+      deliveredWh(t),
+      m.receivedAtMs,
+      { stampMs: time.stampMs, ageMs: m.receivedAtMs - time.measuredAtMs },
+      m.live,
+    );
     return true;
   }
 
@@ -315,7 +321,6 @@ export class SessionLifecycle implements ChargerEvents {
       this.reconcileLateStop(s, e);
       return;
     }
-    this.clocks.observe(e.chargerId, e.timestamp, e.receivedAtMs);
     killPoint('settle.before_commit');
     const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
     if (this.settleOn(s, delivered, e.reason)) {
@@ -332,7 +337,6 @@ export class SessionLifecycle implements ChargerEvents {
    * one while we could not hear it).
    */
   chargerOnline(chargerId: string): void {
-    this.clocks.connected(chargerId);
     this.stops.chargerOnline(chargerId);
     for (const s of this.o.sessions.openOnCharger(chargerId)) {
       const refundReason = this.awaitingCharger.get(s.id);
@@ -366,7 +370,6 @@ export class SessionLifecycle implements ChargerEvents {
    * has ended settles on its last register; a 1.6 charger answers with its connector's status.
    */
   chargerBooted(chargerId: string): void {
-    this.clocks.forget(chargerId);
     const asked: { id: string; transactionRef: string }[] = [];
     for (const s of this.o.sessions.openOnCharger(chargerId)) {
       if (s.state !== 'charging' && s.state !== 'stopping') continue;

@@ -14,7 +14,7 @@
  * enough in time from the last counted one, makes the whole gain possible. So a register jump is
  * never billed unconfirmed and never reaches the paid energy on its own, and delivered energy
  * never exceeds max power × time. A gain's time runs from when the last counted reading was taken
- * at the earliest (the charger's stamp placed by its clock offset, clock-offset.ts: never after it
+ * at the earliest (the charger's stamp placed by its clock offset, charger-clocks.ts: never after it
  * arrived, never before the reading counted before it) to when the new one arrived (it was taken by
  * then). A queued burst arrives within a second but spans the time it was measured over: on arrival
  * times alone it would be a gain too fast for the connector, held until a later reading caught up,

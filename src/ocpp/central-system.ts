@@ -13,6 +13,8 @@ import { admit } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { AvailabilityHolds } from './availability-holds.js';
 import { BookkeepingWrites } from './bookkeeping-writes.js';
+import { ChargerClocks } from './charger-clocks.js';
+import { clockStore } from './clock-store.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
@@ -137,10 +139,15 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   private readonly pendingDelays = new Set<NodeJS.Timeout>();
   private readonly settingsReads: SettingsPacing;
   private readonly bookkeeping: BookkeepingWrites;
+  /** Each charger's clock offset: when each stamped message was measured (charger-clocks.ts). */
+  private readonly clocks: ChargerClocks;
 
   constructor(private readonly opts: CentralSystemOptions) {
     this.settingsReads = new SettingsPacing(opts.settingsPacing ?? SETTINGS_PACING);
     this.bookkeeping = new BookkeepingWrites(opts.db, opts.log);
+    this.clocks = new ChargerClocks(
+      clockStore(opts.db, opts.clock, (w) => this.soon(w, 'clock offset')),
+    );
     this.connectorState = new ConnectorStateStore(
       opts.db,
       opts.clock,
@@ -516,6 +523,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       log: this.opts.log,
       events: () => this.requireEvents(),
       reports,
+      clocks: this.clocks,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
@@ -535,6 +543,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         this.opts.onChargerOffline?.(chargerId);
       }
     });
+    this.clocks.connected(chargerId);
     this.requireEvents().chargerOnline(chargerId);
   }
 
@@ -587,6 +596,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return {
       booted: (info) => {
         this.recordBoot(chargerId, info);
+        this.clocks.forget(chargerId);
         this.requireEvents().chargerBooted(chargerId);
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
         setTimeout(() => this.settingsReads.booted(chargerId, () => this.afterBoot(chargerId)), 0);

@@ -118,6 +118,18 @@ export interface TransactionStarted {
   timestamp: string;
   /** Our clock, in ms; rates are measured on it, so a charger's clock skew cannot bend them. */
   receivedAtMs: number;
+  /** The charger's stamp (ms on its clock) and when it was measured on ours (charger-clocks.ts). */
+  time: MeasuredTime;
+}
+
+/**
+ * When a stamped message was measured: `stampMs` on the charger's own clock (rates are its
+ * deltas), `measuredAtMs` on ours (its stamp corrected by the charger's estimated clock offset;
+ * never after it arrived). Both are the receive time when the charger's clock is unusable.
+ */
+export interface MeasuredTime {
+  stampMs: number;
+  measuredAtMs: number;
 }
 
 export interface MeterSample {
@@ -130,7 +142,11 @@ export interface MeterSample {
   socPercent: number | null;
   timestamp: string;
   receivedAtMs: number;
-  /** False for samples a charger queued while offline and sends late: history, not a live rate. */
+  time: MeasuredTime;
+  /**
+   * False for samples a charger queued while offline and sends late (2.0.1 `offline`, or a replay
+   * recognised by its stamps: charger-clocks.ts): history, not a live rate.
+   */
   live: boolean;
 }
 
@@ -141,6 +157,7 @@ export interface TransactionEnded {
   reason: string;
   timestamp: string;
   receivedAtMs: number;
+  time: MeasuredTime;
   /** False for an end the charger queued while offline and sends late (as for samples). */
   live: boolean;
 }

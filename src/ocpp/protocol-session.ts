@@ -14,6 +14,7 @@ import type {
   TransactionProbe,
   TriggerKind,
 } from './port.js';
+import type { ChargerClocks } from './charger-clocks.js';
 import type { ChargerReports } from './reports.js';
 import type { RpcConnection } from './rpc.js';
 
@@ -29,6 +30,8 @@ export interface AdapterContext {
   events: () => ChargerEvents;
   /** Charger matters: boot, status, vehicle, oddities. */
   reports: ChargerReports;
+  /** When each stamped message was measured, on our clock (shared by every connection). */
+  clocks: ChargerClocks;
   heartbeatIntervalSeconds: number;
   callTimeoutMs: number;
 }

@@ -3,20 +3,27 @@ import type { AdapterContext } from './protocol-session.js';
 
 /**
  * What every adapter does with a meter reading, whichever message carried it: a live SoC is the
- * vehicle's current state (for quotes), and the reading goes to the charging layer as a sample.
- * `transactionRef` is null for readings outside a session's transaction.
+ * vehicle's current state (for quotes), and the reading goes to the charging layer as a sample,
+ * placed in time by the charger's clock offset (charger-clocks.ts), which also says whether it was
+ * sent live or replayed from a queue. `transactionRef` is null for readings outside a session's
+ * transaction; `flaggedOffline`: the charger said it was queued (2.0.1 `offline`).
  */
 export function reportReading(
   ctx: AdapterContext,
   connectorId: string,
   reading: MeterReading,
   transactionRef: string | null,
-  live: boolean,
+  flaggedOffline: boolean,
 ): void {
-  const at = new Date(ctx.clock.now()).toISOString();
+  const receivedAtMs = ctx.clock.now();
+  const time = ctx.clocks.observe(ctx.chargerId, reading.timestamp, receivedAtMs, flaggedOffline);
   // A queued (offline) sample describes the past: it must not overwrite the vehicle's SoC now.
-  if (live && reading.socPercent !== null) {
-    ctx.reports.vehicle(connectorId, { socPercent: reading.socPercent }, at);
+  if (time.live && reading.socPercent !== null) {
+    ctx.reports.vehicle(
+      connectorId,
+      { socPercent: reading.socPercent },
+      new Date(receivedAtMs).toISOString(),
+    );
   }
   ctx.events().meterSample({
     chargerId: ctx.chargerId,
@@ -26,7 +33,8 @@ export function reportReading(
     powerW: reading.powerW,
     socPercent: reading.socPercent,
     timestamp: reading.timestamp,
-    receivedAtMs: ctx.clock.now(),
-    live,
+    receivedAtMs,
+    time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+    live: time.live,
   });
 }

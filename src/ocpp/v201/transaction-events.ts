@@ -1,3 +1,4 @@
+import type { ChargerTime } from '../charger-clocks.js';
 import { groupCommit } from '../../store/group-commit.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import type { MeterReading } from '../meter-reading.js';
@@ -44,7 +45,9 @@ export class TransactionEvents201 {
     this.ctx.db.transaction(() => {
       this.txs.open(chargerId, transactionId, this.now());
       const tx = this.txs.fill(chargerId, transactionId, { evseId, idToken, meterStartWh: null });
-      this.bind(tx, this.connectorOf(tx), this.ctx.clock.now(), this.now(), null, true);
+      const nowMs = this.ctx.clock.now();
+      const time = { stampMs: nowMs, atMs: nowMs, ageMs: 0, live: true };
+      this.bind(tx, this.connectorOf(tx), nowMs, this.now(), null, time);
     })();
   }
 
@@ -57,6 +60,7 @@ export class TransactionEvents201 {
     const chargerId = ctx.chargerId;
     const transactionId = req.transactionInfo.transactionId;
     const receivedAtMs = ctx.clock.now();
+    const time = ctx.clocks.observe(chargerId, req.timestamp, receivedAtMs, req.offline === true);
     const { seen, known } = txs.see(chargerId, req, this.now());
     const note = { transactionId, seqNo: req.seqNo, eventType: req.eventType };
     if (seen === 'repeat') {
@@ -93,21 +97,14 @@ export class TransactionEvents201 {
       if (status) ctx.reports.status(connectorId, status, null);
     }
 
-    tx = this.bind(
-      tx,
-      connectorId,
-      receivedAtMs,
-      req.timestamp,
-      reading?.energyWh ?? null,
-      req.offline !== true,
-    );
+    tx = this.bind(tx, connectorId, receivedAtMs, req.timestamp, reading?.energyWh ?? null, time);
 
     if (reading && connectorId) {
       const ref = tx.verdict === 'accepted' ? transactionId : null;
-      reportReading(ctx, connectorId, reading, ref, req.offline !== true);
+      reportReading(ctx, connectorId, reading, ref, req.offline === true);
     }
 
-    if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs);
+    if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs, time);
     return this.answer(req, tx);
   }
 
@@ -150,7 +147,7 @@ export class TransactionEvents201 {
     receivedAtMs: number,
     timestamp: string,
     registerNowWh: number | null,
-    live: boolean,
+    time: ChargerTime,
   ): Transaction201 {
     if (tx.verdict !== null || tx.idToken === null || !connectorId) return tx;
     const { ctx } = this;
@@ -162,6 +159,7 @@ export class TransactionEvents201 {
       meterStartWh: tx.meterStartWh ?? registerNowWh,
       timestamp,
       receivedAtMs,
+      time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
     }).accepted;
     this.txs.setVerdict(ctx.chargerId, tx.transactionId, accepted);
     if (!accepted) {
@@ -179,13 +177,19 @@ export class TransactionEvents201 {
         reason: tx.stoppedReason ?? 'Local',
         timestamp,
         receivedAtMs,
-        live,
+        time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+        live: time.live,
       });
     }
     return bound;
   }
 
-  private end(tx: Transaction201, req: TransactionEventReq, receivedAtMs: number): void {
+  private end(
+    tx: Transaction201,
+    req: TransactionEventReq,
+    receivedAtMs: number,
+    time: ChargerTime,
+  ): void {
     const { ctx } = this;
     const meterValues = req.meterValue ?? [];
     const meterStopWh =
@@ -208,7 +212,8 @@ export class TransactionEvents201 {
       reason,
       timestamp: req.timestamp,
       receivedAtMs,
-      live: req.offline !== true,
+      time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+      live: time.live,
     });
   }
 

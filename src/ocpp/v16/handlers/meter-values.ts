@@ -2,7 +2,7 @@ import { groupCommit } from '../../../store/group-commit.js';
 import { reportReading } from '../../report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
-import { isPlaceholderId, queued } from '../queued.js';
+import { isPlaceholderId } from '../placeholder-id.js';
 import type { Session16 } from '../session-context.js';
 import type { Transaction16 } from '../transactions.js';
 
@@ -34,8 +34,8 @@ function sample(session: Session16, req: MeterValuesReq) {
           reading.intervalWh,
         )
       : null);
-  const live = !queued(reading.timestamp, ctx.clock.now());
-  reportReading(ctx, connectorId, { ...reading, energyWh }, tx ? String(tx.id) : null, live);
+  // 1.6 has no offline flag: the charger's clock offset tells a replayed queue (charger-clocks.ts).
+  reportReading(ctx, connectorId, { ...reading, energyWh }, tx ? String(tx.id) : null, false);
   return {};
 }
 

@@ -29,6 +29,8 @@ function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransa
   const connectorId = connectorIdOf(req.connectorId);
   let accepted = false;
   if (connectorId) {
+    const receivedAtMs = ctx.clock.now();
+    const time = ctx.clocks.observe(chargerId, req.timestamp, receivedAtMs);
     accepted = ctx.events().transactionStarted({
       chargerId,
       connectorId,
@@ -36,7 +38,8 @@ function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransa
       transactionRef: String(id),
       meterStartWh: req.meterStart,
       timestamp: req.timestamp,
-      receivedAtMs: ctx.clock.now(),
+      receivedAtMs,
+      time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
     }).accepted;
   }
   transactions.setAccepted(id, accepted);

@@ -1,7 +1,7 @@
 import { groupCommit } from '../../../store/group-commit.js';
 import type { StopTransactionReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
-import { isPlaceholderId, queued } from '../queued.js';
+import { isPlaceholderId } from '../placeholder-id.js';
 import type { Session16 } from '../session-context.js';
 
 /** A settlement: answered once durable, its commit shared with the turn's other writes. */
@@ -31,14 +31,17 @@ function stop({ ctx, transactions }: Session16, req: StopTransactionReq) {
     });
   }
   const final = req.transactionData ? latestReading(req.transactionData) : null;
+  const receivedAtMs = ctx.clock.now();
+  const time = ctx.clocks.observe(chargerId, req.timestamp, receivedAtMs);
   ctx.events().transactionEnded({
     chargerId,
     transactionRef: String(tx.id),
     meterStopWh: Number.isSafeInteger(req.meterStop) ? req.meterStop : (final?.energyWh ?? null),
     reason,
     timestamp: req.timestamp,
-    receivedAtMs: ctx.clock.now(),
-    live: !queued(req.timestamp, ctx.clock.now()),
+    receivedAtMs,
+    time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+    live: time.live,
   });
   return req.idTag ? { idTagInfo: { status: 'Accepted' } } : {};
 }

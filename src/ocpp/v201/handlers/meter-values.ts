@@ -8,6 +8,6 @@ export function meterValues({ ctx, connectorIdOf }: Session201, req: MeterValues
   const reading = latestReading201(req.meterValue);
   if (!connectorId || !reading) return {};
   // Outside a transaction (2.0.1 sends transaction meter data in TransactionEvent).
-  reportReading(ctx, connectorId, reading, null, true);
+  reportReading(ctx, connectorId, reading, null, false);
   return {};
 }

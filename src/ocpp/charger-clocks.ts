@@ -1,0 +1,172 @@
+/**
+ * Each charger's clock, as seen from ours, and when each of its stamped messages was measured.
+ * A message stamped by the charger at `stamped` reaches us at `received` = stamped + skew + delay,
+ * where delay (network, queueing while offline) is never negative. Over the charger's recent
+ * on-time messages the smallest received − stamped is the skew plus the shortest delay: the
+ * estimate of its clock offset. A charger's time, corrected (stamped + offset), is never after our
+ * receive time, and differences between its corrected times are its own clock's: a queued burst
+ * stamped over half an hour spans half an hour, whenever it arrives. Every reader of a sample
+ * (billing's plausibility, the paid-energy stop, load management) takes its moment from here.
+ *
+ * A message later than the estimate by more than STEP_MS is either a replay (queued while the
+ * link was down) or a clock step (NTP, an operator, on either side). Never decided from a single
+ * late message after a reconnect:
+ * - 2.0.1 `offline: true` is a replay, always; it never moves the estimate.
+ * - A charger that has sent an on-time message since it (re)connected is not replaying: a late
+ *   message from it stamped after everything it sent before means the clocks stepped, and the
+ *   estimate starts again from it (a live reading aged by the step would stop its session that
+ *   much early). One stamped before what it already sent is history.
+ * - Otherwise (after a (re)connect, or stamped back in time), late messages are a replay unless
+ *   two in a row are late by the same amount AND arrived as far apart as they were stamped (live
+ *   messages): a replayed queue arrives in a burst, its stamps spaced by the sample interval, so
+ *   it keeps its spacing and never resets the estimate.
+ * The estimate is kept in SQLite (`charger_clock_offsets`), so a gateway restarted while chargers
+ * queue judges their replays against the offset it had, not against the first late message.
+ * A reboot forgets it (the charger's clock may have been reset or set from our BootNotification).
+ */
+const WINDOW = 16;
+/** A message arriving later than this past the estimate is late: a replay or a clock step. */
+export const STEP_MS = 5_000;
+/** With no estimate yet, a stamp this old is a queued message (1.6 has no offline flag). */
+const QUEUED_AFTER_MS = 120_000;
+/** A charger whose clock says it is before this has never set it (1970 after a reboot). */
+const TRUSTED_CLOCK_FROM = Date.parse('2020-01-01T00:00:00Z');
+/** Two messages stamped this far apart at least can tell live spacing from a burst. */
+const SPACING_MIN_MS = 1_000;
+/** Persist the estimate when it moved this much from what is stored. */
+const PERSIST_DRIFT_MS = 1_000;
+
+export interface ChargerTime {
+  /** The charger's own clock (ms): rates are its deltas. Our receive time when unusable. */
+  stampMs: number;
+  /** When it was measured, on our clock (ms); our receive time when the stamp is unusable. */
+  atMs: number;
+  /** How long before it reached us it was measured (ms, >= 0). */
+  ageMs: number;
+  /** Sent as it was measured (not queued while offline, not a replay). */
+  live: boolean;
+}
+
+interface Late {
+  receivedAtMs: number;
+  stampedMs: number;
+  delta: number;
+}
+
+export interface ClockStore {
+  load(): Iterable<{ chargerId: string; offsetMs: number }>;
+  save(chargerId: string, offsetMs: number): void;
+}
+
+export class ChargerClocks {
+  /** Per charger: received − stamped of its latest on-time messages, oldest first. */
+  private readonly deltas = new Map<string, number[]>();
+  /** Per charger: its last message, when it was late past the estimate. */
+  private readonly late = new Map<string, Late>();
+  /** Chargers that (re)connected and have not yet sent an on-time message: they may replay. */
+  private readonly mayQueue = new Set<string>();
+  /** Per charger: the latest stamp it sent (ms on its clock). */
+  private readonly newest = new Map<string, number>();
+  /** The offset last stored per charger. */
+  private readonly stored = new Map<string, number>();
+
+  constructor(private readonly store?: ClockStore) {
+    for (const { chargerId, offsetMs } of store?.load() ?? []) {
+      this.deltas.set(chargerId, [offsetMs]);
+      this.stored.set(chargerId, offsetMs);
+      // Loaded at start-up: every charger reconnects to this process and may replay a queue.
+      this.mayQueue.add(chargerId);
+    }
+  }
+
+  /** The charger (re)connected: readings it queued while offline may follow. */
+  connected(chargerId: string): void {
+    if (this.deltas.has(chargerId)) this.mayQueue.add(chargerId);
+  }
+
+  /**
+   * Takes a message's stamp into the charger's estimate and places it on our clock.
+   * `flaggedOffline`: the charger said it was queued (2.0.1 `offline`).
+   */
+  observe(
+    chargerId: string,
+    timestamp: string,
+    receivedAtMs: number,
+    flaggedOffline = false,
+  ): ChargerTime {
+    const stamped = Date.parse(timestamp);
+    if (!Number.isFinite(stamped) || stamped < TRUSTED_CLOCK_FROM)
+      return { stampMs: receivedAtMs, atMs: receivedAtMs, ageMs: 0, live: !flaggedOffline };
+    const delta = receivedAtMs - stamped;
+    const seen = this.deltas.get(chargerId);
+    let live: boolean;
+    if (!seen || seen.length === 0) {
+      live = !flaggedOffline && delta <= QUEUED_AFTER_MS;
+      if (!flaggedOffline) this.remember(chargerId, [delta]);
+    } else if (delta - Math.min(...seen) <= STEP_MS) {
+      live = !flaggedOffline;
+      if (live) {
+        this.mayQueue.delete(chargerId);
+        this.late.delete(chargerId);
+        this.remember(chargerId, [...seen, delta].slice(-WINDOW));
+      }
+    } else {
+      const newest = stamped >= (this.newest.get(chargerId) ?? stamped);
+      live = !flaggedOffline && this.stepped(chargerId, stamped, receivedAtMs, delta, newest);
+    }
+    if (!flaggedOffline && stamped > (this.newest.get(chargerId) ?? -Infinity))
+      this.newest.set(chargerId, stamped);
+    const offset = Math.min(...(this.deltas.get(chargerId) ?? [delta]));
+    const atMs = Math.min(stamped + offset, receivedAtMs);
+    return { stampMs: stamped, atMs, ageMs: receivedAtMs - atMs, live };
+  }
+
+  /** A late message, not flagged offline: true when it shows the clocks stepped (it is live). */
+  private stepped(
+    chargerId: string,
+    stampedMs: number,
+    receivedAtMs: number,
+    delta: number,
+    newest: boolean,
+  ): boolean {
+    const before = this.late.get(chargerId);
+    this.late.set(chargerId, { receivedAtMs, stampedMs, delta });
+    if (!this.mayQueue.has(chargerId) && newest) {
+      this.remember(chargerId, [delta]);
+      this.late.delete(chargerId);
+      return true;
+    }
+    if (!before || Math.abs(delta - before.delta) > STEP_MS) return false;
+    const ds = stampedMs - before.stampedMs;
+    const dr = receivedAtMs - before.receivedAtMs;
+    const spacedLive = ds >= SPACING_MIN_MS && Math.abs(dr - ds) <= Math.max(250, ds / 5);
+    if (!spacedLive) return false;
+    this.mayQueue.delete(chargerId);
+    this.late.delete(chargerId);
+    this.remember(chargerId, [before.delta, delta]);
+    return true;
+  }
+
+  private remember(chargerId: string, deltas: number[]): void {
+    this.deltas.set(chargerId, deltas);
+    const offset = Math.min(...deltas);
+    const stored = this.stored.get(chargerId);
+    if (this.store && (stored === undefined || Math.abs(stored - offset) >= PERSIST_DRIFT_MS)) {
+      this.stored.set(chargerId, offset);
+      this.store.save(chargerId, offset);
+    }
+  }
+
+  /** The charger's offset (our clock − its clock, ms), or null before any usable stamp. */
+  offsetMs(chargerId: string): number | null {
+    const seen = this.deltas.get(chargerId);
+    return seen && seen.length > 0 ? Math.min(...seen) : null;
+  }
+
+  forget(chargerId: string): void {
+    this.deltas.delete(chargerId);
+    this.newest.delete(chargerId);
+    this.late.delete(chargerId);
+    this.mayQueue.delete(chargerId);
+  }
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { ChargerClocks, STEP_MS, type ClockStore } from '../src/ocpp/charger-clocks.js';
+
+const T0 = Date.parse('2026-11-24T06:00:00Z');
+const stamp = (ms: number) => new Date(ms).toISOString();
+
+/** Five on-time messages 10 s apart, the charger's clock `skewMs` behind ours. */
+function settled(clocks: ChargerClocks, skewMs = 0) {
+  for (let k = 0; k < 5; k++)
+    clocks.observe('cp', stamp(T0 + k * 10_000), T0 + k * 10_000 + skewMs);
+}
+
+function memoryStore(): ClockStore & { rows: Map<string, number> } {
+  const rows = new Map<string, number>();
+  return {
+    rows,
+    load: () => [...rows].map(([chargerId, offsetMs]) => ({ chargerId, offsetMs })),
+    save: (chargerId, offsetMs) => rows.set(chargerId, offsetMs),
+  };
+}
+
+describe('a charger clock seen from ours', () => {
+  it('a live reading after our clock stepped forward is not aged by the step', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    // Our clock jumps 2 minutes; the charger's does not.
+    const step = 120_000;
+    const t = clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000 + step);
+    expect(t).toMatchObject({ ageMs: 0, live: true });
+    expect(clocks.observe('cp', stamp(T0 + 60_000), T0 + 60_000 + step).ageMs).toBe(0);
+  });
+
+  it('after a reconnect, a queued burst keeps its spacing and never moves the estimate', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    clocks.connected('cp');
+    // Stamped 10 s apart, received 1 ms apart, lateness falling.
+    const burst = [0, 1, 2].map((k) =>
+      clocks.observe('cp', stamp(T0 + 50_000 + k * 10_000), T0 + 200_000 + k),
+    );
+    expect(burst.map((b) => b.ageMs)).toEqual([150_000, 140_001, 130_002]);
+    expect(burst.every((b) => !b.live)).toBe(true);
+    expect(clocks.offsetMs('cp')).toBe(0);
+  });
+
+  it('a replay of samples 1 s apart, late by nearly the same amount each, is still a replay (MicroOcpp after missed pongs)', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    clocks.connected('cp');
+    // Twelve samples queued over 12 s of a dropped link, replayed one per reply, 2 ms apart.
+    const replay = Array.from({ length: 12 }, (_, k) =>
+      clocks.observe('cp', stamp(T0 + 50_000 + k * 1_000), T0 + 70_000 + k * 2),
+    );
+    expect(replay.map((r) => r.ageMs)).toEqual(
+      Array.from({ length: 12 }, (_, k) => 20_000 - k * 1_000 + k * 2),
+    );
+    expect(replay.every((r) => !r.live)).toBe(true);
+    // The first live sample after the replay is on time: the estimate never moved.
+    expect(clocks.observe('cp', stamp(T0 + 70_010), T0 + 70_030)).toMatchObject({
+      ageMs: 20,
+      live: true,
+    });
+    expect(clocks.offsetMs('cp')).toBe(0);
+  });
+
+  it('after a reconnect, two late readings spaced like their stamps are a clock step; the burst before is not', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    clocks.connected('cp');
+    // Our clock stepped 3 minutes while the link was down: every reading is 180 s late.
+    const first = clocks.observe('cp', stamp(T0 + 50_000), T0 + 230_000);
+    expect(first).toMatchObject({ ageMs: 180_000, live: false });
+    const second = clocks.observe('cp', stamp(T0 + 60_000), T0 + 240_000 + STEP_MS / 10);
+    expect(second).toMatchObject({ ageMs: STEP_MS / 10, live: true });
+    expect(clocks.observe('cp', stamp(T0 + 70_000), T0 + 250_000).ageMs).toBe(0);
+  });
+
+  it('a late reading from a charger that stayed connected is a step at once; one stamped before what it sent is history', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    expect(clocks.observe('cp', stamp(T0 + 50_000), T0 + 230_000)).toMatchObject({
+      ageMs: 0,
+      live: true,
+    });
+    const other = new ChargerClocks();
+    settled(other);
+    const hours = 3 * 3_600_000;
+    expect(other.observe('cp', stamp(T0 + 50_000 - hours), T0 + 50_000)).toMatchObject({
+      ageMs: hours,
+      live: false,
+    });
+    expect(other.offsetMs('cp')).toBe(0);
+  });
+
+  it('2.0.1 offline events are replays: they never move the estimate', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks, 3_000);
+    const queued = clocks.observe('cp', stamp(T0 + 40_000), T0 + 90_000, true);
+    expect(queued).toMatchObject({ ageMs: 47_000, live: false });
+    expect(clocks.offsetMs('cp')).toBe(3_000);
+  });
+
+  it('a gateway restarted while a charger queued judges the replay against the offset it had', () => {
+    const store = memoryStore();
+    const before = new ChargerClocks(store);
+    settled(before, 7_000);
+    expect(store.rows.get('cp')).toBe(7_000);
+    // The new process: the charger replays 30 s of samples, 5 s apart, in a burst.
+    const after = new ChargerClocks(store);
+    after.connected('cp');
+    const replay = [0, 1, 2, 3, 4, 5].map((k) =>
+      after.observe('cp', stamp(T0 + 60_000 + k * 5_000), T0 + 100_000 + k),
+    );
+    expect(replay.map((r) => r.ageMs)).toEqual([33_000, 28_001, 23_002, 18_003, 13_004, 8_005]);
+    expect(after.offsetMs('cp')).toBe(7_000);
+  });
+
+  it('a slow live message costs one reading: the next normal one restores the estimate', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000 + 2 * STEP_MS);
+    expect(clocks.offsetMs('cp')).toBe(2 * STEP_MS);
+    clocks.observe('cp', stamp(T0 + 60_000), T0 + 60_000);
+    expect(clocks.offsetMs('cp')).toBe(0);
+  });
+
+  it('a charger clock never set says nothing: the receive time stands in', () => {
+    const clocks = new ChargerClocks();
+    expect(clocks.observe('cp', '1970-01-01T00:00:10.000Z', T0)).toEqual({
+      stampMs: T0,
+      atMs: T0,
+      ageMs: 0,
+      live: true,
+    });
+  });
+});
