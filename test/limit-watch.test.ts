@@ -55,6 +55,43 @@ describe('paid-energy limit watch', () => {
     expect(fired).toEqual([]);
   });
 
+  it('a pause is not a rate: flat samples re-plan, a flat window plans no stop until flow resumes', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000); // 0.1 Wh/ms: due at 30,000 less the lead
+    watch.sample('s', 1000, 20_000); // flat: over the window 0.05 Wh/ms, due at 60,000
+    vi.advanceTimersByTime(15_000); // past the first plan
+    expect(fired).toEqual([]);
+    watch.sample('s', 1000, 40_000); // a window with no flow: nothing planned
+    vi.advanceTimersByTime(200_000);
+    expect(fired).toEqual([]);
+    watch.sample('s', 2000, 250_000); // flowing again: over the window 1000 Wh in 230 s
+    vi.advanceTimersByTime(230_000 - 100 - 1);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+  });
+
+  it('a suspended EV holds the plan; charging again, or energy flowing whatever it says, plans it again', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000); // due 19,900 ms from now
+    watch.hold('s');
+    vi.advanceTimersByTime(60_000);
+    expect(fired).toEqual([]);
+    watch.resume('s');
+    vi.advanceTimersByTime(19_899);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['s']);
+    // Held, but the register rises: the plan is back on the sample's rate.
+    fired = [];
+    watch.begin('t', 3000, 0, 0);
+    watch.sample('t', 1000, 10_000);
+    watch.hold('t');
+    watch.sample('t', 2000, 20_000);
+    vi.advanceTimersByTime(10_000);
+    expect(fired).toEqual(['t']);
+  });
+
   it('ignores samples that arrive out of order', () => {
     watch.begin('s', 3000, 0, 0);
     watch.sample('s', 1000, 10_000);

@@ -15,7 +15,13 @@ import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { groupCommit } from '../store/group-commit.js';
 import { LimitWatch } from './limit-watch.js';
-import { applyRegister, deliveredAtStop, deliveredWh } from './meter-track.js';
+import {
+  applyRegister,
+  deliveredAtStop,
+  deliveredWh,
+  maxGainWh,
+  type MeterTrack,
+} from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
 import { trackOf, type Session, type SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
@@ -94,7 +100,7 @@ export class SessionLifecycle implements ChargerEvents {
       records: this.records,
       stopRetryMs: o.stopRetryMs,
       stopVerifyMs: o.stopVerifyMs,
-      deliveredWh: (s) => (s.meterStartWh === null ? null : deliveredWh(trackOf(s))),
+      deliveredWh: (s) => (s.meterStartWh === null ? null : possibleWh(s)),
       background: (id, work) => this.background(id, work),
     });
     this.watch = new LimitWatch({
@@ -256,38 +262,25 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return false;
     }
+    const rebased = this.unitRebased(s, energyWh);
+    const track = rebased ?? trackOf(s);
+    const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
     // The gain's time runs from when the last counted reading was taken (its stamp on our clock)
     // to this one's arrival: a queued burst spans the time it was measured over, so it is not held
     // as a gain too fast for the connector (nor is the rest of the session behind it).
-    const verdict = applyRegister(trackOf(s), energyWh, this.rebooted.has(s.id), {
+    const verdict = applyRegister(track, energyWh, this.rebooted.has(s.id), {
       atMs: m.receivedAtMs,
       takenAtMs: time.measuredAtMs,
-      maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
+      maxPowerW,
     });
-    if (verdict.kind === 'implausible') {
-      // Counted only once a later reading (or the stop) makes the gain possible: never billed
-      // unconfirmed, never the paid-energy stop on its own.
-      this.o.log.warn(
-        {
-          sessionId: s.id,
-          energyWh,
-          gainWh: verdict.gainWh,
-          maxGainWh: verdict.maxGainWh,
-        },
-        'register gain above what the connector can deliver in the time: held',
-      );
-      return false;
-    }
-    if (verdict.kind === 'ignored') {
-      this.o.log.warn(
-        { sessionId: s.id, energyWh, lastWh: s.lastMeterWh },
-        'meter below the last register: ignored',
-      );
-      return false;
+    if (verdict.kind === 'implausible' || verdict.kind === 'ignored') {
+      this.doubted(s, m, energyWh, track, verdict, at);
+      return true;
     }
     this.rebooted.delete(s.id);
     const t = verdict.track;
-    this.o.sessions.setSegment(s.id, t, m.timestamp, at);
+    const possibleWh = Math.max(deliveredWh(t), s.meterPossibleWh ?? 0);
+    this.o.sessions.setSegment(s.id, t, m.timestamp, at, possibleWh);
     if (verdict.kind !== 'advanced') {
       this.o.log.warn(
         { sessionId: s.id, energyWh, carriedWh: t.carriedWh },
@@ -297,14 +290,91 @@ export class SessionLifecycle implements ChargerEvents {
       );
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
+    // The stop is planned on what may have been delivered (docs/money.md).
     this.watch.sample(
       s.id,
-      deliveredWh(t),
+      possibleWh,
       m.receivedAtMs,
       { stampMs: time.stampMs, ageMs: m.receivedAtMs - time.measuredAtMs },
       m.live,
     );
     return true;
+  }
+
+  /**
+   * A first register a thousand times the start register (a 1.6 meterStart sent in kWh while its
+   * samples are in Wh or carry their kWh unit): every gain would be held as impossible and the
+   * session billed nothing. The start is taken again at this register: the energy before it is
+   * not proven (the kWh start was rounded to a whole number), so none of it is billed.
+   */
+  private unitRebased(s: Session, energyWh: number): MeterTrack | null {
+    const t = trackOf(s);
+    const start = s.meterStartWh ?? 0;
+    const nothingCounted = t.lastWh === start && t.carriedWh === 0 && t.pendingResetWh === null;
+    if (!nothingCounted || start <= 0 || energyWh < 999 * start || energyWh > 1_001 * start + 1_000)
+      return null;
+    this.o.log.warn(
+      { sessionId: s.id, meterStartWh: start, energyWh },
+      'start register a thousandth of the first sample (kWh): counting from this sample',
+    );
+    return { ...t, segmentStartWh: energyWh, lastWh: energyWh };
+  }
+
+  /**
+   * A reading that cannot be billed (a gain too fast for the connector, a register below the last)
+   * still says the charger is running: when it was measured after the last counted one, the
+   * session may have delivered up to what the connector could in the time since, and the stop is
+   * planned on that. Counted only once a later reading (or the stop) proves it: never billed
+   * unconfirmed. A reading measured before the last counted one is history and raises nothing.
+   */
+  private doubted(
+    s: Session,
+    m: MeterSample,
+    energyWh: number,
+    track: MeterTrack,
+    verdict: { kind: 'implausible'; gainWh: number; maxGainWh: number } | { kind: 'ignored' },
+    at: string,
+  ): void {
+    this.o.log.warn(
+      verdict.kind === 'implausible'
+        ? {
+            sessionId: s.id,
+            energyWh,
+            gainWh: verdict.gainWh,
+            maxGainWh: verdict.maxGainWh,
+          }
+        : { sessionId: s.id, energyWh, lastWh: s.lastMeterWh },
+      verdict.kind === 'implausible'
+        ? 'register gain above what the connector can deliver in the time: held'
+        : 'meter below the last register: ignored',
+    );
+    const proven = deliveredWh(track);
+    const since = track.lastAtMs;
+    if (since !== null && m.time.measuredAtMs <= since) {
+      this.o.sessions.touch(s.id, at);
+      return;
+    }
+    const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
+    const possibleWh = Math.max(
+      s.meterPossibleWh ?? 0,
+      proven +
+        Math.min(
+          verdict.kind === 'implausible' ? verdict.gainWh : Infinity,
+          maxGainWh(maxPowerW, since, m.receivedAtMs),
+        ),
+    );
+    if (!Number.isFinite(possibleWh)) {
+      this.o.sessions.touch(s.id, at);
+      return;
+    }
+    this.o.sessions.setPossible(s.id, possibleWh, at);
+    this.watch.sample(
+      s.id,
+      possibleWh,
+      m.receivedAtMs,
+      { stampMs: m.time.stampMs, ageMs: m.receivedAtMs - m.time.measuredAtMs },
+      m.live,
+    );
   }
 
   transactionEnded(e: TransactionEnded): void {
@@ -401,6 +471,9 @@ export class SessionLifecycle implements ChargerEvents {
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     const forgotten = transactionless && this.unconfirmedAfterBoot.has(s.id);
     if (status !== 'available' && !forgotten) {
+      // A pause is not a rate: a suspended EV holds the planned stop until it charges again.
+      if (status === 'suspended') this.watch.hold(s.id);
+      else if (status === 'charging') this.watch.resume(s.id);
       if (!transactionless) this.unconfirmedAfterBoot.delete(s.id);
       this.seenInUse.add(s.id);
       this.timers.clearEnd('idle', s.id);
@@ -440,7 +513,7 @@ export class SessionLifecycle implements ChargerEvents {
             Date.parse(s.lastActivityAt ?? s.createdAt) + this.o.silenceMs - nowMs,
           );
           if (s.meterStartWh === null) break; // the first sample will begin the watch
-          this.watch.begin(s.id, s.limitWh, deliveredWh(trackOf(s)), nowMs);
+          this.watch.begin(s.id, s.limitWh, possibleWh(s), nowMs);
           break;
         case 'stopping':
           // Its stop is sent again when the charger connects to this process (chargerOnline).
@@ -521,8 +594,10 @@ export class SessionLifecycle implements ChargerEvents {
     const at = this.now();
     const settled = this.o.db.transaction(() => {
       if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
-      // Energy past the paid amount is the operator's: recorded, never charged.
+      // Energy past the paid amount is the operator's: recorded, never charged. So is energy the
+      // session may have delivered beyond what its readings proved (docs/money.md).
       this.records.loss(s.id, delivered - s.limitWh, 'beyond_paid', at);
+      this.records.loss(s.id, (s.meterPossibleWh ?? 0) - delivered, 'unproven', at);
       return true;
     })();
     if (!settled) return false;
@@ -642,4 +717,9 @@ export class SessionLifecycle implements ChargerEvents {
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
     this.stops.stop(sessionId);
   }
+}
+
+/** What the session may have delivered: its proven energy, or more when doubted readings said so. */
+function possibleWh(s: Session): number {
+  return Math.max(deliveredWh(trackOf(s)), s.meterPossibleWh ?? 0);
 }

@@ -12,7 +12,10 @@ import { clearUnrefTimer } from '../shared/unref-timer.js';
  * A charger clock that does not move (never set, stuck) leaves the rate to our receive clock.
  * The rate spans the last `RATE_WINDOW` sample intervals, so one sample stamped late cannot make
  * the rate look several times higher and stop the session far too early. Each sample re-plans the
- * stop, so the timer follows the rate as it changes (DC taper, AC phase changes).
+ * stop, so the timer follows the rate as it changes (DC taper, AC phase changes), flat ones
+ * included: a pause is not a rate. A window with no flow (the EV paused, the register flat) plans
+ * no stop until energy flows again; a connector the charger says is suspended holds the plan (no
+ * stop fires) until it says it charges or a sample shows energy flowing, whatever the status.
  */
 export interface LimitWatchOptions {
   /** Fire this long before the predicted moment, to cover the round trip of the stop command. */
@@ -64,6 +67,8 @@ interface Watched {
   stale: boolean;
   /** The only point is the last reading before the change: the next one replaces it. */
   preChange: boolean;
+  /** The charger says the EV is suspended: no stop is planned until energy flows again. */
+  held: boolean;
 }
 
 function stampedAfter(p: Point, q: Point): boolean {
@@ -97,6 +102,7 @@ export class LimitWatch {
       ceilingW: this.opts.ceilingW?.(sessionId) ?? null,
       stale: false,
       preChange: false,
+      held: false,
     });
     if (deliveredWh >= limitWh) this.fire(sessionId);
   }
@@ -132,6 +138,7 @@ export class LimitWatch {
       return;
     }
     if (last && (!after(point, last) || deliveredWh < last.deliveredWh)) return; // out of order
+    if (last && deliveredWh > last.deliveredWh) w.held = false; // energy flows, whatever it says
     w.points.push(point);
     if (w.points.length > RATE_WINDOW + 1 || w.preChange) w.points.shift();
     w.preChange = false;
@@ -140,9 +147,13 @@ export class LimitWatch {
     const dt = onStamps ? (point.stampMs as number) - (first.stampMs as number) : atMs - first.atMs;
     const ageMs = onStamps ? (stamp?.ageMs ?? 0) : 0;
     const de = deliveredWh - first.deliveredWh;
-    if (dt <= 0 || de <= 0) {
-      // No flow measured (paused, suspended): wait for the next sample, or plan at the ceiling.
+    if (dt <= 0) return;
+    if (de <= 0) {
+      // No flow over the window (paused): the rate before the pause would stop the session early.
+      // Nothing is planned until a sample shows flow again, or the ceiling changed (planned at it).
+      w.rate = null;
       if (w.stale) this.plan(sessionId, w, 0);
+      else this.unplan(w);
       return;
     }
     w.rate = { whPerMs: de / dt, ageMs };
@@ -172,9 +183,33 @@ export class LimitWatch {
     this.plan(sessionId, w, Math.min(Math.max(0, nowMs - last.atMs), intervalMs));
   }
 
+  /** The charger says the session's EV is suspended: the planned stop waits (see the class). */
+  hold(sessionId: string): void {
+    const w = this.watched.get(sessionId);
+    if (!w || w.fired) return;
+    w.held = true;
+    this.unplan(w);
+  }
+
+  /** The charger says the session charges again: the stop is planned from the last reading. */
+  resume(sessionId: string): void {
+    const w = this.watched.get(sessionId);
+    if (!w || w.fired || !w.held) return;
+    w.held = false;
+    this.plan(sessionId, w, 0);
+  }
+
+  private unplan(w: Watched): void {
+    clearUnrefTimer(w.timer);
+    w.timer = null;
+  }
+
   private plan(sessionId: string, w: Watched, sinceMs: number): void {
     const last = w.points[w.points.length - 1];
-    if (!last) return;
+    if (!last || w.held) {
+      this.unplan(w);
+      return;
+    }
     const ceilingW = w.stale ? w.ceilingW : null;
     const whPerMs = ceilingW !== null ? ceilingW * WH_PER_MS_PER_W : (w.rate?.whPerMs ?? 0);
     clearUnrefTimer(w.timer);

@@ -49,10 +49,28 @@ export interface PowerBound {
   maxPowerW: number;
 }
 
-/** The most energy `maxPowerW` can deliver from `fromMs` (null: unknown, unbounded) to `toMs`. */
-export function maxGainWh(maxPowerW: number, fromMs: number | null, toMs: number): number {
+/**
+ * The most energy `maxPowerW` can deliver from `fromMs` (null: unknown, unbounded) to `toMs`, plus
+ * the meter's resolution: a register counting in 10 or 100 Wh steps moves a whole step at once,
+ * and a final reading 1 Wh above a sample taken milliseconds before is the last Wh completing.
+ */
+export function maxGainWh(
+  maxPowerW: number,
+  fromMs: number | null,
+  toMs: number,
+  resolutionWh = 1,
+): number {
   if (fromMs === null) return Number.POSITIVE_INFINITY;
-  return Math.floor((maxPowerW * Math.max(1, toMs - fromMs)) / 3_600_000);
+  return Math.floor((maxPowerW * Math.max(1, toMs - fromMs)) / 3_600_000) + resolutionWh;
+}
+
+/**
+ * The meter's step as the session's registers show it (its segment's start, the last counted and
+ * the new one): the largest of 1,000, 100 and 10 Wh that divides all three, else 1 Wh. A 1 Wh meter
+ * that reads round three times by chance is allowed that one step more, once.
+ */
+export function resolutionWh(...registersWh: number[]): number {
+  return [1_000, 100, 10].find((step) => registersWh.every((wh) => wh % step === 0)) ?? 1;
 }
 
 export type RegisterVerdict =
@@ -88,7 +106,14 @@ export function applyRegister(
   }
   const gainFrom = registerWh >= t.lastWh ? t.lastWh : t.pendingResetWh;
   if (gainFrom === null || registerWh < gainFrom) return { kind: 'ignored' };
-  const limit = bound ? maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs) : Infinity;
+  const limit = bound
+    ? maxGainWh(
+        bound.maxPowerW,
+        t.lastAtMs,
+        bound.atMs,
+        resolutionWh(t.segmentStartWh, gainFrom, registerWh),
+      )
+    : Infinity;
   if (registerWh - gainFrom > limit)
     return { kind: 'implausible', gainWh: registerWh - gainFrom, maxGainWh: limit };
   const takenAtMs = bound ? Math.min(bound.takenAtMs ?? bound.atMs, bound.atMs) : null;
@@ -122,8 +147,9 @@ export function applyRegister(
 export function deliveredAtStop(t: MeterTrack, stopWh: number | null, bound?: PowerBound): number {
   const last = deliveredWh(t);
   const atStop = stopRegisterWh(t, stopWh);
-  if (!bound || atStop <= last) return atStop;
-  return atStop - last <= maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs) ? atStop : last;
+  if (!bound || atStop <= last || stopWh === null) return atStop;
+  const step = resolutionWh(t.segmentStartWh, t.lastWh, stopWh);
+  return atStop - last <= maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs, step) ? atStop : last;
 }
 
 function stopRegisterWh(t: MeterTrack, stopWh: number | null): number {

@@ -54,6 +54,11 @@ export interface Session {
   meterStartSampledAt: string | null;
   /** When the last counted register was received (gateway clock, ms; meter-track.ts). */
   meterLastAtMs: number | null;
+  /**
+   * The most energy the session may have delivered, doubted readings included (what the stop is
+   * planned on; docs/money.md); null: nothing beyond the proven energy.
+   */
+  meterPossibleWh: number | null;
   /** When the gateway last heard of the session's transaction. */
   lastActivityAt: string | null;
   createdAt: string;
@@ -83,6 +88,7 @@ interface Row {
   meter_pending_reset_timestamp: string | null;
   meter_start_sampled_at: string | null;
   meter_last_at_ms: number | null;
+  meter_possible_wh: number | null;
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
@@ -110,6 +116,7 @@ function toSession(row: Row): Session {
     meterPendingResetTimestamp: row.meter_pending_reset_timestamp,
     meterStartSampledAt: row.meter_start_sampled_at,
     meterLastAtMs: row.meter_last_at_ms,
+    meterPossibleWh: row.meter_possible_wh,
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
@@ -153,8 +160,19 @@ export class SessionStore {
   >;
   private readonly meterStartStmt: Statement<[number, number, string, number, string]>;
   private readonly segmentStmt: Statement<
-    [number, number, number, number | null, string | null, number | null, string, string]
+    [
+      number,
+      number,
+      number,
+      number | null,
+      string | null,
+      number | null,
+      number | null,
+      string,
+      string,
+    ]
   >;
+  private readonly possibleStmt: Statement<[number, string, string]>;
   private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
@@ -191,7 +209,11 @@ export class SessionStore {
     this.segmentStmt = db.prepare(
       `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
          meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?, meter_last_at_ms = ?,
-         last_activity_at = ?
+         meter_possible_wh = ?, last_activity_at = ?
+       WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.possibleStmt = db.prepare(
+      `UPDATE sessions SET meter_possible_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.activityStmt = db.prepare(
@@ -287,7 +309,13 @@ export class SessionStore {
    * with the charger's timestamp of the held reading (null exactly when none is held), and when
    * the session was heard of (`touch` in the same row update: one write per meter sample).
    */
-  setSegment(id: string, track: MeterTrack, heldTimestamp: string | null, heardAt: string): void {
+  setSegment(
+    id: string,
+    track: MeterTrack,
+    heldTimestamp: string | null,
+    heardAt: string,
+    possibleWh: number | null,
+  ): void {
     this.segmentStmt.run(
       track.carriedWh,
       track.segmentStartWh,
@@ -295,9 +323,15 @@ export class SessionStore {
       track.pendingResetWh,
       track.pendingResetWh === null ? null : heldTimestamp,
       track.lastAtMs,
+      possibleWh,
       heardAt,
       id,
     );
+  }
+
+  /** A doubted reading raised what the session may have delivered (the register is unchanged). */
+  setPossible(id: string, possibleWh: number, heardAt: string): void {
+    this.possibleStmt.run(possibleWh, heardAt, id);
   }
 
   touch(id: string, at: string): void {

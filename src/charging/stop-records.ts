@@ -4,7 +4,7 @@ import type { Db } from '../store/database.js';
 /** The stop ladder's steps, in order (stop-assurance.ts). */
 export type StopStep = 'remote_stop' | 'zero_power' | 'inoperative' | 'unlock';
 export type StopReply = 'accepted' | 'rejected' | 'not_supported' | 'no_answer';
-export type LossReason = 'beyond_paid' | 'after_settlement';
+export type LossReason = 'beyond_paid' | 'after_settlement' | 'unproven';
 
 export interface OperatorLoss {
   wh: number;

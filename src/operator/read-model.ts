@@ -75,9 +75,10 @@ export interface SessionLoss {
   beyondPaidNgn: number;
   /**
    * What the stop assurance recorded as the operator's loss (operator_losses), Wh by reason:
-   * beyond the paid energy, and proven by a stop that came after a settlement without one.
+   * beyond the paid energy, proven by a stop that came after a settlement without one, and what
+   * the session may have delivered beyond what its readings proved (docs/money.md).
    */
-  recorded: { beyondPaidWh: number; afterSettlementWh: number } | null;
+  recorded: { beyondPaidWh: number; afterSettlementWh: number; unprovenWh: number } | null;
 }
 
 /** Adds `sql` (which names @name) when the value is given. */
@@ -492,18 +493,26 @@ export class SiteReadModel {
     this.recordedLossStmt ??= this.db.prepare(
       `SELECT coalesce(sum(wh) FILTER (WHERE reason = 'beyond_paid'), 0) AS beyondPaidWh,
               coalesce(sum(wh) FILTER (WHERE reason = 'after_settlement'), 0) AS afterSettlementWh,
+              coalesce(sum(wh) FILTER (WHERE reason = 'unproven'), 0) AS unprovenWh,
               count(*) AS n
        FROM operator_losses WHERE session_id = ?`,
     );
     const r = this.recordedLossStmt.get(s.sessionId) as {
       beyondPaidWh: number;
       afterSettlementWh: number;
+      unprovenWh: number;
       n: number;
     };
     const paid = s.paidEnergyWh;
     const beyondPaidWh = Math.max(0, s.energyWh - paid);
     const recorded =
-      r.n > 0 ? { beyondPaidWh: r.beyondPaidWh, afterSettlementWh: r.afterSettlementWh } : null;
+      r.n > 0
+        ? {
+            beyondPaidWh: r.beyondPaidWh,
+            afterSettlementWh: r.afterSettlementWh,
+            unprovenWh: r.unprovenWh,
+          }
+        : null;
     if (beyondPaidWh === 0 && !recorded) return null;
     return {
       sessionId: s.sessionId,

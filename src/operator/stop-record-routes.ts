@@ -22,7 +22,7 @@ const loss = {
   type: 'object',
   properties: {
     wh: { type: 'integer' },
-    reason: { type: 'string', enum: ['beyond_paid', 'after_settlement'] },
+    reason: { type: 'string', enum: ['beyond_paid', 'after_settlement', 'unproven'] },
     at: { type: 'string' },
   },
   required: ['wh', 'reason', 'at'],

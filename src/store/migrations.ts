@@ -14,6 +14,7 @@ import { schemaLoadInputs } from './schema-load-inputs.js';
 import { schemaChargerKeys } from './schema-charger-keys.js';
 import { schemaConsole } from './schema-console.js';
 import { schemaClockOffsets } from './schema-clock-offsets.js';
+import { schemaMeterTruth } from './schema-meter-truth.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -32,6 +33,7 @@ const migrations: readonly string[] = [
   schemaChargerKeys,
   schemaConsole,
   schemaClockOffsets,
+  schemaMeterTruth,
 ];
 
 /**
