@@ -13,6 +13,13 @@ export function reportReading(
   transactionRef: string | null,
   live: boolean,
 ): void {
+  // Read there because it was the charger's only energy value: counted, and logged once.
+  if (reading.energyLocation !== undefined) {
+    ctx.reports.deviation(
+      'MeterValue sampledValue[].location energy_not_at_outlet',
+      reading.energyLocation,
+    );
+  }
   const at = new Date(ctx.clock.now()).toISOString();
   // A queued (offline) sample describes the past: it must not overwrite the vehicle's SoC now.
   if (live && reading.socPercent !== null) {
