@@ -1,8 +1,9 @@
 import { groupCommit } from '../../../store/group-commit.js';
 import { reportReading } from '../../report-reading.js';
+import { queued } from '../../queued.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
-import { isPlaceholderId, queued } from '../queued.js';
+import { isPlaceholderId } from '../placeholder-id.js';
 import type { Session16 } from '../session-context.js';
 import type { Transaction16 } from '../transactions.js';
 

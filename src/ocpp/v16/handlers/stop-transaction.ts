@@ -1,7 +1,8 @@
 import { groupCommit } from '../../../store/group-commit.js';
+import { queued } from '../../queued.js';
 import type { StopTransactionReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
-import { isPlaceholderId, queued } from '../queued.js';
+import { isPlaceholderId } from '../placeholder-id.js';
 import type { Session16 } from '../session-context.js';
 
 /** A settlement: answered once durable, its commit shared with the turn's other writes. */
