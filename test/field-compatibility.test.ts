@@ -502,6 +502,32 @@ const ROWS: Row[] = [
       ),
   },
   {
+    name: '1.6 grid-side (Inlet) meter on connector 0 during a transaction: not the transaction register',
+    run: async (h, id) => {
+      const station = await h.station(raw16, id);
+      const sessionId = await h.paid(station, id);
+      const { tx } = await station.start(10_000);
+      await station.send({
+        action: 'MeterValues',
+        params: {
+          connectorId: 0,
+          meterValue: [
+            {
+              timestamp: new Date().toISOString(),
+              sampledValue: [
+                { value: '50000', context: 'Sample.Clock', location: 'Inlet', unit: 'Wh' },
+              ],
+            },
+          ],
+        },
+      });
+      await station.send(station.sample(tx, 11_000));
+      await h.meterReached(sessionId, 11_000);
+      await station.send(station.end(tx, 12_000));
+      await h.settled(sessionId, 2_000);
+    },
+  },
+  {
     name: '2.0.1 MeterValues during a transaction: the EVSE transaction register moves, and stops',
     run: async (h, id) => {
       const station = await h.station(raw201, id);
