@@ -192,6 +192,71 @@ async function configuredCharger(
 
 const KWH_REGISTER = 'Energy.Active.Import.Register';
 
+/** The energy AMOUNT pays for at the dc tariff: the stop is due this far past the start. */
+const PAID_WH = 2_424;
+
+/**
+ * A charger that meters both sides and lists the grid side (Inlet) first: `inletWh` is that
+ * meter's own count; the Outlet one is `outletWh`. 1.6 values are strings, 2.0.1 numbers.
+ */
+function inletFirst(
+  protocol: RawProtocol,
+  inletWh: number,
+  outletWh: number,
+  context: string,
+): Params[] {
+  const v = (value: number, location: string) =>
+    protocol === raw16
+      ? { value: String(value), context, measurand: KWH_REGISTER, location, unit: 'Wh' }
+      : { value, context, measurand: KWH_REGISTER, location, unitOfMeasure: { unit: 'Wh' } };
+  return [v(inletWh, 'Inlet'), v(outletWh, 'Outlet')];
+}
+
+/**
+ * Start at 10,000 Wh (Outlet), one sample at the paid energy, which must stop the session, and the
+ * end there; every meter value lists an Inlet register (`inlet` of the Outlet one) first.
+ */
+async function inletListedFirst(
+  h: Harness,
+  id: string,
+  protocol: RawProtocol,
+  inlet: (outletWh: number) => number,
+): Promise<void> {
+  const station = await h.station(protocol, id);
+  const sessionId = await h.paid(station, id);
+  const listed = (f: Frame, outletWh: number, context: string) => {
+    const mv = ((p(f).meterValue ?? p(f).transactionData) as Params[])[0]!;
+    mv.sampledValue = inletFirst(protocol, inlet(outletWh), outletWh, context);
+  };
+  let tx: StationTx;
+  if (protocol === raw16) {
+    ({ tx } = await station.start(10_000));
+  } else {
+    // The Started event is built here, so that its Transaction.Begin register lists both.
+    const remote = station.remoteStarts.at(-1) as { connector: number; idToken: string };
+    tx = { ref: `tx-${id}`, connector: remote.connector, idToken: remote.idToken };
+    const start = station.sample(tx, 10_000);
+    Object.assign(p(start), {
+      eventType: 'Started',
+      triggerReason: 'RemoteStart',
+      idToken: { idToken: remote.idToken, type: 'Central' },
+      evse: { id: remote.connector, connectorId: 1 },
+    });
+    listed(start, 10_000, 'Transaction.Begin');
+    await station.send(start);
+  }
+  const sample = station.sample(tx, 10_000 + PAID_WH);
+  listed(sample, 10_000 + PAID_WH, 'Sample.Periodic');
+  await station.send(sample);
+  await h.meterReached(sessionId, 10_000 + PAID_WH);
+  await waitUntil(() => station.stops.includes(tx.ref), 5000, 'stop at the paid energy');
+  const end = station.end(tx, 10_000 + PAID_WH, { reason: 'Remote' });
+  listed(end, 10_000 + PAID_WH, 'Transaction.End');
+  await station.send(end);
+  await h.settled(sessionId, PAID_WH);
+  expect(h.deviations(id)).not.toContain('MeterValue sampledValue[].location energy_not_at_outlet');
+}
+
 /** Rows whose handling is the OCPP edge's; field-session's rows are in the table only. */
 const ROWS: Row[] = [
   {
@@ -412,6 +477,94 @@ const ROWS: Row[] = [
           for (const v of sampled(f)) Object.assign(v, { value: '11.000', unit: 'kWh' });
         },
       }),
+  },
+  {
+    name: '1.6 Inlet register listed before the Outlet one: the Outlet is read, the stop comes at the paid energy',
+    // The grid-side meter counts on its own (below meterStart): read, it never reached the limit.
+    run: (h, id) => inletListedFirst(h, id, raw16, () => 5_300),
+  },
+  {
+    name: '2.0.1 Inlet register listed before the Outlet one: the Outlet is read and billed',
+    // The grid side includes the charger's losses: read, it billed 6 % more than delivered.
+    run: (h, id) => inletListedFirst(h, id, raw201, (wh) => Math.round(wh * 1.06)),
+  },
+  {
+    name: '1.6 only an Inlet register: read there, counted',
+    run: (h, id) =>
+      session16(h, id, {
+        sample: (f) => {
+          for (const v of sampled(f)) v.location = 'Inlet';
+        },
+      }).then(() =>
+        expect(h.deviations(id)).toContain(
+          'MeterValue sampledValue[].location energy_not_at_outlet',
+        ),
+      ),
+  },
+  {
+    name: '1.6 grid-side (Inlet) meter on connector 0 during a transaction: not the transaction register',
+    run: async (h, id) => {
+      const station = await h.station(raw16, id);
+      const sessionId = await h.paid(station, id);
+      const { tx } = await station.start(10_000);
+      await station.send({
+        action: 'MeterValues',
+        params: {
+          connectorId: 0,
+          meterValue: [
+            {
+              timestamp: new Date().toISOString(),
+              sampledValue: [
+                { value: '50000', context: 'Sample.Clock', location: 'Inlet', unit: 'Wh' },
+              ],
+            },
+          ],
+        },
+      });
+      await station.send(station.sample(tx, 11_000));
+      await h.meterReached(sessionId, 11_000);
+      await station.send(station.end(tx, 12_000));
+      await h.settled(sessionId, 2_000);
+    },
+  },
+  {
+    name: '2.0.1 MeterValues during a transaction: the EVSE transaction register moves, and stops',
+    run: async (h, id) => {
+      const station = await h.station(raw201, id);
+      const sessionId = await h.paid(station, id);
+      const { tx } = await station.start(10_000);
+      const meterValues = (evseId: number, wh: number, soc: number, msAgo = 0): Frame => ({
+        action: 'MeterValues',
+        params: {
+          evseId,
+          meterValue: [
+            {
+              timestamp: new Date(Date.now() - msAgo).toISOString(),
+              sampledValue: [
+                { value: wh, context: 'Sample.Clock', measurand: KWH_REGISTER, location: 'Outlet' },
+                { value: soc, context: 'Sample.Clock', measurand: 'SoC', location: 'EV' },
+              ],
+            },
+          ],
+        },
+      });
+      const soc = () =>
+        (
+          h.t.gw.db
+            .prepare('SELECT soc_percent FROM connector_state WHERE charger_id = ?')
+            .get(id) as { soc_percent: number | null } | undefined
+        )?.soc_percent;
+      // The station's own meter (evseId 0) is no connector's register.
+      await station.send(meterValues(0, 11_000, 30));
+      await station.send(meterValues(tx.connector, 10_000 + PAID_WH, 55));
+      await h.meterReached(sessionId, 10_000 + PAID_WH);
+      await waitUntil(() => station.stops.includes(tx.ref), 5000, 'stop at the paid energy');
+      // No offline flag in MeterValues: stamped 10 minutes ago, it was queued and is history.
+      await station.send(meterValues(tx.connector, 10_000 + PAID_WH, 20, 600_000));
+      expect(soc()).toBe(55);
+      await station.send(station.end(tx, 10_000 + PAID_WH, { reason: 'Remote' }));
+      await h.settled(sessionId, PAID_WH);
+    },
   },
   {
     name: '1.6 StopTransaction with transactionId -1 and no idTag (go-eCharger)',

@@ -125,3 +125,107 @@ describe('OCPP 2.0.1 meter values', () => {
     );
   });
 });
+
+describe('the register is read where the driver is sold energy: the Outlet', () => {
+  const OTHER = ['Inlet', 'Body', 'Cable', 'EV'];
+  const register = (value: number, location?: string, phase?: string) => ({
+    value: String(value),
+    measurand: 'Energy.Active.Import.Register',
+    unit: 'Wh',
+    ...(location !== undefined && { location }),
+    ...(phase !== undefined && { phase }),
+  });
+
+  it('reads the Outlet register and power when the Inlet is listed first (1.6 and 2.0.1)', () => {
+    const power = (value: number, location: string) => ({
+      value: String(value),
+      measurand: 'Power.Active.Import',
+      unit: 'W',
+      location,
+    });
+    const sampledValue = [
+      register(10_600, 'Inlet'),
+      power(7_800, 'Inlet'),
+      register(10_000, 'Outlet'),
+      power(7_400, 'Outlet'),
+    ];
+    expect(readMeterValue({ timestamp: at, sampledValue })).toEqual({
+      timestamp: at,
+      energyWh: 10_000,
+      powerW: 7_400,
+      socPercent: null,
+    });
+    const r201 = readMeterValue201({
+      timestamp: at,
+      sampledValue: sampledValue.map((v) => ({ ...v, value: Number(v.value) })),
+    });
+    expect([r201.energyWh, r201.powerW, r201.energyLocation]).toEqual([10_000, 7_400, undefined]);
+  });
+
+  it('sums the Outlet phases rather than take another location total', () => {
+    const r = readMeterValue({
+      timestamp: at,
+      sampledValue: [
+        register(9_999, 'Inlet'),
+        ...['L1', 'L2', 'L3'].map((phase) => register(1_000, 'Outlet', phase)),
+      ],
+    });
+    expect(r.energyWh).toBe(3_000);
+  });
+
+  it('an unreadable Outlet value is no reading, not a reason to read the Inlet', () => {
+    const r = readMeterValue({
+      timestamp: at,
+      sampledValue: [register(10_600, 'Inlet'), { ...register(0, 'Outlet'), value: 'n/a' }],
+    });
+    expect(r.energyWh).toBeNull();
+  });
+
+  it('reads the only register there is, nearest the vehicle first, and says where', () => {
+    const read = (...locations: string[]) =>
+      readMeterValue({
+        timestamp: at,
+        sampledValue: locations.map((l, i) => register(1_000 * (i + 1), l)),
+      });
+    expect(read('Inlet')).toMatchObject({ energyWh: 1_000, energyLocation: 'Inlet' });
+    expect(read('Inlet', 'Body')).toMatchObject({ energyWh: 2_000, energyLocation: 'Body' });
+    expect(read('Inlet', 'Cable', 'Body')).toMatchObject({
+      energyWh: 2_000,
+      energyLocation: 'Cable',
+    });
+    expect(
+      latestReading([
+        { timestamp: at, sampledValue: [register(1_000, 'Inlet')] },
+        { timestamp: at, sampledValue: [{ value: '40', measurand: 'SoC', location: 'EV' }] },
+      ]),
+    ).toMatchObject({ energyWh: 1_000, socPercent: 40, energyLocation: 'Inlet' });
+  });
+
+  it('whatever else is listed, in any order, the Outlet (or unlocated) register is read', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10 ** 9 }),
+        fc.constantFrom<string | undefined>('Outlet', undefined),
+        fc.array(
+          fc.record({
+            location: fc.constantFrom(...OTHER),
+            wh: fc.integer({ min: 0, max: 10 ** 9 }),
+          }),
+          { maxLength: 6 },
+        ),
+        fc.nat(),
+        (wh, outlet, others, at16) => {
+          const values = others.map((o) => register(o.wh, o.location));
+          values.splice(at16 % (values.length + 1), 0, register(wh, outlet));
+          const v16 = readMeterValue({ timestamp: at, sampledValue: values });
+          const v201 = readMeterValue201({
+            timestamp: at,
+            sampledValue: values.map((v) => ({ ...v, value: Number(v.value) })),
+          });
+          expect([v16.energyWh, v16.energyLocation]).toEqual([wh, undefined]);
+          expect([v201.energyWh, v201.energyLocation]).toEqual([wh, undefined]);
+        },
+      ),
+    );
+  });
+});

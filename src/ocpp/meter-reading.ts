@@ -10,6 +10,8 @@ export interface MeterReading {
   intervalWh?: number;
   powerW: number | null;
   socPercent: number | null;
+  /** Set when the energy was read away from the Outlet: the charger sent no Outlet register. */
+  energyLocation?: string;
 }
 
 export interface Sample {
@@ -19,6 +21,8 @@ export interface Sample {
   /** As sent; undefined means the measurand's base unit (Wh, W, Percent). */
   unit: string | undefined;
   phase: string | undefined;
+  /** Where it was measured; undefined means the Outlet (the default in both versions). */
+  location: string | undefined;
   context: string | undefined;
   /** Signed meter data is for the driver's own verification, not for our arithmetic. */
   signed: boolean;
@@ -39,10 +43,9 @@ function scale(unit: string | undefined, base: 'Wh' | 'W'): number | null {
   return null;
 }
 
-/** One quantity from a list of samples: the total if given, else the sum of the three lines. */
+/** One quantity at one location: the total if given, else the sum of the three lines. */
 function total(samples: Sample[], base: 'Wh' | 'W'): number | null {
   const converted = samples
-    .filter((s) => !s.signed)
     .map((s) => {
       const factor = scale(s.unit, base);
       return s.value === null || factor === null
@@ -69,14 +72,37 @@ const PHASES_TO_NEUTRAL = ['L1-N', 'L2-N', 'L3-N'];
  */
 const BEGIN = 'Transaction.Begin';
 
+/**
+ * Where energy and power are read, best first. What the driver is sold leaves the Outlet; a
+ * charger may also report its grid side (Inlet: the charger's own consumption included) or other
+ * points, in any order. Without an Outlet value the one nearest the vehicle is read (Inlet last),
+ * rather than none: a charger that meters only there is still stopped at the paid energy.
+ */
+const LOCATIONS = ['Outlet', 'Cable', 'EV', 'Body', 'Inlet'];
+
+/**
+ * The values of one location: the best one the charger sent the quantity at, whether or not that
+ * value is readable (an unreadable Outlet value is a missing reading, not a reason to read the
+ * Inlet, a different register).
+ */
+function atBestLocation(samples: Sample[]): { at: string | undefined; samples: Sample[] } {
+  const located = samples.filter((s) => !s.signed);
+  const at = LOCATIONS.find((l) => located.some((s) => (s.location ?? 'Outlet') === l));
+  return { at, samples: located.filter((s) => (s.location ?? 'Outlet') === at) };
+}
+
 export function readSamples(timestamp: string, samples: Sample[]): MeterReading {
   const of = (m: string) => {
     const all = samples.filter((s) => s.measurand === m);
     const current = all.filter((s) => s.context !== BEGIN);
     return current.length > 0 ? current : all;
   };
-  const energy = total(of(ENERGY_REGISTER), 'Wh');
-  const interval = total(of(ENERGY_INTERVAL), 'Wh');
+  const register = atBestLocation(of(ENERGY_REGISTER));
+  const energy = total(register.samples, 'Wh');
+  const intervals = atBestLocation(of(ENERGY_INTERVAL));
+  const interval = total(intervals.samples, 'Wh');
+  const energyAt = energy !== null ? register.at : interval !== null ? intervals.at : undefined;
+  // SoC is the vehicle's (location EV, usually): wherever it was measured.
   const soc = of(SOC)
     .map((s) => s.value)
     .find((n): n is number => n !== null && n >= 0 && n <= 100);
@@ -84,8 +110,9 @@ export function readSamples(timestamp: string, samples: Sample[]): MeterReading 
     timestamp,
     energyWh: energy === null ? null : Math.round(energy),
     ...(interval !== null && { intervalWh: interval }),
-    powerW: total(of(POWER), 'W'),
+    powerW: total(atBestLocation(of(POWER)).samples, 'W'),
     socPercent: soc ?? null,
+    ...(energyAt !== undefined && energyAt !== 'Outlet' && { energyLocation: energyAt }),
   };
 }
 
@@ -94,8 +121,9 @@ export function readSamples(timestamp: string, samples: Sample[]): MeterReading 
  * energy is the sum of the list's intervals.
  */
 export function latestOf(readings: MeterReading[]): MeterReading | null {
-  return readings.reduce<MeterReading | null>(
-    (latest, r) => ({
+  return readings.reduce<MeterReading | null>((latest, r) => {
+    const energyFrom = r.energyWh !== null || r.intervalWh !== undefined ? r : latest;
+    return {
       timestamp: r.timestamp,
       energyWh: r.energyWh ?? latest?.energyWh ?? null,
       ...((r.intervalWh ?? latest?.intervalWh) !== undefined && {
@@ -103,7 +131,9 @@ export function latestOf(readings: MeterReading[]): MeterReading | null {
       }),
       powerW: r.powerW ?? latest?.powerW ?? null,
       socPercent: r.socPercent ?? latest?.socPercent ?? null,
-    }),
-    null,
-  );
+      ...(energyFrom?.energyLocation !== undefined && {
+        energyLocation: energyFrom.energyLocation,
+      }),
+    };
+  }, null);
 }

@@ -15,6 +15,13 @@ export function reportReading(
   transactionRef: string | null,
   flaggedOffline: boolean,
 ): void {
+  // Read there because it was the charger's only energy value: counted, and logged once.
+  if (reading.energyLocation !== undefined) {
+    ctx.reports.deviation(
+      'MeterValue sampledValue[].location energy_not_at_outlet',
+      reading.energyLocation,
+    );
+  }
   const receivedAtMs = ctx.clock.now();
   const time = ctx.clocks.observe(ctx.chargerId, reading.timestamp, receivedAtMs, flaggedOffline);
   // A queued (offline) sample describes the past: it must not overwrite the vehicle's SoC now.

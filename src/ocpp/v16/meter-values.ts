@@ -37,6 +37,7 @@ function toSample(v: SampledValue16): Sample {
     value: parseNumber(v.value),
     unit: v.unit,
     phase: v.phase,
+    location: v.location,
     context: v.context,
     signed: v.format === 'SignedData',
   };

@@ -33,6 +33,7 @@ function toSample(v: SampledValue201): Sample {
     value: Number.isFinite(value) ? value : null,
     unit: v.unitOfMeasure?.unit,
     phase: v.phase,
+    location: v.location,
     context: v.context,
     signed: false,
   };

@@ -54,6 +54,7 @@ export class Transactions201 {
   static readonly of = perDatabase((db) => new Transactions201(db));
 
   private readonly byId: Statement<[string, string], Row>;
+  private readonly latestOnEvse: Statement<[string, number], Row>;
   private readonly insertTx: Statement<[string, string, string]>;
   private readonly fillStmt: Statement<
     [number | null, string | null, number | null, string, string]
@@ -73,6 +74,10 @@ export class Transactions201 {
   constructor(db: Db) {
     this.byId = db.prepare(
       'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND transaction_id = ?',
+    );
+    // Rows are inserted as transactions are first heard of: the last one on an EVSE is its newest.
+    this.latestOnEvse = db.prepare(
+      'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND evse_id = ? ORDER BY rowid DESC LIMIT 1',
     );
     this.insertTx = db.prepare(
       `INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at) VALUES (?, ?, ?)
@@ -117,6 +122,16 @@ export class Transactions201 {
   get(chargerId: string, transactionId: string): Transaction201 | undefined {
     const row = this.byId.get(chargerId, transactionId);
     return row ? toTx(row) : undefined;
+  }
+
+  /**
+   * The transaction going on at an EVSE: the last one heard of there, unless it ended. An EVSE
+   * holds one transaction at a time, so an older one never ended (a charger that rebooted and
+   * forgot it) is over and does not make the EVSE ambiguous.
+   */
+  openOn(chargerId: string, evseId: number): Transaction201 | undefined {
+    const row = this.latestOnEvse.get(chargerId, evseId);
+    return row && row.ended_at === null ? toTx(row) : undefined;
   }
 
   /**

@@ -20,7 +20,7 @@ function sample(session: Session16, req: MeterValuesReq) {
   const { ctx } = session;
   const reading = latestReading(req.meterValue);
   if (!reading) return {};
-  const tx = meterTransaction(session, req);
+  const tx = meterTransaction(session, req, reading.energyLocation === undefined);
   const connectorId = session.connectorIdOf(tx?.connector ?? req.connectorId);
   if (!connectorId) return {};
   const energyWh =
@@ -42,11 +42,14 @@ function sample(session: Session16, req: MeterValuesReq) {
 /**
  * The transaction a MeterValues belongs to: the one it names, or (id 0 / -1, or no id at all) the
  * only one open where it was measured: on its connector, or anywhere on the charger for connector
- * 0. More than one open there is ambiguous: recorded, not guessed.
+ * 0. More than one open there is ambiguous: recorded, not guessed. Connector 0 energy metered
+ * away from the Outlet (`atOutlet` false) is the charger's grid-side meter, no connector's
+ * register: not guessed either.
  */
 function meterTransaction(
   { ctx, transactions }: Session16,
   req: MeterValuesReq,
+  atOutlet: boolean,
 ): Transaction16 | undefined {
   const id = req.transactionId;
   if (id !== undefined && !isPlaceholderId(id)) {
@@ -54,6 +57,7 @@ function meterTransaction(
     if (!tx) ctx.reports.noted('MeterValues', 'unknown transactionId', { transactionId: id });
     return tx;
   }
+  if (req.connectorId === 0 && !atOutlet) return undefined;
   const hint = req.connectorId === 0 ? {} : { connector: req.connectorId };
   const open = transactions.candidates(ctx.chargerId, hint);
   const tx = open.length === 1 && open[0]?.accepted ? open[0] : undefined;

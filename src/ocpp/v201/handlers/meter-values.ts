@@ -1,13 +1,27 @@
+import { groupCommit } from '../../../store/group-commit.js';
 import { reportReading } from '../../report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading201 } from '../meter-values.js';
 import type { Session201 } from '../session-context.js';
 
-export function meterValues({ ctx, connectorIdOf }: Session201, req: MeterValuesReq) {
+/**
+ * Meter samples outside TransactionEvent. 2.0.1 sends a transaction's meter data in its events,
+ * but some stations send MeterValues during one too: they name no transaction, so they are the
+ * one going on at their EVSE. evseId 0, the station's own meter, is no connector's register (no
+ * site connector has OCPP id 0: config/load.ts). No offline flag either: as for 1.6, the
+ * charger's clock offset tells a replay (charger-clocks.ts).
+ */
+export function meterValues(session: Session201, req: MeterValuesReq) {
+  // Committed with the turn's other writes, as a 1.6 sample is (group commit, relaxed tier).
+  return groupCommit(session.ctx.db).relaxed(() => sample(session, req));
+}
+
+function sample({ ctx, txs, connectorIdOf }: Session201, req: MeterValuesReq) {
   const connectorId = connectorIdOf(req.evseId);
   const reading = latestReading201(req.meterValue);
   if (!connectorId || !reading) return {};
-  // Outside a transaction (2.0.1 sends transaction meter data in TransactionEvent).
-  reportReading(ctx, connectorId, reading, null, false);
+  const tx = txs.openOn(ctx.chargerId, req.evseId);
+  const ref = tx?.verdict === 'accepted' ? tx.transactionId : null;
+  reportReading(ctx, connectorId, reading, ref, false);
   return {};
 }
