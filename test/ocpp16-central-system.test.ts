@@ -145,6 +145,19 @@ describe('OCPP 1.6J central system', () => {
       const a = (await cp.call('StartTransaction', req)) as { transactionId: number };
       const b = (await cp.call('StartTransaction', req)) as { transactionId: number };
       expect(b.transactionId).toBe(a.transactionId);
+      // Stamped anew, same register: still the open one. Once it is stopped, a new transaction.
+      const restamped = { ...req, timestamp: '2026-11-22T08:00:30.000Z' };
+      const c = (await cp.call('StartTransaction', restamped)) as { transactionId: number };
+      expect(c).toEqual(a);
+      const other = { ...restamped, meterStart: 6 };
+      expect(await cp.call('StartTransaction', other)).not.toMatchObject(a);
+      await cp.call('StopTransaction', {
+        transactionId: a.transactionId,
+        meterStop: 5,
+        timestamp: '2026-11-22T08:01:00.000Z',
+      });
+      const later = { ...req, timestamp: '2026-11-22T08:02:00.000Z' };
+      expect(await cp.call('StartTransaction', later)).not.toMatchObject(a);
     } finally {
       await cp.close();
     }
