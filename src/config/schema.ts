@@ -275,7 +275,7 @@ export const configSchema = z
           .optional(),
         /** Largest WebSocket frame a charger may send; a larger one closes the connection (1009). */
         maxFrameBytes: z.number().int().min(1024).max(16_777_216).default(65_536),
-        /** Ping every this often; a charger that has not answered the previous ping is dropped. */
+        /** A link silent this long is pinged; silent as long again (no frame, no pong), dropped. */
         pingIntervalSeconds: z.number().int().min(1).max(3600).default(30),
         /** Messages a charger may send: a bucket of `burst`, refilled at `perSecond`. */
         messageRate: z
