@@ -213,6 +213,36 @@ function refuseEverything(station: RawStation) {
     });
 }
 
+describe('field sessions, the stop checked after two sample intervals: OCPP 1.6J', () => {
+  // Samples asked for every 3 s; sessions.stopVerifySeconds stays at its 60 s (the ceiling). The
+  // wait is the same for both protocols (stop-assurance.ts).
+  const h = harness({}, { ocpp: { meterSampleIntervalSeconds: 3, callTimeoutSeconds: 2 } });
+
+  it('a charger that accepts the stop and keeps charging is stopped again after two sample intervals, not a minute', async () => {
+    const { station, sessionId } = await h.paidSession(raw16);
+    const { tx } = await station.start(10_000);
+    let register = 12_500; // past the paid 2,424 Wh: the stop goes out at once
+    await station.send(station.sample(tx, register));
+    await waitUntil(() => station.stops.length === 1, 5000, 'first stop');
+    const firstAt = Date.now();
+    await waitUntil(
+      async () => {
+        if (station.stops.length > 1) return true;
+        register += 100;
+        await station.send(station.sample(tx, register));
+        await sleep(250);
+        return false;
+      },
+      20_000,
+      'second stop',
+    );
+    expect(Date.now() - firstAt).toBeGreaterThanOrEqual(5_900);
+    await station.send(station.end(tx, register, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, register - 10_000);
+  });
+});
+
 describe.each(RAW_PROTOCOLS)('field sessions, nothing runs unpaid: $name', (protocol) => {
   const h = harness({ startTimeoutSeconds: 0.5 });
 

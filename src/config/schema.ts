@@ -336,9 +336,9 @@ export const configSchema = z
         /** First pause before a refused or undelivered stop is sent again; doubles up to a minute. */
         stopRetrySeconds: z.number().positive().max(60).default(2),
         /**
-         * After the charger accepted a stop step: how long before the gateway checks whether
-         * energy kept rising and takes the next step of the ladder (docs/ocpp.md). Longer than two
-         * meter sample intervals, so a sample can show it.
+         * After the charger accepted a stop step, the gateway checks whether energy kept rising
+         * (and takes the next step of the ladder, docs/ocpp.md) after two meter sample intervals,
+         * at least 5 s: this is the longest it waits.
          */
         stopVerifySeconds: z.number().positive().max(3600).default(60),
         /**
