@@ -204,6 +204,8 @@ export async function startGateway(
     stopLeadMs: config.sessions.stopLeadMilliseconds,
     stopRetryMs: config.sessions.stopRetrySeconds * 1000,
     stopVerifyMs: config.sessions.stopVerifySeconds * 1000,
+    // The interval every charger is asked for (its configure step).
+    sampleIntervalMs: () => config.ocpp.meterSampleIntervalSeconds * 1000,
     recoveryWaitMs: config.sessions.recoveryWaitSeconds * 1000,
     stopGraceMs: config.sessions.stopGraceSeconds * 1000,
     silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,

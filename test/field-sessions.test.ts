@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { API_KEY, DRIVERS, testChargers } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
-import { raw16, raw201, RAW_PROTOCOLS, type RawStation } from './helpers/raw-stations.js';
+import {
+  raw16,
+  raw201,
+  RAW_PROTOCOLS,
+  type RawStation,
+  type StationTx,
+} from './helpers/raw-stations.js';
 import { AMOUNT, harness, LIMIT_WH, sleep } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -13,6 +19,28 @@ import { waitUntil } from './helpers/wait.js';
  */
 
 const at = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
+
+/** A charger that keeps charging: a rising register every `everyMs` until `done`; the last one. */
+async function keepCharging(
+  station: RawStation,
+  tx: StationTx,
+  o: { fromWh: number; stepWh: number; everyMs: number; timeoutMs: number },
+  done: () => boolean,
+): Promise<number> {
+  let register = o.fromWh;
+  await waitUntil(
+    async () => {
+      if (done()) return true;
+      register += o.stepWh;
+      await station.send(station.sample(tx, register));
+      await sleep(o.everyMs);
+      return false;
+    },
+    o.timeoutMs,
+    'the next stop step',
+  );
+  return register;
+}
 
 describe.each(RAW_PROTOCOLS)('field sessions: $name', (protocol) => {
   const h = harness({});
@@ -273,19 +301,14 @@ describe.each(RAW_PROTOCOLS)('field sessions, the stop: $name', (protocol) => {
   it('a charger that answers the stop Accepted and keeps charging is stopped again, then escalated', async () => {
     const { station, sessionId } = await h.paidSession(protocol);
     const { tx } = await station.start(10_000);
-    let register = 12_500; // past the paid 2,424 Wh: the stop goes out at once
-    await station.send(station.sample(tx, register));
-    // Every stop is Accepted, and the energy keeps rising, until the zero-power profile.
-    await waitUntil(
-      async () => {
-        if (attempts(sessionId).some((a) => a.step === 'zero_power')) return true;
-        register += 50;
-        await station.send(station.sample(tx, register));
-        await sleep(50);
-        return false;
-      },
-      10_000,
-      'zero-power step',
+    // Past the paid 2,424 Wh: the stop goes out at once. Every stop is Accepted, and the energy
+    // keeps rising, until the zero-power profile.
+    await station.send(station.sample(tx, 12_500));
+    const register = await keepCharging(
+      station,
+      tx,
+      { fromWh: 12_500, stepWh: 50, everyMs: 50, timeoutMs: 10_000 },
+      () => attempts(sessionId).some((a) => a.step === 'zero_power'),
     );
     expect(attempts(sessionId).slice(0, 4)).toEqual([
       { step: 'remote_stop', reply: 'accepted' },
@@ -365,6 +388,30 @@ function refuseEverything(station: RawStation) {
       throw new Error('not implemented');
     });
 }
+
+describe('field sessions, the stop checked after two sample intervals: OCPP 1.6J', () => {
+  // Samples asked for every 3 s; sessions.stopVerifySeconds stays at its 60 s (the ceiling). The
+  // wait is the same for both protocols (stop-assurance.ts).
+  const h = harness({}, { ocpp: { meterSampleIntervalSeconds: 3, callTimeoutSeconds: 2 } });
+
+  it('a charger that accepts the stop and keeps charging is stopped again after two sample intervals, not a minute', async () => {
+    const { station, sessionId } = await h.paidSession(raw16);
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 12_500)); // past the paid 2,424 Wh: stopped at once
+    await waitUntil(() => station.stops.length === 1, 5000, 'first stop');
+    const firstAt = Date.now();
+    const register = await keepCharging(
+      station,
+      tx,
+      { fromWh: 12_500, stepWh: 100, everyMs: 250, timeoutMs: 20_000 },
+      () => station.stops.length > 1,
+    );
+    expect(Date.now() - firstAt).toBeGreaterThanOrEqual(5_900);
+    await station.send(station.end(tx, register, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, register - 10_000);
+  });
+});
 
 describe.each(RAW_PROTOCOLS)('field sessions, nothing runs unpaid: $name', (protocol) => {
   const h = harness({ startTimeoutSeconds: 0.5 });

@@ -25,6 +25,21 @@ describe.each(RAW_PROTOCOLS)('misbehaving chargers: $name', (protocol) => {
     h.settledOnce(sessionId, 1_200);
   });
 
+  it('a start sent again with a new timestamp after a lost reply is the same transaction, accepted; one settlement', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    const sentAt = new Date(Date.now() - 5_000).toISOString();
+    const { tx, reply } = await station.start(10_000, { timestamp: sentAt });
+    // The retry is built anew, as such firmware does: stamped now (2.0.1: the next seqNo too).
+    // The 1.6 reply carries the transactionId: the same reply is the same transaction.
+    const again = await station.start(10_000, { transactionId: tx.ref });
+    expect(again.reply).toEqual(reply);
+    await station.send(station.sample(tx, 10_600));
+    await station.send(station.end(tx, 10_900));
+    expect(station.stops).toEqual([]);
+    expect(h.chargingEvents(sessionId)).toBe(1);
+    h.settledOnce(sessionId, 900);
+  });
+
   it('a transaction replayed hours later, its end before its samples, settles once on the end register', async () => {
     const { station, sessionId } = await h.paidSession(protocol);
     const { tx } = await station.start(10_000);

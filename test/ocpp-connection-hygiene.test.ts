@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import { WebSocket, type ClientOptions } from 'ws';
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -34,6 +34,20 @@ function closeOf(client: RawClient): Promise<{ code: number; reason: string }> {
   return new Promise((resolve) =>
     client.once('close', (event: { code: number; reason: string }) => resolve(event)),
   );
+}
+
+/** A bare WebSocket to the gateway, ws options as given (autoPong: false answers no ping). */
+async function rawSocket(identity: string, options: ClientOptions = {}): Promise<WebSocket> {
+  const auth = Buffer.from(`${identity}:${CHARGER_PASSWORD}`).toString('base64');
+  const ws = new WebSocket(`${t.gw.ocppUrl}/${identity}`, ['ocpp1.6'], {
+    headers: { authorization: `Basic ${auth}` },
+    ...options,
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return ws;
 }
 
 const online = async (): Promise<number> =>
@@ -98,19 +112,36 @@ describe('connection hygiene', () => {
   });
 
   it('drops a dead connection that stops answering pings', async () => {
-    const auth = Buffer.from(`CP-AC:${CHARGER_PASSWORD}`).toString('base64');
-    const ws = new WebSocket(`${t.gw.ocppUrl}/CP-AC`, ['ocpp1.6'], {
-      headers: { authorization: `Basic ${auth}` },
-    });
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
+    const ws = await rawSocket('CP-AC');
     await waitUntil(async () => (await online()) === 1, 5000, 'charger online');
     // The peer goes silent, as a charger whose link died does: no reads, so no pongs.
     (ws as unknown as { _socket: { pause(): void } })._socket.pause();
     await waitUntil(async () => (await online()) === 0, 10_000, 'dead connection dropped');
     ws.terminate();
+  });
+
+  it('a charger that never answers pings stays connected while it sends; once silent it is dropped', async () => {
+    // Pings every second of silence (ocpp.pingIntervalSeconds: 1). The sender answers none: it
+    // sends a Heartbeat instead, for the first three, then nothing. The quiet one sends nothing
+    // and answers pings.
+    const sender = await rawSocket('CP-AC', { autoPong: false });
+    const quiet = await rawSocket('CP-1');
+    const closed = new Set<WebSocket>();
+    for (const ws of [sender, quiet]) ws.once('close', () => closed.add(ws));
+    let pings = 0;
+    sender.on('ping', () => {
+      pings++;
+      if (pings <= 3) sender.send(JSON.stringify([2, `hb-${pings}`, 'Heartbeat', {}]));
+    });
+    try {
+      await waitUntil(() => closed.has(sender), 10_000, 'silent sender dropped');
+      // Alive through three intervals after an unanswered ping; dropped after the fourth.
+      expect(pings).toBe(4);
+      expect(closed.has(quiet)).toBe(false);
+    } finally {
+      sender.terminate();
+      quiet.terminate();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
@@ -145,6 +146,85 @@ describe('OCPP 1.6J central system', () => {
       const a = (await cp.call('StartTransaction', req)) as { transactionId: number };
       const b = (await cp.call('StartTransaction', req)) as { transactionId: number };
       expect(b.transactionId).toBe(a.transactionId);
+      // Stamped anew, same register: still the open one. Once it is stopped, a new transaction.
+      const restamped = { ...req, timestamp: '2026-11-22T08:00:30.000Z' };
+      const c = (await cp.call('StartTransaction', restamped)) as { transactionId: number };
+      expect(c).toEqual(a);
+      const other = { ...restamped, meterStart: 6 };
+      expect(await cp.call('StartTransaction', other)).not.toMatchObject(a);
+      await cp.call('StopTransaction', {
+        transactionId: a.transactionId,
+        meterStop: 5,
+        timestamp: '2026-11-22T08:01:00.000Z',
+      });
+      const later = { ...req, timestamp: '2026-11-22T08:02:00.000Z' };
+      expect(await cp.call('StartTransaction', later)).not.toMatchObject(a);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('a start is the open transaction whose connector, idTag and meterStart it repeats, or its exact repeat; else a new one (fast-check)', async () => {
+    // CP-OFF: every start here is refused (Invalid) and stopped by the gateway; no other test's.
+    const cp = await rawCharger(t.gw.ocppUrl, 'CP-OFF', CHARGER_PASSWORD);
+    const start = fc.record({
+      connectorId: fc.constantFrom(1, 2),
+      tag: fc.constantFrom('A', 'B'),
+      meterStart: fc.constantFrom(5, 6),
+      minute: fc.nat(3),
+    });
+    interface Known {
+      id: number;
+      connectorId: number;
+      idTag: string;
+      meterStart: number;
+      timestamp: string;
+      open: boolean;
+    }
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.oneof(start, fc.record({ stop: fc.nat() })), { maxLength: 12 }),
+          async (steps) => {
+            run++;
+            const known: Known[] = [];
+            for (const step of steps) {
+              if ('stop' in step) {
+                const tx = known[step.stop % Math.max(known.length, 1)];
+                if (!tx) continue;
+                await cp.call('StopTransaction', {
+                  transactionId: tx.id,
+                  meterStop: tx.meterStart,
+                  timestamp: '2026-11-22T09:00:00.000Z',
+                });
+                tx.open = false;
+                continue;
+              }
+              const req = {
+                connectorId: step.connectorId,
+                idTag: `RUN${run}-${step.tag}`,
+                meterStart: step.meterStart,
+                timestamp: `2026-11-22T08:0${step.minute}:00.000Z`,
+              };
+              const { transactionId } = (await cp.call('StartTransaction', req)) as {
+                transactionId: number;
+              };
+              const same = (k: Known) => k.connectorId === req.connectorId && k.idTag === req.idTag;
+              const meant =
+                known.find((k) => same(k) && k.timestamp === req.timestamp) ??
+                known.find((k) => same(k) && k.open && k.meterStart === req.meterStart);
+              if (meant) {
+                expect(transactionId).toBe(meant.id);
+                continue;
+              }
+              expect(known.map((k) => k.id)).not.toContain(transactionId);
+              known.push({ ...req, id: transactionId, open: true });
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
     } finally {
       await cp.close();
     }

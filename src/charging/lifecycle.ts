@@ -40,8 +40,10 @@ export interface LifecycleOptions {
   stopLeadMs: number;
   /** First pause before a stop is sent again (stop-assurance.ts). */
   stopRetryMs: number;
-  /** How long a charger that accepted a stop step gets to show it stopped (stop-assurance.ts). */
+  /** Longest wait for a charger that accepted a stop step to show it stopped (stop-assurance). */
   stopVerifyMs: number;
+  /** A charger's meter sample interval during a transaction: the stop is checked after two. */
+  sampleIntervalMs: (chargerId: string) => number;
   /** After a restart, how long a session waits for its charger before it may be refunded. */
   recoveryWaitMs: number;
   /** How long a connector reported Available may go without its transaction's stop. */
@@ -100,6 +102,7 @@ export class SessionLifecycle implements ChargerEvents {
       records: this.records,
       stopRetryMs: o.stopRetryMs,
       stopVerifyMs: o.stopVerifyMs,
+      sampleIntervalMs: o.sampleIntervalMs,
       deliveredWh: (s) => (s.meterStartWh === null ? null : possibleWh(s)),
       background: (id, work) => this.background(id, work),
     });

@@ -13,8 +13,10 @@ export interface StopAssuranceOptions {
   records: StopRecords;
   /** First pause before a stop is sent again; it doubles up to STOP_RETRY_MAX_MS. */
   stopRetryMs: number;
-  /** How long a charger that accepted a step gets to show it worked before the next one. */
+  /** The longest a charger that accepted a step gets to show it worked (see verifyMs). */
   stopVerifyMs: number;
+  /** How often the charger sends a meter sample during a transaction (the interval asked for). */
+  sampleIntervalMs: (chargerId: string) => number;
   /** Energy counted for the session so far (null: no register known). */
   deliveredWh: (session: Session) => number | null;
   /** Work that runs after its trigger has returned: its failure must be logged. */
@@ -22,14 +24,16 @@ export interface StopAssuranceOptions {
 }
 
 const STOP_RETRY_MAX_MS = 60_000;
+/** The shortest wait after an accepted step: a charger takes seconds to ramp down and say so. */
+const STOP_VERIFY_MIN_MS = 5_000;
 
 /**
  * The stop ladder (docs/ocpp.md "The stop is assured"): each step is sent until the charger has
  * answered it `answers` times (a reply, not a timeout), then the next one. A step the charger
  * does not implement (a CALLERROR, NotSupported) is skipped at once. An accepted step is followed
- * by a wait of `stopVerifyMs`: if the transaction has not ended and its energy kept rising, the
- * charger did not stop and the ladder goes on. No Reset: it would end every transaction on the
- * charger, other drivers' too; that is the operator's call.
+ * by a wait of two sample intervals (verifyMs): if the transaction has not ended and its energy
+ * kept rising, the charger did not stop and the ladder goes on. No Reset: it would end every
+ * transaction on the charger, other drivers' too; that is the operator's call.
  */
 const LADDER: readonly { step: StopStep; answers: number }[] = [
   { step: 'remote_stop', answers: 3 },
@@ -108,7 +112,7 @@ export class StopAssurance {
           continue;
         }
         pauseMs = this.o.stopRetryMs;
-        if (!(await this.keptCharging(sessionId, before))) return;
+        if (!(await this.keptCharging(sessionId, s.chargerId, before))) return;
         this.o.log.warn({ sessionId, step }, 'stop accepted but energy kept rising: next step');
       }
     } finally {
@@ -121,15 +125,30 @@ export class StopAssurance {
    * where it stood when the step was sent (true). Energy that does not move is a charger that
    * stopped but has not said so yet: the connector-Available grace and the silence settle it.
    */
-  private async keptCharging(sessionId: string, before: number | null): Promise<boolean> {
+  private async keptCharging(
+    sessionId: string,
+    chargerId: string,
+    before: number | null,
+  ): Promise<boolean> {
     while (!this.closed) {
-      await this.pause(sessionId, this.o.stopVerifyMs);
+      await this.pause(sessionId, this.verifyMs(chargerId));
       const s = this.stopping(sessionId);
       if (!s) return false;
       const now = this.o.deliveredWh(s);
       if (now !== null && now > (before ?? 0)) return true;
     }
     return false;
+  }
+
+  /**
+   * Two of the charger's sample intervals: whatever the phase of its sampling, a sample taken
+   * after the step has arrived by then (a fixed minute let a 150 kW charger that ignores the stop
+   * deliver 2.5 kWh first). At least STOP_VERIFY_MIN_MS, at most `stopVerifyMs`. A charger that
+   * samples more rarely than asked shows no new energy yet, and is simply checked again.
+   */
+  private verifyMs(chargerId: string): number {
+    const twoSamples = 2 * this.o.sampleIntervalMs(chargerId);
+    return Math.min(this.o.stopVerifyMs, Math.max(STOP_VERIFY_MIN_MS, twoSamples));
   }
 
   private stopping(sessionId: string): Session | undefined {

@@ -275,7 +275,7 @@ export const configSchema = z
           .optional(),
         /** Largest WebSocket frame a charger may send; a larger one closes the connection (1009). */
         maxFrameBytes: z.number().int().min(1024).max(16_777_216).default(65_536),
-        /** Ping every this often; a charger that has not answered the previous ping is dropped. */
+        /** A link silent this long is pinged; silent as long again (no frame, no pong), dropped. */
         pingIntervalSeconds: z.number().int().min(1).max(3600).default(30),
         /** Messages a charger may send: a bucket of `burst`, refilled at `perSecond`. */
         messageRate: z
@@ -336,9 +336,9 @@ export const configSchema = z
         /** First pause before a refused or undelivered stop is sent again; doubles up to a minute. */
         stopRetrySeconds: z.number().positive().max(60).default(2),
         /**
-         * After the charger accepted a stop step: how long before the gateway checks whether
-         * energy kept rising and takes the next step of the ladder (docs/ocpp.md). Longer than two
-         * meter sample intervals, so a sample can show it.
+         * After the charger accepted a stop step, the gateway checks whether energy kept rising
+         * (and takes the next step of the ladder, docs/ocpp.md) after two meter sample intervals,
+         * at least 5 s: this is the longest it waits.
          */
         stopVerifySeconds: z.number().positive().max(3600).default(60),
         /**

@@ -18,6 +18,7 @@ import { clockStore } from './clock-store.js';
 import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
 import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
+import { keptAliveSocket } from './link-liveness.js';
 import { ChargerMetering } from './metering.js';
 import { SETTINGS_PACING, SettingsPacing, type SettingsPacingOptions } from './settings-pacing.js';
 import { OcppEventLog } from './event-log.js';
@@ -50,6 +51,7 @@ import type { BootInfo, ChargerReports } from './reports.js';
 import { guardedConnection, servingConnection, type RpcClient } from './rpc.js';
 
 const { RPCServer } = ocppRpc;
+type WsServerOptions = NonNullable<ConstructorParameters<typeof RPCServer>[0]['wssOptions']>;
 
 export interface CentralSystemOptions {
   db: Db;
@@ -64,7 +66,7 @@ export interface CentralSystemOptions {
   callTimeoutMs: number;
   /** Largest frame a charger may send (ws maxPayload); a larger one closes with 1009. */
   maxFrameBytes: number;
-  /** Ping interval; an unanswered ping by the next one drops the connection. */
+  /** A link silent this long is pinged; silent as long again after the ping, it is dropped. */
   pingIntervalMs: number;
   /** Incoming messages per connection: burst, then perSecond; beyond it the link is closed. */
   messageRate: { perSecond: number; burst: number };
@@ -168,9 +170,15 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       // Tolerant in, strict out: edge.ts repairs and validates each frame itself.
       strictMode: false,
       callTimeoutMs: opts.callTimeoutMs,
-      pingIntervalMs: opts.pingIntervalMs,
+      // Each link keeps itself alive (link-liveness.ts); 0 turns ocpp-rpc's keep-alive off.
+      pingIntervalMs: 0,
       respondWithDetailedErrors: false,
-      wssOptions: { maxPayload: opts.maxFrameBytes },
+      wssOptions: {
+        maxPayload: opts.maxFrameBytes,
+        // ocpp-rpc sees ws through its CommonJS typings, whose class also carries the module's
+        // other exports as statics: the same class at run time.
+        WebSocket: keptAliveSocket(opts.pingIntervalMs) as unknown as WsServerOptions['WebSocket'],
+      },
     });
     this.server.auth(async (accept, reject, handshake) => {
       const chargerId = handshake.identity;

@@ -36,14 +36,16 @@ function toTx(row: Row): Transaction16 {
 
 /**
  * In OCPP 1.6 the central system hands out transaction ids. This table is where they come from,
- * and it recognises a StartTransaction repeated after a lost reply (same charger, connector,
- * idTag and timestamp) so that the repeat gets the same id instead of a second transaction.
+ * and it recognises a StartTransaction repeated after a lost reply so that the repeat gets the
+ * same id instead of a second transaction: same charger, connector and idTag, and either the same
+ * timestamp or the same meterStart while the transaction is open (some chargers stamp each retry
+ * anew).
  */
 export class Transactions16 {
   /** Shared by every connection: it holds only prepared statements. */
   static readonly of = perDatabase((db) => new Transactions16(db));
 
-  private readonly findStart: Statement<[string, number, string, string], Row>;
+  private readonly findStart: Statement<[string, number, string, string, number, string], Row>;
   private readonly insertStmt: Statement<[string, number, string, number, string]>;
   private readonly acceptStmt: Statement<[number, number]>;
   private readonly byIdStmt: Statement<[number, string], Row>;
@@ -53,8 +55,11 @@ export class Transactions16 {
   private readonly openOnConnector: Statement<[string, number], Row>;
 
   constructor(db: Db) {
+    // The exact repeat first: it is the one meant even if a later transaction matches the register.
     this.findStart = db.prepare(
-      'SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND connector = ? AND id_tag = ? AND started_at = ?',
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND connector = ? AND id_tag = ?
+         AND (started_at = ? OR (meter_start = ? AND stopped_at IS NULL))
+       ORDER BY started_at = ? DESC, id DESC LIMIT 1`,
     );
     this.insertStmt = db.prepare(
       `INSERT INTO ocpp16_transactions (charger_id, connector, id_tag, meter_start, started_at, accepted)
@@ -84,9 +89,10 @@ export class Transactions16 {
     chargerId: string,
     connector: number,
     idTag: string,
+    meterStart: number,
     timestamp: string,
   ): Transaction16 | undefined {
-    const row = this.findStart.get(chargerId, connector, idTag, timestamp);
+    const row = this.findStart.get(chargerId, connector, idTag, timestamp, meterStart, timestamp);
     return row ? toTx(row) : undefined;
   }
 

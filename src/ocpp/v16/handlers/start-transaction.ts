@@ -9,7 +9,13 @@ export function startTransaction(session: Session16, req: StartTransactionReq) {
 
 function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransactionReq) {
   const chargerId = ctx.chargerId;
-  const repeat = transactions.findRepeat(chargerId, req.connectorId, req.idTag, req.timestamp);
+  const repeat = transactions.findRepeat(
+    chargerId,
+    req.connectorId,
+    req.idTag,
+    req.meterStart,
+    req.timestamp,
+  );
   if (repeat) {
     ctx.reports.noted('StartTransaction', 'repeated start answered again', {
       transactionId: repeat.id,

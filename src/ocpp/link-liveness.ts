@@ -1,0 +1,44 @@
+import WebSocket from 'ws';
+import { clearUnrefTimer } from '../shared/unref-timer.js';
+
+/**
+ * The WebSocket class the OCPP server's connections are made of (ws `WebSocketServer`'s
+ * `WebSocket` option): a link is judged by everything the charger sends. Any frame (a call, an
+ * answer, a ping, a pong) proves it alive; only after a full interval without one is a ping
+ * sent, and only a link still silent an interval after that is dropped. ocpp-rpc's own keep-alive
+ * drops a charger that never answers pings even while it sends every second, and a charger that
+ * talks is not one whose session should lose its stop to a reconnect. One timer per link, of one
+ * duration, pushed back by each frame.
+ */
+export function keptAliveSocket(pingIntervalMs: number): typeof WebSocket {
+  return class KeptAliveSocket extends WebSocket {
+    private pinged = false;
+    private readonly silence: NodeJS.Timeout;
+
+    // ws builds a server's connections as `new WebSocket(null, undefined, serverOptions)`, a
+    // shape its typings keep private: what it passes goes through as it is.
+    constructor(...args: unknown[]) {
+      super(...(args as ConstructorParameters<typeof WebSocket>));
+      this.silence = setTimeout(() => this.silent(), pingIntervalMs).unref();
+      const heard = () => {
+        this.pinged = false;
+        this.silence.refresh();
+      };
+      this.on('message', heard);
+      this.on('ping', heard);
+      this.on('pong', heard);
+      this.once('close', () => clearUnrefTimer(this.silence));
+    }
+
+    private silent(): void {
+      if (this.readyState !== WebSocket.OPEN) return;
+      if (this.pinged) {
+        this.terminate();
+        return;
+      }
+      this.pinged = true;
+      this.silence.refresh();
+      this.ping();
+    }
+  };
+}
