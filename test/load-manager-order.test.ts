@@ -5,9 +5,11 @@ import {
   type ActiveSession,
   type ManagedConnector,
 } from '../src/load/load-manager.js';
+import { RAMP_MS } from '../src/load/allowance-history.js';
 import {
   ChargerTimeoutError,
   type ChargerEvents,
+  type MeterSample,
   type PowerLimit,
   type StepOutcome,
 } from '../src/ocpp/port.js';
@@ -49,8 +51,12 @@ function harness(limitKw: number) {
     siteW = kw * 1000;
     for (const listener of listeners) listener();
   };
+  // The gateway's clock, moved by the test (readings are judged at the time they were measured).
+  let nowMs = Date.parse('2026-11-27T12:00:00Z');
+  const clock = { now: () => nowMs, advance: (ms: number) => (nowMs += ms) };
   const manager = new LoadManager({
     log: createLogger('silent'),
+    now: clock.now,
     limits,
     nodeIds: ['site'],
     policy: 'equal',
@@ -91,7 +97,7 @@ function harness(limitKw: number) {
     await flush();
     await manager.settled();
   };
-  return { calls, sessions, manager, session, flush, start, setLimit };
+  return { calls, sessions, manager, session, flush, start, setLimit, clock };
 }
 
 /** The calls made since `from`, as [charger, watts]. */
@@ -284,24 +290,14 @@ describe('load manager ordering', () => {
     await round;
     await h.manager.settled();
     expect(h.manager.confirmedPowerW('s-A')).toBe(0);
-    // Two readings still ramping down above the 0 W profile: counted as refusing, at its maximum.
+    // Two readings above the 0 W profile once its ramp time is over: counted as refusing, at its
+    // maximum.
+    h.clock.advance(RAMP_MS);
     const events = h.manager.observe(noEvents);
-    for (const powerW of [5_000, 4_000]) {
-      events.meterSample({
-        chargerId: 'A',
-        connectorId: '1',
-        transactionRef: 'tx-A',
-        energyWh: 100,
-        powerW,
-        socPercent: null,
-        timestamp: new Date().toISOString(),
-        receivedAtMs: Date.now(),
-        time: { stampMs: Date.now(), measuredAtMs: Date.now() },
-        live: true,
-      });
-    }
+    for (const powerW of [5_000, 4_000]) events.meterSample(reading('A', powerW, h.clock.now()));
     await h.flush();
     await h.manager.settled();
+    expect(h.manager.view().sessions[0]).toMatchObject({ sessionId: 's-A', refusesProfiles: true });
     const before = h.calls.length;
     // The limit back: A is counted at its 22 kW, and its charger must be allowed that much again.
     h.setLimit(30);
@@ -322,6 +318,22 @@ describe('load manager ordering', () => {
     h.manager.close();
   });
 });
+
+/** A live power reading of charger's transaction, measured at `measuredAtMs`, received now. */
+function reading(chargerId: string, powerW: number, measuredAtMs: number): MeterSample {
+  return {
+    chargerId,
+    connectorId: '1',
+    transactionRef: `tx-${chargerId}`,
+    energyWh: 100,
+    powerW,
+    socPercent: null,
+    timestamp: new Date(measuredAtMs).toISOString(),
+    receivedAtMs: measuredAtMs,
+    time: { stampMs: measuredAtMs, measuredAtMs },
+    live: true,
+  };
+}
 
 /** The charging layer's side of the port, for a test that feeds the manager samples only. */
 const noEvents: ChargerEvents = {

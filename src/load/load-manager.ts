@@ -8,6 +8,7 @@ import type {
 } from '../ocpp/port.js';
 import type { Logger } from '../shared/log.js';
 import { allocate, type AllocationPolicy, type AllocationSession } from './allocator.js';
+import { AllowanceHistory } from './allowance-history.js';
 import type { LimitReader, NodeLimit } from './limits.js';
 import { clearUnrefTimer } from '../shared/unref-timer.js';
 
@@ -50,6 +51,8 @@ export interface LoadManagerOptions {
   onAllowanceChange?: (sessionId: string) => void;
   /** Counts for the metrics. */
   counters?: { reallocation(reason: string): void; refusal(chargerId: string): void };
+  /** The gateway's clock, the one samples' `measuredAtMs` is on; default Date.now. */
+  now?: () => number;
 }
 
 /** A session's allowance as the driver's session read and the stop prediction see it. */
@@ -101,13 +104,16 @@ export class LoadManager {
   private readonly defaults = new Map<string, number>();
   /** What each running transaction's charger accepted as its TxProfile, by session id. */
   private readonly confirmed = new Map<string, number>();
+  /** The same over time: a reading is judged against what held when it was measured. */
+  private readonly allowances = new AllowanceHistory();
   /** The allocation last computed, by session id. */
   private allocation = new Map<string, number | 'waiting'>();
   /** Chargers that refused a profile (or drew past theirs): counted at their maximum. */
   private readonly refusing = new Set<string>();
   /** A session drawing well under its allowance: its maximum for the allocation, until it rises. */
   private readonly drawCap = new Map<string, number>();
-  private readonly measured = new Map<string, number>();
+  /** Each connector's latest live power reading and when it was measured. */
+  private readonly measured = new Map<string, { watts: number; atMs: number }>();
   /** The last reading of a session drawing well under its allowance, not yet confirmed by a second. */
   private readonly underDraw = new Map<string, number>();
   /** Sessions whose last reading was above their accepted allowance by more than the threshold. */
@@ -242,7 +248,7 @@ export class LoadManager {
         ...power,
         confirmedW: this.confirmed.get(s.sessionId) ?? null,
         refusesProfiles: this.refusing.has(s.chargerId),
-        measuredW: this.measured.get(key(s.chargerId, s.connectorId)) ?? null,
+        measuredW: this.measured.get(key(s.chargerId, s.connectorId))?.watts ?? null,
       };
     });
     const nodes = this.o.nodeIds.map((nodeId): NodeView => {
@@ -253,7 +259,10 @@ export class LoadManager {
         allocatedW: sessions.filter(on).reduce((sum, s) => sum + s.allocatedW, 0),
         measuredW: [...connectors.values()]
           .filter(on)
-          .reduce((sum, c) => sum + (this.measured.get(key(c.chargerId, c.connectorId)) ?? 0), 0),
+          .reduce(
+            (sum, c) => sum + (this.measured.get(key(c.chargerId, c.connectorId))?.watts ?? 0),
+            0,
+          ),
       };
     });
     return { nodes, sessions };
@@ -303,6 +312,10 @@ export class LoadManager {
   /** Resolves once no reallocation is under way (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.running) await this.running;
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
   }
 
   private connectorMap(): Map<string, ManagedConnector> {
@@ -358,6 +371,7 @@ export class LoadManager {
       for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
     }
     for (const id of [...this.overDraw]) if (!allocation.has(id)) this.overDraw.delete(id);
+    this.allowances.retain((id) => allocation.has(id));
 
     const changes = active.flatMap((s) => {
       const a = allocation.get(s.sessionId);
@@ -498,7 +512,10 @@ export class LoadManager {
    * when it is not accepted (a refusing charger's answers say little).
    */
   private async lift(s: ActiveSession, c: ManagedConnector, watts: number): Promise<void> {
-    if (!(await this.send(s, c, watts))) this.confirmed.delete(s.sessionId);
+    if (!(await this.send(s, c, watts))) {
+      this.confirmed.delete(s.sessionId);
+      this.allowances.set(s.sessionId, null, this.now());
+    }
   }
 
   /** Sends one connector's TxDefaultProfile; true when the charger accepted it. */
@@ -529,6 +546,7 @@ export class LoadManager {
     });
     if (outcome === 'accepted') {
       this.confirmed.set(s.sessionId, watts);
+      this.allowances.set(s.sessionId, watts, this.now());
       this.o.onAllowanceChange?.(s.sessionId);
       return true;
     }
@@ -603,8 +621,12 @@ export class LoadManager {
     if (this.closed) return;
     const hadRefused = this.refusing.delete(chargerId);
     for (const id of [...this.confirmed.keys()]) {
-      if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId))
+      if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId)) {
         this.confirmed.delete(id);
+        // Its readings from now until its profile is accepted again are not judged; the ones it
+        // queued while offline still are, against the profile it held then.
+        this.allowances.set(id, null, this.now());
+      }
     }
     // A busy connector's default matters after its session (its end's round sets it to what is
     // left); an idle one's is what the sessions leave, each counted at the higher of what it may
@@ -638,38 +660,52 @@ export class LoadManager {
     })();
   }
 
-  /** Live power readings: per connector for the site view; a departure reallocates. */
+  /**
+   * Live power readings: per connector for the site view (the latest measured); a departure
+   * reallocates. Each is judged at the time it was measured, against the allowances that may
+   * have held then (history/ramp: `AllowanceHistory`), never against one accepted after it.
+   */
   private sampled(sample: MeterSample): void {
     if (!sample.live || sample.powerW === null) return;
-    this.measured.set(key(sample.chargerId, sample.connectorId), sample.powerW);
+    const k = key(sample.chargerId, sample.connectorId);
+    const latest = this.measured.get(k);
+    if (!latest || latest.atMs <= sample.time.measuredAtMs)
+      this.measured.set(k, { watts: sample.powerW, atMs: sample.time.measuredAtMs });
     if (sample.transactionRef === null) return;
     const s = this.o
       .active()
       .find((a) => a.chargerId === sample.chargerId && a.transactionRef === sample.transactionRef);
     if (!s) return;
-    const allowed = this.confirmed.get(s.sessionId);
-    if (allowed === undefined) return;
-    const margin = Math.max(DEPARTURE_MIN_W, allowed * DEPARTURE_FRACTION);
-    if (sample.powerW >= allowed - margin) this.underDraw.delete(s.sessionId);
-    if (sample.powerW <= allowed + margin) this.overDraw.delete(s.sessionId);
-    if (sample.powerW > allowed + margin) {
-      // Drawing past an accepted profile on two readings in a row (the first may be taken while
-      // the charger still ramps down to a lower it just accepted): it does not obey; counted at
-      // its maximum from now on.
+    const band = this.allowances.band(s.sessionId, sample.time.measuredAtMs);
+    if (!band) return;
+    const marginOf = (w: number) => Math.max(DEPARTURE_MIN_W, w * DEPARTURE_FRACTION);
+    const over = sample.powerW > band.high + marginOf(band.high);
+    const under = sample.powerW < band.low - marginOf(band.low);
+    if (!under) this.underDraw.delete(s.sessionId);
+    if (!over) this.overDraw.delete(s.sessionId);
+    if (over) {
+      // Past every allowance that held then on two readings in a row: it does not obey; counted
+      // at its maximum from now on.
       if (!this.overDraw.has(s.sessionId)) {
         this.overDraw.add(s.sessionId);
         return;
       }
       this.overDraw.delete(s.sessionId);
       this.o.log.warn(
-        { sessionId: s.sessionId, measuredW: sample.powerW, allowedW: allowed },
+        {
+          sessionId: s.sessionId,
+          measuredW: sample.powerW,
+          allowedW: band.high,
+          measuredAt: new Date(sample.time.measuredAtMs).toISOString(),
+        },
         'charger draws past its charging profile',
       );
       this.refused(s.chargerId, 'overdraw');
       void this.reallocate('overdraw');
-    } else if (sample.powerW < allowed - margin && this.drawCap.get(s.sessionId) === undefined) {
+    } else if (under && this.drawCap.get(s.sessionId) === undefined) {
       // The EV takes less than it may (taper, full battery): the rest goes to the others, once
       // two readings in a row agree (an EV still ramping up is not held at its first reading).
+      const margin = marginOf(band.low);
       const previous = this.underDraw.get(s.sessionId);
       this.underDraw.set(s.sessionId, sample.powerW);
       if (previous === undefined || Math.abs(previous - sample.powerW) > margin) return;
@@ -678,8 +714,8 @@ export class LoadManager {
       void this.reallocate('under_draw');
     } else if (
       this.drawCap.get(s.sessionId) !== undefined &&
-      sample.powerW >= allowed - margin / 2 &&
-      allowed >= (this.drawCap.get(s.sessionId) ?? 0)
+      sample.powerW >= band.at - marginOf(band.at) / 2 &&
+      band.at >= (this.drawCap.get(s.sessionId) ?? 0)
     ) {
       // It rose to its cap: it may want more again.
       this.drawCap.delete(s.sessionId);
