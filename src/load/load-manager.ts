@@ -231,7 +231,7 @@ export class LoadManager {
         startOrder: Number.MAX_SAFE_INTEGER,
       },
     ];
-    const a = allocate(this.limitMap(), inputs, this.o.policy).get(probe);
+    const a = allocate(this.limitsLeft(connectors), inputs, this.o.policy).get(probe);
     return typeof a === 'number' && a > 0 ? a : null;
   }
 
@@ -326,6 +326,25 @@ export class LoadManager {
     return new Map(this.o.nodeIds.map((n) => [n, this.o.limits.limit(n).watts]));
   }
 
+  /**
+   * The limits less what offline chargers' idle connectors may draw: each keeps the default it
+   * accepted and cannot be sent another, so the sessions and the other defaults share the rest.
+   */
+  private limitsLeft(
+    connectors: Map<string, ManagedConnector>,
+    active: readonly ActiveSession[] = this.o.active(),
+  ): Map<string, number> {
+    const left = this.limitMap();
+    const busy = new Set(active.map((s) => key(s.chargerId, s.connectorId)));
+    for (const [k, c] of connectors) {
+      if (busy.has(k) || this.refusing.has(c.chargerId) || this.o.chargers.isOnline(c.chargerId))
+        continue;
+      const held = this.defaults.get(k) ?? 0;
+      for (const node of c.path) left.set(node, (left.get(node) ?? 0) - held);
+    }
+    return left;
+  }
+
   /** What a session may draw now: its confirmed profile, else its connector's default, else its max. */
   private currentAllowance(s: ActiveSession, c: ManagedConnector): number {
     if (this.refusing.has(s.chargerId)) return c.maxW;
@@ -343,6 +362,20 @@ export class LoadManager {
   ): AllocationSession[] {
     return active.map((s): AllocationSession => {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
+      if (!this.o.chargers.isOnline(s.chargerId)) {
+        // Offline, it keeps the last profile it accepted and cannot be sent another: allocated
+        // what it is counted at, so the others share what is really left.
+        const held = this.currentAllowance(s, c);
+        return {
+          sessionId: s.sessionId,
+          path: c.path,
+          minW: Math.min(c.minW, held),
+          maxW: held,
+          owedWh: s.owedWh,
+          acceptsProfiles: false,
+          startOrder: s.startedAtMs,
+        };
+      }
       const cap = this.drawCap.get(s.sessionId);
       return {
         sessionId: s.sessionId,
@@ -362,7 +395,7 @@ export class LoadManager {
     const active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId)));
     const inputs = this.inputs(connectors, active);
     const limits = this.limitMap();
-    const allocation = allocate(limits, inputs, this.o.policy);
+    const allocation = allocate(this.limitsLeft(connectors, active), inputs, this.o.policy);
     this.allocation = allocation;
     for (const id of [...this.confirmed.keys()]) {
       if (!allocation.has(id)) this.confirmed.delete(id);
@@ -482,7 +515,7 @@ export class LoadManager {
     active: readonly ActiveSession[],
     counted: (s: ActiveSession, c: ManagedConnector) => number,
   ): Map<string, number> {
-    const left = this.limitMap();
+    const left = this.limitsLeft(connectors, active);
     for (const s of active) {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
       const w = counted(s, c);
@@ -490,7 +523,8 @@ export class LoadManager {
     }
     const busy = new Set(active.map((s) => key(s.chargerId, s.connectorId)));
     const idle = [...connectors].filter(
-      ([k, c]) => !busy.has(k) && !this.refusing.has(c.chargerId),
+      ([k, c]) =>
+        !busy.has(k) && !this.refusing.has(c.chargerId) && this.o.chargers.isOnline(c.chargerId),
     );
     const idleOn = new Map<string, number>();
     for (const [, c] of idle) for (const n of c.path) idleOn.set(n, (idleOn.get(n) ?? 0) + 1);
