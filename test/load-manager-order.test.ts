@@ -275,6 +275,41 @@ describe('load manager ordering', () => {
     h.manager.close();
   });
 
+  it('a charger that reconnects is counted at the profile it may still hold until it accepts a new one', async () => {
+    const h = harness(30);
+    await h.start();
+    h.sessions.push(h.session('A', 1));
+    const first = h.manager.reallocate('session_start');
+    for (let i = 0; i < 3; i++) {
+      await h.flush();
+      for (const c of h.calls) c.answer('accepted');
+    }
+    await first;
+    expect(h.manager.confirmedPowerW('s-A')).toBe(22_000);
+    // A's link drops and comes back as B starts: A keeps its 22 kW TxProfile (nothing made it
+    // forget it) until it accepts its 15 kW share.
+    h.sessions.push(h.session('B', 2));
+    const before = h.calls.length;
+    h.manager.observe(noEvents).chargerOnline('A');
+    await h.flush();
+    // Its connector's default (10 kW, as if all three were busy) goes first.
+    expect(sent(h.calls, before)).toEqual([['A', 10_000]]);
+    h.calls[before]?.answer('accepted');
+    await h.flush();
+    await h.flush();
+    // Then the round: A's 15 kW is a lower from the 22 kW it may still draw, and A never answers.
+    for (let i = 0; i < 4; i++) {
+      await h.flush();
+      for (const c of h.calls.slice(before + 1))
+        c.answer(c.chargerId === 'A' ? new ChargerTimeoutError('no answer') : 'accepted');
+    }
+    await h.manager.settled();
+    expect(sent(h.calls, before + 1)).toContainEqual(['A', 15_000]);
+    // B's raise to 15 kW beside A's possible 22 kW would make 37 kW: never sent.
+    expect(sent(h.calls, before).filter(([id]) => id === 'B')).toEqual([]);
+    h.manager.close();
+  });
+
   it('a charger found drawing past its 0 W profile is not left holding it when power frees', async () => {
     const h = harness(30);
     await h.start();

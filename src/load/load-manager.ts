@@ -106,6 +106,11 @@ export class LoadManager {
   private readonly confirmed = new Map<string, number>();
   /** The same over time: a reading is judged against what held when it was measured. */
   private readonly allowances = new AllowanceHistory();
+  /**
+   * Sessions whose charger reconnected since its profile was accepted: it may still hold that
+   * profile or have lost it (then its default holds); sent again, counted at the higher meanwhile.
+   */
+  private readonly unsure = new Set<string>();
   /** The allocation last computed, by session id. */
   private allocation = new Map<string, number | 'waiting'>();
   /** Chargers that refused a profile (or drew past theirs): counted at their maximum. */
@@ -207,7 +212,7 @@ export class LoadManager {
    * stop prediction plans with it only once the charger took it, never on a value still in flight.
    */
   confirmedPowerW(sessionId: string): number | null {
-    return this.confirmed.get(sessionId) ?? null;
+    return this.unsure.has(sessionId) ? null : (this.confirmed.get(sessionId) ?? null);
   }
 
   /**
@@ -246,7 +251,7 @@ export class LoadManager {
         chargerId: s.chargerId,
         connectorId: s.connectorId,
         ...power,
-        confirmedW: this.confirmed.get(s.sessionId) ?? null,
+        confirmedW: this.confirmedPowerW(s.sessionId),
         refusesProfiles: this.refusing.has(s.chargerId),
         measuredW: this.measured.get(key(s.chargerId, s.connectorId))?.watts ?? null,
       };
@@ -345,14 +350,16 @@ export class LoadManager {
     return left;
   }
 
-  /** What a session may draw now: its confirmed profile, else its connector's default, else its max. */
+  /**
+   * What a session may draw now: its confirmed profile, else its connector's default, else its
+   * max; the higher of the first two while its charger may have lost the profile (a reconnect).
+   */
   private currentAllowance(s: ActiveSession, c: ManagedConnector): number {
     if (this.refusing.has(s.chargerId)) return c.maxW;
-    return (
-      this.confirmed.get(s.sessionId) ??
-      this.defaults.get(key(s.chargerId, s.connectorId)) ??
-      c.maxW
-    );
+    const fallback = this.defaults.get(key(s.chargerId, s.connectorId)) ?? c.maxW;
+    const confirmed = this.confirmed.get(s.sessionId);
+    if (confirmed === undefined) return fallback;
+    return this.unsure.has(s.sessionId) ? Math.max(confirmed, fallback) : confirmed;
   }
 
   /** The allocator's view of the drawing sessions on managed connectors. */
@@ -403,7 +410,9 @@ export class LoadManager {
     for (const map of [this.drawCap, this.underDraw]) {
       for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
     }
-    for (const id of [...this.overDraw]) if (!allocation.has(id)) this.overDraw.delete(id);
+    for (const set of [this.overDraw, this.unsure]) {
+      for (const id of [...set]) if (!allocation.has(id)) set.delete(id);
+    }
     this.allowances.retain((id) => allocation.has(id));
 
     const changes = active.flatMap((s) => {
@@ -412,7 +421,7 @@ export class LoadManager {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
       const target = a === 'waiting' ? 0 : a;
       const current = this.currentAllowance(s, c);
-      if (this.confirmed.get(s.sessionId) === target) return [];
+      if (this.confirmed.get(s.sessionId) === target && !this.unsure.has(s.sessionId)) return [];
       // An offline charger keeps counting at what it was last allowed; it gets the new value
       // when it is back (chargerUp).
       if (!this.o.chargers.isOnline(s.chargerId)) return [];
@@ -580,6 +589,7 @@ export class LoadManager {
     });
     if (outcome === 'accepted') {
       this.confirmed.set(s.sessionId, watts);
+      this.unsure.delete(s.sessionId);
       this.allowances.set(s.sessionId, watts, this.now());
       this.o.onAllowanceChange?.(s.sessionId);
       return true;
@@ -656,7 +666,7 @@ export class LoadManager {
     const hadRefused = this.refusing.delete(chargerId);
     for (const id of [...this.confirmed.keys()]) {
       if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId)) {
-        this.confirmed.delete(id);
+        this.unsure.add(id);
         // Its readings from now until its profile is accepted again are not judged; the ones it
         // queued while offline still are, against the profile it held then.
         this.allowances.set(id, null, this.now());
