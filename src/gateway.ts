@@ -227,6 +227,7 @@ export async function startGateway(
         sessions,
         chargers: central,
         log,
+        clock,
         limits: powerLimits.board,
         nodeIds: powerLimits.board.nodeIds,
         registry: metrics.registry,

@@ -5,9 +5,11 @@ import {
   type ActiveSession,
   type ManagedConnector,
 } from '../src/load/load-manager.js';
+import { RAMP_MS } from '../src/load/allowance-history.js';
 import {
   ChargerTimeoutError,
   type ChargerEvents,
+  type MeterSample,
   type PowerLimit,
   type StepOutcome,
 } from '../src/ocpp/port.js';
@@ -49,8 +51,12 @@ function harness(limitKw: number) {
     siteW = kw * 1000;
     for (const listener of listeners) listener();
   };
+  // The gateway's clock, moved by the test (readings are judged at the time they were measured).
+  let nowMs = Date.parse('2026-11-27T12:00:00Z');
+  const clock = { now: () => nowMs, advance: (ms: number) => (nowMs += ms) };
   const manager = new LoadManager({
     log: createLogger('silent'),
+    now: clock.now,
     limits,
     nodeIds: ['site'],
     policy: 'equal',
@@ -91,7 +97,7 @@ function harness(limitKw: number) {
     await flush();
     await manager.settled();
   };
-  return { calls, sessions, manager, session, flush, start, setLimit };
+  return { calls, sessions, manager, session, flush, start, setLimit, clock };
 }
 
 /** The calls made since `from`, as [charger, watts]. */
@@ -269,6 +275,41 @@ describe('load manager ordering', () => {
     h.manager.close();
   });
 
+  it('a charger that reconnects is counted at the profile it may still hold until it accepts a new one', async () => {
+    const h = harness(30);
+    await h.start();
+    h.sessions.push(h.session('A', 1));
+    const first = h.manager.reallocate('session_start');
+    for (let i = 0; i < 3; i++) {
+      await h.flush();
+      for (const c of h.calls) c.answer('accepted');
+    }
+    await first;
+    expect(h.manager.confirmedPowerW('s-A')).toBe(22_000);
+    // A's link drops and comes back as B starts: A keeps its 22 kW TxProfile (nothing made it
+    // forget it) until it accepts its 15 kW share.
+    h.sessions.push(h.session('B', 2));
+    const before = h.calls.length;
+    h.manager.observe(noEvents).chargerOnline('A');
+    await h.flush();
+    // Its connector's default (10 kW, as if all three were busy) goes first.
+    expect(sent(h.calls, before)).toEqual([['A', 10_000]]);
+    h.calls[before]?.answer('accepted');
+    await h.flush();
+    await h.flush();
+    // Then the round: A's 15 kW is a lower from the 22 kW it may still draw, and A never answers.
+    for (let i = 0; i < 4; i++) {
+      await h.flush();
+      for (const c of h.calls.slice(before + 1))
+        c.answer(c.chargerId === 'A' ? new ChargerTimeoutError('no answer') : 'accepted');
+    }
+    await h.manager.settled();
+    expect(sent(h.calls, before + 1)).toContainEqual(['A', 15_000]);
+    // B's raise to 15 kW beside A's possible 22 kW would make 37 kW: never sent.
+    expect(sent(h.calls, before).filter(([id]) => id === 'B')).toEqual([]);
+    h.manager.close();
+  });
+
   it('a charger found drawing past its 0 W profile is not left holding it when power frees', async () => {
     const h = harness(30);
     await h.start();
@@ -284,24 +325,14 @@ describe('load manager ordering', () => {
     await round;
     await h.manager.settled();
     expect(h.manager.confirmedPowerW('s-A')).toBe(0);
-    // Two readings still ramping down above the 0 W profile: counted as refusing, at its maximum.
+    // Two readings above the 0 W profile once its ramp time is over: counted as refusing, at its
+    // maximum.
+    h.clock.advance(RAMP_MS);
     const events = h.manager.observe(noEvents);
-    for (const powerW of [5_000, 4_000]) {
-      events.meterSample({
-        chargerId: 'A',
-        connectorId: '1',
-        transactionRef: 'tx-A',
-        energyWh: 100,
-        powerW,
-        socPercent: null,
-        timestamp: new Date().toISOString(),
-        receivedAtMs: Date.now(),
-        time: { stampMs: Date.now(), measuredAtMs: Date.now() },
-        live: true,
-      });
-    }
+    for (const powerW of [5_000, 4_000]) events.meterSample(reading('A', powerW, h.clock.now()));
     await h.flush();
     await h.manager.settled();
+    expect(h.manager.view().sessions[0]).toMatchObject({ sessionId: 's-A', refusesProfiles: true });
     const before = h.calls.length;
     // The limit back: A is counted at its 22 kW, and its charger must be allowed that much again.
     h.setLimit(30);
@@ -322,6 +353,22 @@ describe('load manager ordering', () => {
     h.manager.close();
   });
 });
+
+/** A live power reading of charger's transaction, measured at `measuredAtMs`, received now. */
+function reading(chargerId: string, powerW: number, measuredAtMs: number): MeterSample {
+  return {
+    chargerId,
+    connectorId: '1',
+    transactionRef: `tx-${chargerId}`,
+    energyWh: 100,
+    powerW,
+    socPercent: null,
+    timestamp: new Date(measuredAtMs).toISOString(),
+    receivedAtMs: measuredAtMs,
+    time: { stampMs: measuredAtMs, measuredAtMs },
+    live: true,
+  };
+}
 
 /** The charging layer's side of the port, for a test that feeds the manager samples only. */
 const noEvents: ChargerEvents = {

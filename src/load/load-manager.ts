@@ -8,6 +8,7 @@ import type {
 } from '../ocpp/port.js';
 import type { Logger } from '../shared/log.js';
 import { allocate, type AllocationPolicy, type AllocationSession } from './allocator.js';
+import { AllowanceHistory } from './allowance-history.js';
 import type { LimitReader, NodeLimit } from './limits.js';
 import { clearUnrefTimer } from '../shared/unref-timer.js';
 
@@ -50,6 +51,8 @@ export interface LoadManagerOptions {
   onAllowanceChange?: (sessionId: string) => void;
   /** Counts for the metrics. */
   counters?: { reallocation(reason: string): void; refusal(chargerId: string): void };
+  /** The gateway's clock, the one samples' `measuredAtMs` is on; default Date.now. */
+  now?: () => number;
 }
 
 /** A session's allowance as the driver's session read and the stop prediction see it. */
@@ -101,13 +104,21 @@ export class LoadManager {
   private readonly defaults = new Map<string, number>();
   /** What each running transaction's charger accepted as its TxProfile, by session id. */
   private readonly confirmed = new Map<string, number>();
+  /** The same over time: a reading is judged against what held when it was measured. */
+  private readonly allowances = new AllowanceHistory();
+  /**
+   * Sessions whose charger reconnected since its profile was accepted: it may still hold that
+   * profile or have lost it (then its default holds); sent again, counted at the higher meanwhile.
+   */
+  private readonly unsure = new Set<string>();
   /** The allocation last computed, by session id. */
   private allocation = new Map<string, number | 'waiting'>();
   /** Chargers that refused a profile (or drew past theirs): counted at their maximum. */
   private readonly refusing = new Set<string>();
   /** A session drawing well under its allowance: its maximum for the allocation, until it rises. */
   private readonly drawCap = new Map<string, number>();
-  private readonly measured = new Map<string, number>();
+  /** Each connector's latest live power reading and when it was measured. */
+  private readonly measured = new Map<string, { watts: number; atMs: number }>();
   /** The last reading of a session drawing well under its allowance, not yet confirmed by a second. */
   private readonly underDraw = new Map<string, number>();
   /** Sessions whose last reading was above their accepted allowance by more than the threshold. */
@@ -201,7 +212,7 @@ export class LoadManager {
    * stop prediction plans with it only once the charger took it, never on a value still in flight.
    */
   confirmedPowerW(sessionId: string): number | null {
-    return this.confirmed.get(sessionId) ?? null;
+    return this.unsure.has(sessionId) ? null : (this.confirmed.get(sessionId) ?? null);
   }
 
   /**
@@ -225,7 +236,7 @@ export class LoadManager {
         startOrder: Number.MAX_SAFE_INTEGER,
       },
     ];
-    const a = allocate(this.limitMap(), inputs, this.o.policy).get(probe);
+    const a = allocate(this.limitsLeft(connectors), inputs, this.o.policy).get(probe);
     return typeof a === 'number' && a > 0 ? a : null;
   }
 
@@ -240,9 +251,9 @@ export class LoadManager {
         chargerId: s.chargerId,
         connectorId: s.connectorId,
         ...power,
-        confirmedW: this.confirmed.get(s.sessionId) ?? null,
+        confirmedW: this.confirmedPowerW(s.sessionId),
         refusesProfiles: this.refusing.has(s.chargerId),
-        measuredW: this.measured.get(key(s.chargerId, s.connectorId)) ?? null,
+        measuredW: this.measured.get(key(s.chargerId, s.connectorId))?.watts ?? null,
       };
     });
     const nodes = this.o.nodeIds.map((nodeId): NodeView => {
@@ -253,7 +264,10 @@ export class LoadManager {
         allocatedW: sessions.filter(on).reduce((sum, s) => sum + s.allocatedW, 0),
         measuredW: [...connectors.values()]
           .filter(on)
-          .reduce((sum, c) => sum + (this.measured.get(key(c.chargerId, c.connectorId)) ?? 0), 0),
+          .reduce(
+            (sum, c) => sum + (this.measured.get(key(c.chargerId, c.connectorId))?.watts ?? 0),
+            0,
+          ),
       };
     });
     return { nodes, sessions };
@@ -305,6 +319,10 @@ export class LoadManager {
     while (this.running) await this.running;
   }
 
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
+
   private connectorMap(): Map<string, ManagedConnector> {
     return new Map(this.o.connectors().map((c) => [key(c.chargerId, c.connectorId), c]));
   }
@@ -313,14 +331,35 @@ export class LoadManager {
     return new Map(this.o.nodeIds.map((n) => [n, this.o.limits.limit(n).watts]));
   }
 
-  /** What a session may draw now: its confirmed profile, else its connector's default, else its max. */
+  /**
+   * The limits less what offline chargers' idle connectors may draw: each keeps the default it
+   * accepted and cannot be sent another, so the sessions and the other defaults share the rest.
+   */
+  private limitsLeft(
+    connectors: Map<string, ManagedConnector>,
+    active: readonly ActiveSession[] = this.o.active(),
+  ): Map<string, number> {
+    const left = this.limitMap();
+    const busy = new Set(active.map((s) => key(s.chargerId, s.connectorId)));
+    for (const [k, c] of connectors) {
+      if (busy.has(k) || this.refusing.has(c.chargerId) || this.o.chargers.isOnline(c.chargerId))
+        continue;
+      const held = this.defaults.get(k) ?? 0;
+      for (const node of c.path) left.set(node, (left.get(node) ?? 0) - held);
+    }
+    return left;
+  }
+
+  /**
+   * What a session may draw now: its confirmed profile, else its connector's default, else its
+   * max; the higher of the first two while its charger may have lost the profile (a reconnect).
+   */
   private currentAllowance(s: ActiveSession, c: ManagedConnector): number {
     if (this.refusing.has(s.chargerId)) return c.maxW;
-    return (
-      this.confirmed.get(s.sessionId) ??
-      this.defaults.get(key(s.chargerId, s.connectorId)) ??
-      c.maxW
-    );
+    const fallback = this.defaults.get(key(s.chargerId, s.connectorId)) ?? c.maxW;
+    const confirmed = this.confirmed.get(s.sessionId);
+    if (confirmed === undefined) return fallback;
+    return this.unsure.has(s.sessionId) ? Math.max(confirmed, fallback) : confirmed;
   }
 
   /** The allocator's view of the drawing sessions on managed connectors. */
@@ -330,6 +369,20 @@ export class LoadManager {
   ): AllocationSession[] {
     return active.map((s): AllocationSession => {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
+      if (!this.o.chargers.isOnline(s.chargerId)) {
+        // Offline, it keeps the last profile it accepted and cannot be sent another: allocated
+        // what it is counted at, so the others share what is really left.
+        const held = this.currentAllowance(s, c);
+        return {
+          sessionId: s.sessionId,
+          path: c.path,
+          minW: Math.min(c.minW, held),
+          maxW: held,
+          owedWh: s.owedWh,
+          acceptsProfiles: false,
+          startOrder: s.startedAtMs,
+        };
+      }
       const cap = this.drawCap.get(s.sessionId);
       return {
         sessionId: s.sessionId,
@@ -349,7 +402,7 @@ export class LoadManager {
     const active = this.o.active().filter((s) => connectors.has(key(s.chargerId, s.connectorId)));
     const inputs = this.inputs(connectors, active);
     const limits = this.limitMap();
-    const allocation = allocate(limits, inputs, this.o.policy);
+    const allocation = allocate(this.limitsLeft(connectors, active), inputs, this.o.policy);
     this.allocation = allocation;
     for (const id of [...this.confirmed.keys()]) {
       if (!allocation.has(id)) this.confirmed.delete(id);
@@ -357,7 +410,10 @@ export class LoadManager {
     for (const map of [this.drawCap, this.underDraw]) {
       for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
     }
-    for (const id of [...this.overDraw]) if (!allocation.has(id)) this.overDraw.delete(id);
+    for (const set of [this.overDraw, this.unsure]) {
+      for (const id of [...set]) if (!allocation.has(id)) set.delete(id);
+    }
+    this.allowances.retain((id) => allocation.has(id));
 
     const changes = active.flatMap((s) => {
       const a = allocation.get(s.sessionId);
@@ -365,7 +421,7 @@ export class LoadManager {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
       const target = a === 'waiting' ? 0 : a;
       const current = this.currentAllowance(s, c);
-      if (this.confirmed.get(s.sessionId) === target) return [];
+      if (this.confirmed.get(s.sessionId) === target && !this.unsure.has(s.sessionId)) return [];
       // An offline charger keeps counting at what it was last allowed; it gets the new value
       // when it is back (chargerUp).
       if (!this.o.chargers.isOnline(s.chargerId)) return [];
@@ -468,7 +524,7 @@ export class LoadManager {
     active: readonly ActiveSession[],
     counted: (s: ActiveSession, c: ManagedConnector) => number,
   ): Map<string, number> {
-    const left = this.limitMap();
+    const left = this.limitsLeft(connectors, active);
     for (const s of active) {
       const c = connectors.get(key(s.chargerId, s.connectorId)) as ManagedConnector;
       const w = counted(s, c);
@@ -476,7 +532,8 @@ export class LoadManager {
     }
     const busy = new Set(active.map((s) => key(s.chargerId, s.connectorId)));
     const idle = [...connectors].filter(
-      ([k, c]) => !busy.has(k) && !this.refusing.has(c.chargerId),
+      ([k, c]) =>
+        !busy.has(k) && !this.refusing.has(c.chargerId) && this.o.chargers.isOnline(c.chargerId),
     );
     const idleOn = new Map<string, number>();
     for (const [, c] of idle) for (const n of c.path) idleOn.set(n, (idleOn.get(n) ?? 0) + 1);
@@ -498,7 +555,10 @@ export class LoadManager {
    * when it is not accepted (a refusing charger's answers say little).
    */
   private async lift(s: ActiveSession, c: ManagedConnector, watts: number): Promise<void> {
-    if (!(await this.send(s, c, watts))) this.confirmed.delete(s.sessionId);
+    if (!(await this.send(s, c, watts))) {
+      this.confirmed.delete(s.sessionId);
+      this.allowances.set(s.sessionId, null, this.now());
+    }
   }
 
   /** Sends one connector's TxDefaultProfile; true when the charger accepted it. */
@@ -529,6 +589,8 @@ export class LoadManager {
     });
     if (outcome === 'accepted') {
       this.confirmed.set(s.sessionId, watts);
+      this.unsure.delete(s.sessionId);
+      this.allowances.set(s.sessionId, watts, this.now());
       this.o.onAllowanceChange?.(s.sessionId);
       return true;
     }
@@ -603,8 +665,12 @@ export class LoadManager {
     if (this.closed) return;
     const hadRefused = this.refusing.delete(chargerId);
     for (const id of [...this.confirmed.keys()]) {
-      if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId))
-        this.confirmed.delete(id);
+      if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId)) {
+        this.unsure.add(id);
+        // Its readings from now until its profile is accepted again are not judged; the ones it
+        // queued while offline still are, against the profile it held then.
+        this.allowances.set(id, null, this.now());
+      }
     }
     // A busy connector's default matters after its session (its end's round sets it to what is
     // left); an idle one's is what the sessions leave, each counted at the higher of what it may
@@ -638,38 +704,52 @@ export class LoadManager {
     })();
   }
 
-  /** Live power readings: per connector for the site view; a departure reallocates. */
+  /**
+   * Live power readings: per connector for the site view (the latest measured); a departure
+   * reallocates. Each is judged at the time it was measured, against the allowances that may
+   * have held then (history/ramp: `AllowanceHistory`), never against one accepted after it.
+   */
   private sampled(sample: MeterSample): void {
     if (!sample.live || sample.powerW === null) return;
-    this.measured.set(key(sample.chargerId, sample.connectorId), sample.powerW);
+    const k = key(sample.chargerId, sample.connectorId);
+    const latest = this.measured.get(k);
+    if (!latest || latest.atMs <= sample.time.measuredAtMs)
+      this.measured.set(k, { watts: sample.powerW, atMs: sample.time.measuredAtMs });
     if (sample.transactionRef === null) return;
     const s = this.o
       .active()
       .find((a) => a.chargerId === sample.chargerId && a.transactionRef === sample.transactionRef);
     if (!s) return;
-    const allowed = this.confirmed.get(s.sessionId);
-    if (allowed === undefined) return;
-    const margin = Math.max(DEPARTURE_MIN_W, allowed * DEPARTURE_FRACTION);
-    if (sample.powerW >= allowed - margin) this.underDraw.delete(s.sessionId);
-    if (sample.powerW <= allowed + margin) this.overDraw.delete(s.sessionId);
-    if (sample.powerW > allowed + margin) {
-      // Drawing past an accepted profile on two readings in a row (the first may be taken while
-      // the charger still ramps down to a lower it just accepted): it does not obey; counted at
-      // its maximum from now on.
+    const band = this.allowances.band(s.sessionId, sample.time.measuredAtMs);
+    if (!band) return;
+    const marginOf = (w: number) => Math.max(DEPARTURE_MIN_W, w * DEPARTURE_FRACTION);
+    const over = sample.powerW > band.high + marginOf(band.high);
+    const under = sample.powerW < band.low - marginOf(band.low);
+    if (!under) this.underDraw.delete(s.sessionId);
+    if (!over) this.overDraw.delete(s.sessionId);
+    if (over) {
+      // Past every allowance that held then on two readings in a row: it does not obey; counted
+      // at its maximum from now on.
       if (!this.overDraw.has(s.sessionId)) {
         this.overDraw.add(s.sessionId);
         return;
       }
       this.overDraw.delete(s.sessionId);
       this.o.log.warn(
-        { sessionId: s.sessionId, measuredW: sample.powerW, allowedW: allowed },
+        {
+          sessionId: s.sessionId,
+          measuredW: sample.powerW,
+          allowedW: band.high,
+          measuredAt: new Date(sample.time.measuredAtMs).toISOString(),
+        },
         'charger draws past its charging profile',
       );
       this.refused(s.chargerId, 'overdraw');
       void this.reallocate('overdraw');
-    } else if (sample.powerW < allowed - margin && this.drawCap.get(s.sessionId) === undefined) {
+    } else if (under && this.drawCap.get(s.sessionId) === undefined) {
       // The EV takes less than it may (taper, full battery): the rest goes to the others, once
       // two readings in a row agree (an EV still ramping up is not held at its first reading).
+      const margin = marginOf(band.low);
       const previous = this.underDraw.get(s.sessionId);
       this.underDraw.set(s.sessionId, sample.powerW);
       if (previous === undefined || Math.abs(previous - sample.powerW) > margin) return;
@@ -678,8 +758,8 @@ export class LoadManager {
       void this.reallocate('under_draw');
     } else if (
       this.drawCap.get(s.sessionId) !== undefined &&
-      sample.powerW >= allowed - margin / 2 &&
-      allowed >= (this.drawCap.get(s.sessionId) ?? 0)
+      sample.powerW >= band.at - marginOf(band.at) / 2 &&
+      band.at >= (this.drawCap.get(s.sessionId) ?? 0)
     ) {
       // It rose to its cap: it may want more again.
       this.drawCap.delete(s.sessionId);

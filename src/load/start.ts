@@ -3,6 +3,7 @@ import type { SessionStore } from '../charging/session-store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { ChargerCommands } from '../ocpp/port.js';
+import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { LimitReader } from './limits.js';
 import { LoadManager } from './load-manager.js';
@@ -14,6 +15,7 @@ export interface LoadManagementDeps {
   sessions: SessionStore;
   chargers: Pick<ChargerCommands, 'isOnline' | 'setPowerLimit'>;
   log: Logger;
+  clock: Clock;
   /** The run-time limits (load-inputs' board), or the config's own. */
   limits: LimitReader;
   nodeIds: readonly string[];
@@ -48,6 +50,7 @@ export function startLoadManagement(d: LoadManagementDeps): LoadManager | undefi
     active: activeSessions(d.sessions),
     chargers: d.chargers,
     onAllowanceChange: d.onAllowanceChange,
+    now: () => d.clock.now(),
     counters: {
       reallocation: (reason) => reallocations.inc({ reason }),
       refusal: () => refusals.inc(),
