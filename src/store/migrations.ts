@@ -13,6 +13,7 @@ import { schemaChargerOps } from './schema-charger-ops.js';
 import { schemaLoadInputs } from './schema-load-inputs.js';
 import { schemaChargerKeys } from './schema-charger-keys.js';
 import { schemaConsole } from './schema-console.js';
+import { schemaChargerSampling } from './schema-charger-sampling.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -30,6 +31,7 @@ const migrations: readonly string[] = [
   schemaLoadInputs,
   schemaChargerKeys,
   schemaConsole,
+  schemaChargerSampling,
 ];
 
 /**

@@ -32,6 +32,15 @@ export function notTaken(wanted: VariableSetting[], reply: ChargerReply): string
   return wanted.map(([c, v]) => `${c}.${v}`).filter((name) => !taken.has(name));
 }
 
+/** The station's attributeStatus for one `Component.Variable` it was sent (CallError: the call's). */
+export function resultStatus(reply: ChargerReply, name: string): string {
+  if (reply.status === 'CallError') return reply.status;
+  const result = (reply.raw as SetVariablesConf).setVariableResult.find(
+    (r) => `${r.component.name}.${r.variable.name}` === name,
+  );
+  return result?.attributeStatus ?? 'Rejected';
+}
+
 /**
  * One variable named `Component.Variable`: the reply's status is its attributeStatus (Accepted,
  * Rejected, RebootRequired, UnknownComponent, UnknownVariable, ...).
