@@ -11,6 +11,7 @@ import {
 } from './helpers/gateway.js';
 import { errorCode, mintToken, startSession, type JsonResponse } from './helpers/http.js';
 import { configurationAnswer, rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { PROTOCOLS } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -25,12 +26,13 @@ const INTERVAL = 'MeterValueSampleInterval';
 const WANTED = '10';
 const ids16 = ['R1', 'R2', 'R3'];
 const ids201 = ['V1'];
+const simulated = PROTOCOLS.map((_, i) => `SIM-${i}`);
 
 let t: TestGateway;
 let token: string;
 beforeAll(async () => {
   t = await startTestGateway({
-    chargers: [...ids16, ...ids201].map((id) => ({
+    chargers: [...ids16, ...ids201, ...simulated].map((id) => ({
       id,
       passwordHash: PASSWORD_HASH,
       connectors: [{ id: '1', tariff: 'ac', maxPowerKw: 22 }],
@@ -227,6 +229,42 @@ describe('2.0.1: TxUpdatedInterval answered RebootRequired', () => {
     await cp.close({ force: true });
   });
 });
+
+describe.each(PROTOCOLS.map((protocol, i) => ({ protocol, id: simulated[i]! })))(
+  'the simulator with interval-after-reboot: $protocol.name',
+  ({ protocol, id }) => {
+    it('is reset once, comes back sampling at the interval asked for, and takes a Start', async () => {
+      const notes = () =>
+        (
+          t.gw.db
+            .prepare("SELECT note FROM ocpp_events WHERE charger_id = ? AND action = 'configure'")
+            .all(id) as { note: string }[]
+        ).map((row) => row.note);
+      const cp = await protocol.connect(t.gw.ocppUrl, id, {
+        connectors: 1,
+        personality: 'interval-after-reboot',
+      });
+      try {
+        await waitUntil(
+          () => notes().some((n) => n.startsWith('sample interval holds')),
+          10_000,
+          'interval held after the reset',
+        );
+        expect(notes().filter((n) => n.startsWith('soft reset'))).toEqual([
+          'soft reset so that the sample interval takes: Accepted',
+        ]);
+        expect(gapOf(id)).toBeUndefined();
+        // Both simulators' charge points say what interval their transaction samples use.
+        expect((cp as unknown as { sampleIntervalSeconds: number }).sampleIntervalSeconds).toBe(
+          Number(WANTED),
+        );
+        expect((await start(id)).status).toBe(200);
+      } finally {
+        await cp.disconnect();
+      }
+    });
+  },
+);
 
 describe('samplingGap', () => {
   it('holds only an interval in effect, positive and no longer than asked', () => {
