@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { samplingGap } from '../src/ocpp/sampling-gap.js';
+import { measurandGap, samplingGap } from '../src/ocpp/sampling-gap.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -24,7 +24,7 @@ import { waitUntil } from './helpers/wait.js';
 const INTERVAL = 'MeterValueSampleInterval';
 /** The test gateway's meterSampleIntervalSeconds. */
 const WANTED = '10';
-const ids16 = ['R1', 'R2', 'R3'];
+const ids16 = ['R1', 'R2', 'R3', 'R4', 'R5'];
 const ids201 = ['V1'];
 const simulated = PROTOCOLS.map((_, i) => `SIM-${i}`);
 
@@ -64,17 +64,23 @@ const gapOf = (chargerId: string) =>
   )?.reason;
 
 /**
- * A 1.6 charger whose sample interval is stored across its connections. `answer` is its reply to
- * a change of the interval; `applies` whether a reboot makes a pending value the one in effect.
+ * A 1.6 charger whose configuration is stored across its connections. `answer` is its reply to a
+ * change of `key` (default the sample interval; any other key is Accepted and stored), `applies`
+ * whether a reboot makes a pending value the one held, `keeps` an Accepted value not applied.
  */
-function charger16(id: string, behaviour: { answer: string; applies: boolean; keeps?: boolean }) {
-  const held = new Map([[INTERVAL, '900']]);
+function charger16(
+  id: string,
+  behaviour: { answer: string; applies: boolean; keeps?: boolean; key?: string },
+  initial: Record<string, string> = { [INTERVAL]: '900' },
+) {
+  const key = behaviour.key ?? INTERVAL;
+  const held = new Map(Object.entries(initial));
   let pending: string | null = null;
   const calls: string[] = [];
   let cp: RawClient | null = null;
   const boot = async () => {
     await cp?.close({ force: true });
-    if (pending !== null && behaviour.applies) held.set(INTERVAL, pending);
+    if (pending !== null && behaviour.applies) held.set(key, pending);
     pending = null;
     const client = await rawCharger(t.gw.ocppUrl, id, CHARGER_PASSWORD);
     cp = client;
@@ -83,12 +89,12 @@ function charger16(id: string, behaviour: { answer: string; applies: boolean; ke
       return configurationAnswer(held, params);
     });
     client.handle('ChangeConfiguration', async ({ params }) => {
-      const { key, value } = params as { key: string; value: string };
-      calls.push(`ChangeConfiguration ${key}`);
-      if (key !== INTERVAL) held.set(key, value);
-      else if (behaviour.answer === 'RebootRequired') pending = value;
-      else if (!behaviour.keeps) held.set(key, value);
-      return { status: behaviour.answer };
+      const change = params as { key: string; value: string };
+      calls.push(`ChangeConfiguration ${change.key}`);
+      if (change.key !== key) held.set(change.key, change.value);
+      else if (behaviour.answer === 'RebootRequired') pending = change.value;
+      else if (!behaviour.keeps) held.set(change.key, change.value);
+      return { status: change.key === key ? behaviour.answer : 'Accepted' };
     });
     client.handle('Reset', async ({ params }) => {
       calls.push(`Reset ${(params as { type: string }).type}`);
@@ -186,6 +192,43 @@ describe('1.6: a sample interval that does not take', () => {
   });
 });
 
+describe('1.6: a measurand list answered RebootRequired', () => {
+  const LIST = 'MeterValuesSampledData';
+
+  it('while the list in effect has no energy: reset once, Starts refused until it holds', async () => {
+    const c = charger16(
+      'R4',
+      { answer: 'RebootRequired', applies: true, key: LIST },
+      { [INTERVAL]: WANTED, [LIST]: 'Voltage' },
+    );
+    await c.boot();
+    await waitUntil(() => c.calls.includes('Reset Soft'), 5000, 'soft reset');
+    expect(gapOf('R4')).toMatch(/measurand list answered RebootRequired/);
+    const refused = await start('R4');
+    expect(refused.status).toBe(409);
+    expect(errorCode(refused)).toBe('charger_unmetered');
+    await c.boot();
+    await waitUntil(() => gapOf('R4') === undefined, 5000, 'list held after the reset');
+    expect((await start('R4')).status).toBe(200);
+    await c.close();
+  });
+
+  it('while the list in effect already has the register: no reset, Starts go ahead', async () => {
+    const c = charger16(
+      'R5',
+      { answer: 'RebootRequired', applies: true, key: LIST },
+      { [INTERVAL]: WANTED, [LIST]: 'Energy.Active.Import.Register' },
+    );
+    await c.boot();
+    await waitUntil(() => c.calls.length >= 3, 5000, 'read, change, read back');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.calls.filter((x) => x.startsWith('Reset'))).toEqual([]);
+    expect(gapOf('R5')).toBeUndefined();
+    expect((await start('R5')).status).toBe(200);
+    await c.close();
+  });
+});
+
 describe('2.0.1: TxUpdatedInterval answered RebootRequired', () => {
   it('is reset OnIdle, and a Start is refused until the interval holds', async () => {
     type Datum = { component: { name: string }; variable: { name: string } };
@@ -265,6 +308,31 @@ describe.each(PROTOCOLS.map((protocol, i) => ({ protocol, id: simulated[i]! })))
     });
   },
 );
+
+describe('measurandGap', () => {
+  it('is a gap only for a list answered RebootRequired while the one in effect has no energy', () => {
+    const measurand = fc.constantFrom(
+      'Energy.Active.Import.Register',
+      'Energy.Active.Import.Interval',
+      'Power.Active.Import',
+      'SoC',
+      'Voltage',
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(null, 'Accepted', 'Rejected', 'RebootRequired'),
+        fc.option(fc.uniqueArray(measurand)),
+        (answer, list) => {
+          const before = list === null ? null : list.join(',');
+          const energy = list?.some((m) => m.startsWith('Energy.')) ?? true;
+          expect(measurandGap({ answer, before }) !== null).toBe(
+            answer === 'RebootRequired' && !energy,
+          );
+        },
+      ),
+    );
+  });
+});
 
 describe('samplingGap', () => {
   it('holds only an interval in effect, positive and no longer than asked', () => {

@@ -1,3 +1,5 @@
+import { energyOf, measurandList } from './metering.js';
+
 /** What a charger said of the sample interval the gateway asked for, in either protocol. */
 export interface IntervalAnswer {
   /** The interval asked for, in seconds. */
@@ -24,4 +26,21 @@ export function samplingGap({ wanted, answer, held }: IntervalAnswer): string | 
   return seconds === 0
     ? 'no meter samples during a transaction (sample interval 0)'
     : `sample interval read back as ${JSON.stringify(held)}, not ${wanted} s`;
+}
+
+/** What a charger said of the measurand list asked for: its answer (null: not sent), the list before. */
+export interface ListAnswer {
+  answer: string | null;
+  before: string | null;
+}
+
+/**
+ * Why the charger will send no energy in its transaction samples until a reboot, or null: a list
+ * answered RebootRequired leaves the one it held before in effect (not known: the benefit of the
+ * doubt).
+ */
+export function measurandGap({ answer, before }: ListAnswer): string | null {
+  if (answer !== 'RebootRequired' || before === null) return null;
+  if (energyOf(measurandList(before)) !== 'none') return null;
+  return `measurand list answered RebootRequired: until a reboot it samples ${JSON.stringify(before)}, no energy`;
 }

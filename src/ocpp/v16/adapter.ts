@@ -1,4 +1,5 @@
 import type {
+  ChargerReply,
   ChargerSettings,
   CommandOutcome,
   PowerLimit,
@@ -18,7 +19,7 @@ import { operatorCalls16 } from './calls/operator.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import { ENERGY_REGISTER } from '../meter-reading.js';
 import { measurandList } from '../metering.js';
-import { samplingGap } from '../sampling-gap.js';
+import { measurandGap, samplingGap } from '../sampling-gap.js';
 import { settingHeld } from '../setting-held.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { sendChangeConfiguration, settingTaken } from './calls/change-configuration.js';
@@ -135,23 +136,27 @@ export class V16Session implements ProtocolSession {
     ]);
     this.rateUnits = parseRateUnits(configurationValue(held, RATE_UNIT_KEY));
     const refused: string[] = [];
-    let measurands = configurationValue(held, SAMPLED_DATA_KEY);
-    let measurandsChanged = false;
-    let intervalAnswer: string | null = null;
+    const before = configurationValue(held, SAMPLED_DATA_KEY);
+    let measurands = before;
+    // The charger's answer to each key changed (for the list: to the one it took, if any).
+    const answers = new Map<string, string>();
     for (const [key, value] of wanted) {
       if (settingHeld(configurationValue(held, key), value)) continue;
-      if (key === SAMPLED_DATA_KEY) measurandsChanged = true;
       const reply = await sendChangeConfiguration(this.session, key, value);
-      if (key === INTERVAL_KEY) intervalAnswer = reply.status;
+      answers.set(key, reply.status);
       if (settingTaken(reply)) {
         if (key === SAMPLED_DATA_KEY) measurands = value;
         continue;
       }
-      if (key === SAMPLED_DATA_KEY && (await this.registerOnly())) measurands = REGISTER_ONLY;
-      else refused.push(key);
+      const fallback = key === SAMPLED_DATA_KEY ? await this.registerOnly() : null;
+      if (fallback !== null && settingTaken(fallback)) {
+        answers.set(key, fallback.status);
+        measurands = REGISTER_ONLY;
+      } else refused.push(key);
     }
+    const intervalAnswer = answers.get(INTERVAL_KEY) ?? null;
     let intervalHeld = configurationValue(held, INTERVAL_KEY);
-    if (measurandsChanged || intervalAnswer !== null) {
+    if (answers.has(SAMPLED_DATA_KEY) || intervalAnswer !== null) {
       // Some chargers accept a value and keep their own: what they hold is what counts.
       const readBack = await readConfiguration(this.session, [INTERVAL_KEY, SAMPLED_DATA_KEY]);
       measurands = configurationValue(readBack, SAMPLED_DATA_KEY) ?? measurands;
@@ -163,24 +168,25 @@ export class V16Session implements ProtocolSession {
     const { ctx, transactions } = this.session;
     return {
       refused,
-      samplingGap: samplingGap({
-        wanted: settings.meterSampleIntervalSeconds,
-        answer: intervalAnswer,
-        held: intervalHeld,
-      }),
+      samplingGap:
+        samplingGap({
+          wanted: settings.meterSampleIntervalSeconds,
+          answer: intervalAnswer,
+          held: intervalHeld,
+        }) ?? measurandGap({ answer: answers.get(SAMPLED_DATA_KEY) ?? null, before }),
       idle: transactions.candidates(ctx.chargerId, {}).length === 0,
     };
   }
 
-  private async registerOnly(): Promise<boolean> {
-    const taken = settingTaken(
-      await sendChangeConfiguration(this.session, SAMPLED_DATA_KEY, REGISTER_ONLY),
-    );
+  private async registerOnly(): Promise<ChargerReply> {
+    const reply = await sendChangeConfiguration(this.session, SAMPLED_DATA_KEY, REGISTER_ONLY);
     this.session.ctx.reports.noted(
       'ChangeConfiguration',
-      taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
+      settingTaken(reply)
+        ? 'measurand list refused: register alone taken'
+        : 'measurand list refused',
       { key: SAMPLED_DATA_KEY },
     );
-    return taken;
+    return reply;
   }
 }

@@ -28,10 +28,9 @@ import {
   notTaken,
   resultStatus,
   sendSetVariables,
-  setVariables,
   type VariableSetting,
 } from './calls/set-variables.js';
-import { samplingGap } from '../sampling-gap.js';
+import { measurandGap, samplingGap } from '../sampling-gap.js';
 import { settingHeld } from '../setting-held.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
@@ -158,18 +157,23 @@ export class V201Session implements ProtocolSession {
     const reply = missing.length === 0 ? null : await sendSetVariables(this.session, missing);
     const refused = reply === null ? [] : notTaken(missing, reply);
     const intervalAnswer = reply !== null && isSet(interval) ? resultStatus(reply, interval) : null;
-    let measurands = variableValue(held, updated);
+    const before = variableValue(held, updated);
+    let measurands = before;
+    let measurandsAnswer = reply !== null && isSet(updated) ? resultStatus(reply, updated) : null;
     if (isSet(updated)) {
       measurands = refused.includes(updated) ? null : UPDATED_MEASURANDS;
       if (measurands === null) {
-        const again = await setVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
-        const taken = again.length === 0;
+        const again = await sendSetVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
+        const taken = notTaken([[CTRLR, UPDATED, REGISTER]], again).length === 0;
         this.session.ctx.reports.noted(
           'SetVariables',
           taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
           { variable: updated },
         );
-        if (taken) measurands = REGISTER;
+        if (taken) {
+          measurands = REGISTER;
+          measurandsAnswer = resultStatus(again, updated);
+        }
       }
     }
     let intervalHeld = variableValue(held, interval);
@@ -185,11 +189,12 @@ export class V201Session implements ProtocolSession {
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
     return {
       refused: measurands === null ? refused : refused.filter((name) => name !== updated),
-      samplingGap: samplingGap({
-        wanted: settings.meterSampleIntervalSeconds,
-        answer: intervalAnswer,
-        held: intervalHeld,
-      }),
+      samplingGap:
+        samplingGap({
+          wanted: settings.meterSampleIntervalSeconds,
+          answer: intervalAnswer,
+          held: intervalHeld,
+        }) ?? measurandGap({ answer: measurandsAnswer, before }),
       // OnIdle waits for the station's transactions to end.
       idle: true,
     };

@@ -61,11 +61,3 @@ export async function setVariable(
   const result = (reply.raw as SetVariablesConf).setVariableResult[0];
   return { status: result?.attributeStatus ?? 'Rejected', raw: reply.raw };
 }
-
-/** Sets device-model variables; returns `Component.Variable` of those the station did not take. */
-export async function setVariables(
-  target: CallTarget,
-  wanted: VariableSetting[],
-): Promise<string[]> {
-  return notTaken(wanted, await sendSetVariables(target, wanted));
-}
