@@ -289,12 +289,12 @@ describe.each(PROTOCOLS.map((protocol, i) => ({ protocol, id: simulated[i]! })))
       });
       try {
         await waitUntil(
-          () => notes().some((n) => n.startsWith('sample interval holds')),
+          () => notes().some((n) => n.startsWith('sampling holds')),
           10_000,
           'interval held after the reset',
         );
         expect(notes().filter((n) => n.startsWith('soft reset'))).toEqual([
-          'soft reset so that the sample interval takes: Accepted',
+          'soft reset so that the sampling asked for takes: Accepted',
         ]);
         expect(gapOf(id)).toBeUndefined();
         // Both simulators' charge points say what interval their transaction samples use.

@@ -198,7 +198,7 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
         () =>
           t.gw.db
             .prepare(
-              "SELECT 1 FROM ocpp_events WHERE charger_id = ? AND note LIKE 'sample interval holds%'",
+              "SELECT 1 FROM ocpp_events WHERE charger_id = ? AND note LIKE 'sampling holds%'",
             )
             .get(id),
         10_000,

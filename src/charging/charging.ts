@@ -168,12 +168,12 @@ export class Charging {
         `charger ${chargerId} reports no energy during a transaction; it cannot be held to a paid amount`,
       );
     }
-    // Nor can one whose meter is not sampled during a transaction as often as the stop needs.
+    // Nor can one that does not yet sample its energy during a transaction as the stop needs.
     const gap = deps.chargers.samplingGap(chargerId);
     if (gap !== null) {
       throw new ChargingError(
         'charger_unmetered',
-        `charger ${chargerId}: ${gap}; it cannot be held to a paid amount until its sample interval holds`,
+        `charger ${chargerId}: ${gap}; it cannot be held to a paid amount until it samples as asked`,
       );
     }
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > deps.settings.maxAmount) {

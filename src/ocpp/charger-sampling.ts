@@ -4,7 +4,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { ChargerReply } from './port.js';
 
-/** What the central system does about a charger whose sample interval did not hold. */
+/** What the central system does about a charger whose sampling did not take. */
 export interface SamplingActions {
   /** A soft reset (1.6 Soft, 2.0.1 OnIdle), so that a value awaiting a reboot takes. */
   reset(): Promise<ChargerReply>;
@@ -12,9 +12,10 @@ export interface SamplingActions {
 }
 
 /**
- * Chargers that will not sample a transaction at the interval the gateway asked for: a Start
- * there is refused (`charger_unmetered`) until a later read shows the interval held. An idle
- * charger is soft-reset once so that the value takes, and read again at its next boot.
+ * Chargers that will not sample a transaction's energy as the gateway asked (sampling-gap.ts): a
+ * Start there is refused (`charger_unmetered`) until a later read shows the setting held. An idle
+ * charger is soft-reset once so that a value awaiting a reboot takes, and is read again at its
+ * next boot.
  *
  * The reset is remembered in memory, not in the database: what it bounds is a loop within one
  * process (every reconnect reads the settings again); a gateway restart costs at most one more
@@ -24,7 +25,7 @@ export class ChargerSampling {
   private readonly upsert: Statement<[string, string, string]>;
   private readonly remove: Statement<[string]>;
   private readonly byCharger: Statement<[string], { reason: string }>;
-  /** Chargers reset for their sample interval whose interval has not held since. */
+  /** Chargers reset for their sampling whose sampling has not held since. */
   private readonly resetSent = new Set<string>();
 
   constructor(
@@ -45,11 +46,13 @@ export class ChargerSampling {
     return this.byCharger.get(chargerId)?.reason ?? null;
   }
 
+  /** Every reconnect of a reconnect storm comes here: a read, and a write only on a change. */
   held(chargerId: string, actions: SamplingActions): void {
     this.resetSent.delete(chargerId);
-    if (this.remove.run(chargerId).changes === 0) return;
-    this.log.info({ chargerId }, 'charger sample interval holds: paid sessions allowed again');
-    actions.note('sample interval holds: Starts allowed again');
+    if (this.gap(chargerId) === null) return;
+    this.remove.run(chargerId);
+    this.log.info({ chargerId }, 'charger sampling holds: paid sessions allowed again');
+    actions.note('sampling holds: Starts allowed again');
   }
 
   /**
@@ -70,6 +73,6 @@ export class ChargerSampling {
     if (!idle || this.resetSent.has(chargerId)) return;
     this.resetSent.add(chargerId);
     const reply = await actions.reset();
-    actions.note(`soft reset so that the sample interval takes: ${reply.status}`);
+    actions.note(`soft reset so that the sampling asked for takes: ${reply.status}`);
   }
 }

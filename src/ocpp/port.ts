@@ -82,8 +82,8 @@ export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
   meteringCapability(chargerId: string): MeteringCapability;
   /**
-   * Why a paid session on the charger could not be watched now (its meter is not sampled during
-   * a transaction at the interval asked for: a RebootRequired answer, another value read back), or null.
+   * Why a paid session on the charger could not be watched now (its energy is not sampled during
+   * a transaction as asked: a RebootRequired answer, another interval read back), or null.
    */
   samplingGap(chargerId: string): string | null;
   connector(chargerId: string, connectorId: string): ConnectorView;
