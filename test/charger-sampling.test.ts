@@ -24,7 +24,7 @@ import { waitUntil } from './helpers/wait.js';
 const INTERVAL = 'MeterValueSampleInterval';
 /** The test gateway's meterSampleIntervalSeconds. */
 const WANTED = '10';
-const ids16 = ['R1', 'R2', 'R3', 'R4', 'R5'];
+const ids16 = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6'];
 const ids201 = ['V1'];
 const simulated = PROTOCOLS.map((_, i) => `SIM-${i}`);
 
@@ -308,6 +308,26 @@ describe.each(PROTOCOLS.map((protocol, i) => ({ protocol, id: simulated[i]! })))
     });
   },
 );
+
+describe('across a gateway restart', () => {
+  it('a charger that reconnects without booting is still refused', async () => {
+    const c = charger16('R6', { answer: 'RebootRequired', applies: false });
+    await c.boot();
+    await waitUntil(() => c.calls.includes('Reset Soft'), 5000, 'soft reset');
+    await c.close();
+    await t.restart();
+    // A reconnect is not a boot: nothing is read, and the verdict stands as recorded.
+    const cp = await rawCharger(t.gw.ocppUrl, 'R6', CHARGER_PASSWORD);
+    try {
+      const refused = await start('R6');
+      expect(refused.status).toBe(409);
+      expect(errorCode(refused)).toBe('charger_unmetered');
+      expect(sessions('R6')).toBe(0);
+    } finally {
+      await cp.close({ force: true });
+    }
+  });
+});
 
 describe('measurandGap', () => {
   it('is a gap only for a list answered RebootRequired while the one in effect has no energy', () => {
