@@ -10,7 +10,7 @@ import {
   type TestGateway,
 } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
-import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { configurationAnswer, rawCharger, type RawClient } from './helpers/raw-charger.js';
 import { SETTINGS_PACING } from '../src/ocpp/settings-pacing.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -38,13 +38,7 @@ function config16(initial: Record<string, string>) {
     const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD);
     cp.handle('GetConfiguration', async ({ params }) => {
       calls.push('GetConfiguration');
-      const keys = (params as { key?: string[] }).key ?? [...held.keys()];
-      return {
-        configurationKey: keys
-          .filter((k) => held.has(k))
-          .map((key) => ({ key, readonly: false, value: held.get(key) })),
-        unknownKey: keys.filter((k) => !held.has(k)),
-      };
+      return configurationAnswer(held, params);
     });
     cp.handle('ChangeConfiguration', async ({ params }) => {
       const { key, value } = params as { key: string; value: string };

@@ -191,6 +191,20 @@ describe.each(PROTOCOLS)('firmware personalities end to end: $name', (protocol) 
       5000,
       'boot',
     );
+    // A sample interval that awaits a reboot: the gateway resets the charger, and refuses Starts
+    // (charger_unmetered) until it comes back with the interval held.
+    if (personality.includes('interval-after-reboot')) {
+      await waitUntil(
+        () =>
+          t.gw.db
+            .prepare(
+              "SELECT 1 FROM ocpp_events WHERE charger_id = ? AND note LIKE 'sampling holds%'",
+            )
+            .get(id),
+        10_000,
+        'interval held after the reset',
+      );
+    }
     return cp;
   }
   /** What this session's ledger entries moved in the wallet (debit, refund, credit), NGN. */

@@ -49,6 +49,7 @@ export abstract class ChargePointCore extends ChargePointBase<
     this.configuration = new ConfigurationStore(this.settings.connectors, {
       registerOnly: personality.has('register-only'),
       smartCharging: !personality.has('profiles-not-supported'),
+      intervalAfterReboot: personality.has('interval-after-reboot'),
     });
     this.transactionMessages = new TransactionMessageQueue({
       isOpen: () => this.booted && this.link.isOpen && this.heldSamples === 0,
@@ -161,6 +162,7 @@ export abstract class ChargePointCore extends ChargePointBase<
   }
 
   protected resetToPowerOnState(): void {
+    this.configuration.rebooted();
     this.mainStatus = this.mainAvailability === 'Inoperative' ? 'Unavailable' : 'Available';
     this.mainErrorCode = 'NoError';
     for (const connector of this.connectors) {

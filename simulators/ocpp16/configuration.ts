@@ -10,6 +10,8 @@ interface KeyDefinition {
   isValid: (value: string) => boolean;
   /** Taken, but only in effect after the next reboot (answered RebootRequired). */
   rebootRequired?: boolean;
+  /** The value in effect while a change awaits the reboot (what is read back is the new one). */
+  inEffect?: string;
 }
 
 const always = (): boolean => true;
@@ -51,7 +53,10 @@ function standardKeys(
     MeterValuesAlignedData: writableKey('Energy.Active.Import.Register', isMeasurandList),
     MeterValuesSampledData: sampled,
     MeterValuesSampledDataMaxLength: readonlyKey(String(SUPPORTED_MEASURANDS.length)),
-    MeterValueSampleInterval: writableKey('60', isNonNegativeInteger),
+    MeterValueSampleInterval: {
+      ...writableKey('60', isNonNegativeInteger),
+      rebootRequired: quirks.intervalAfterReboot === true,
+    },
     NumberOfConnectors: readonlyKey(String(connectors)),
     ResetRetries: writableKey('1', isNonNegativeInteger),
     StopTransactionOnEVSideDisconnect: readonlyKey('true'),
@@ -81,6 +86,8 @@ function standardKeys(
 export interface ConfigurationQuirks {
   registerOnly?: boolean;
   smartCharging?: boolean;
+  /** MeterValueSampleInterval takes effect only after a reboot. */
+  intervalAfterReboot?: boolean;
 }
 
 export class ConfigurationStore {
@@ -96,9 +103,16 @@ export class ConfigurationStore {
     return Object.keys(this.keys).find((name) => name.toLowerCase() === lower);
   }
 
+  /** The value the charger works with (a change awaiting a reboot is not yet it). */
   get(key: string): string | undefined {
     const name = this.canonical(key);
-    return name === undefined ? undefined : this.keys[name]?.value;
+    const definition = name === undefined ? undefined : this.keys[name];
+    return definition?.inEffect ?? definition?.value;
+  }
+
+  /** A reboot: changes that awaited it take effect. */
+  rebooted(): void {
+    for (const definition of Object.values(this.keys)) delete definition.inEffect;
   }
 
   getInteger(key: string): number {
@@ -119,6 +133,7 @@ export class ConfigurationStore {
     const definition = name === undefined ? undefined : this.keys[name];
     if (definition === undefined) return 'NotSupported';
     if (definition.readonly || !definition.isValid(value)) return 'Rejected';
+    if (definition.rebootRequired) definition.inEffect ??= definition.value;
     definition.value = value.trim();
     return definition.rebootRequired ? 'RebootRequired' : 'Accepted';
   }

@@ -27,6 +27,8 @@ interface VariableDefinition {
   isValid: (value: string) => boolean;
   /** Taken, but only in effect after the next reboot (answered RebootRequired). */
   rebootRequired?: boolean;
+  /** The value in effect while a change awaits the reboot (what is read back is the new one). */
+  inEffect?: string;
 }
 
 const isNonNegativeInteger = (value: string): boolean => /^\d{1,9}$/.test(value.trim());
@@ -127,7 +129,14 @@ export class DeviceModel {
 
   /** registerOnly: firmware whose meter driver reads only the register and refuses the rest. */
   /** smartCharging: the station takes charging profiles, in amperes or watts. */
-  constructor(quirks: { registerOnly?: boolean; smartCharging?: boolean } = {}) {
+  /** intervalAfterReboot: TxUpdatedInterval takes effect only after a reboot. */
+  constructor(
+    quirks: { registerOnly?: boolean; smartCharging?: boolean; intervalAfterReboot?: boolean } = {},
+  ) {
+    if (quirks.intervalAfterReboot) {
+      const interval = this.find('SampledDataCtrlr', 'TxUpdatedInterval');
+      if (interval) interval.rebootRequired = true;
+    }
     if (quirks.registerOnly) {
       const register = 'Energy.Active.Import.Register';
       for (const definition of this.variables) {
@@ -158,10 +167,16 @@ export class DeviceModel {
     return this.variables.some((v) => v.component === component.name);
   }
 
+  /** The value the station works with (a change awaiting a reboot is not yet it). */
   get(component: string, variable: string): string {
     const definition = this.find(component, variable);
     if (!definition) throw new Error(`unknown variable ${component}.${variable}`);
-    return definition.value;
+    return definition.inEffect ?? definition.value;
+  }
+
+  /** A reboot: changes that awaited it take effect. */
+  rebooted(): void {
+    for (const definition of this.variables) delete definition.inEffect;
   }
 
   getInteger(component: string, variable: string): number {
@@ -219,6 +234,7 @@ export class DeviceModel {
     if (!definition) return this.knowsComponent(component) ? 'UnknownVariable' : 'UnknownComponent';
     if (attributeType && attributeType !== 'Actual') return 'NotSupportedAttributeType';
     if (definition.mutability === 'ReadOnly' || !definition.isValid(value)) return 'Rejected';
+    if (definition.rebootRequired) definition.inEffect ??= definition.value;
     definition.value = value.trim();
     return definition.rebootRequired ? 'RebootRequired' : 'Accepted';
   }

@@ -36,6 +36,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
   readonly deviceModel = new DeviceModel({
     registerOnly: this.settings.personality.has('register-only'),
     smartCharging: !this.settings.personality.has('profiles-not-supported'),
+    intervalAfterReboot: this.settings.personality.has('interval-after-reboot'),
   });
   // queued-burst: transaction samples still to hold back as if offline (then all go at once).
   protected heldSamples = 0;
@@ -150,6 +151,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
   }
 
   protected resetToPowerOnState(): void {
+    this.deviceModel.rebooted();
     for (const evse of this.evses) {
       evse.pendingAuthorization = undefined;
       if (evse.scheduledAvailability) evse.availability = evse.scheduledAvailability;

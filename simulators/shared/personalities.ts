@@ -45,6 +45,10 @@ export const PERSONALITIES = {
     about: 'starts with its own RFID idTag at plug-in (local-start=<idTag>)',
   },
   'late-finishing': { protocols: ['ocpp1.6'], about: 'Finishing only after StopTransaction' },
+  'interval-after-reboot': {
+    protocols: 'both',
+    about: 'a new sample interval answers RebootRequired and samples at the old one until a reboot',
+  },
 } as const satisfies Record<string, { protocols: 'both' | readonly OcppProtocol[]; about: string }>;
 
 export type PersonalityName = keyof typeof PERSONALITIES;

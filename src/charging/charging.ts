@@ -168,6 +168,14 @@ export class Charging {
         `charger ${chargerId} reports no energy during a transaction; it cannot be held to a paid amount`,
       );
     }
+    // Nor can one that does not yet sample its energy during a transaction as the stop needs.
+    const gap = deps.chargers.samplingGap(chargerId);
+    if (gap !== null) {
+      throw new ChargingError(
+        'charger_unmetered',
+        `charger ${chargerId}: ${gap}; it cannot be held to a paid amount until it samples as asked`,
+      );
+    }
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > deps.settings.maxAmount) {
       throw new ChargingError(
         'invalid_amount',

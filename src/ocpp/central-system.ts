@@ -20,6 +20,7 @@ import { ChargerDeviations } from './deviations.js';
 import { edgeConnection } from './edge.js';
 import { keptAliveSocket } from './link-liveness.js';
 import { ChargerMetering } from './metering.js';
+import { ChargerSampling } from './charger-sampling.js';
 import { SETTINGS_PACING, SettingsPacing, type SettingsPacingOptions } from './settings-pacing.js';
 import { OcppEventLog } from './event-log.js';
 import {
@@ -135,6 +136,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   /** What chargers send that departs from the schemas and was accepted (for the operator). */
   readonly deviations: ChargerDeviations;
   private readonly metering: ChargerMetering;
+  private readonly sampling: ChargerSampling;
   private events: ChargerEvents | null = null;
   private readonly throttle: AuthThrottle;
   private prepared?: { touch: Statement; boot: Statement };
@@ -160,6 +162,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     this.holds = new AvailabilityHolds(opts.db);
     this.deviations = new ChargerDeviations(opts.db, opts.clock, opts.log);
     this.metering = new ChargerMetering(opts.db, opts.clock);
+    this.sampling = new ChargerSampling(opts.db, opts.clock, opts.log);
     this.throttle = new AuthThrottle({
       initialMs: opts.authFailureDelay.initialMs,
       maxMs: opts.authFailureDelay.maxMs,
@@ -271,6 +274,10 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return this.metering.capability(chargerId);
   }
 
+  samplingGap(chargerId: string): string | null {
+    return this.sampling.gap(chargerId);
+  }
+
   onlineCount(): number {
     return this.connections.size;
   }
@@ -338,11 +345,17 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   }
 
   async configure(chargerId: string): Promise<string[]> {
-    const refused = await this.live(chargerId).session.configure(this.settings());
-    if (refused.length > 0) {
-      this.eventLog.record(chargerId, 'configure', `not taken: ${refused.join(', ')}`);
+    const done = await this.live(chargerId).session.configure(this.settings());
+    if (done.refused.length > 0) {
+      this.eventLog.record(chargerId, 'configure', `not taken: ${done.refused.join(', ')}`);
     }
-    return refused;
+    const actions = {
+      reset: () => this.reset(chargerId, 'soft'),
+      note: (note: string) => this.eventLog.record(chargerId, 'configure', note),
+    };
+    if (done.samplingGap === null) this.sampling.held(chargerId, actions);
+    else await this.sampling.notHeld(chargerId, done.samplingGap, done.idle, actions);
+    return done.refused;
   }
 
   operatorHold(chargerId: string, connectorId: string): string | null {

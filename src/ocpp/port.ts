@@ -81,6 +81,11 @@ export interface PowerLimit {
 export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
   meteringCapability(chargerId: string): MeteringCapability;
+  /**
+   * Why a paid session on the charger could not be watched now (its energy is not sampled during
+   * a transaction as asked: a RebootRequired answer, another interval read back), or null.
+   */
+  samplingGap(chargerId: string): string | null;
   connector(chargerId: string, connectorId: string): ConnectorView;
   requestStart(request: StartRequest): Promise<CommandOutcome>;
   requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome>;

@@ -36,12 +36,21 @@ export interface AdapterContext {
   callTimeoutMs: number;
 }
 
+/** What configuring a charger came to. */
+export interface Configured {
+  /** Names of the settings the charger did not take. */
+  refused: string[];
+  /** Why the charger will not sample a transaction at the interval asked for (sampling-gap.ts), or null. */
+  samplingGap: string | null;
+  /** A soft reset now would cut no transaction (1.6 Soft ends them; 2.0.1 OnIdle waits for them). */
+  idle: boolean;
+}
+
 /** What every protocol adapter offers the central system for one connected charger. */
 export interface ProtocolSession {
   requestStart(connectorId: string, idToken: string): Promise<CommandOutcome>;
   requestStop(transactionRef: string): Promise<CommandOutcome>;
-  /** Returns the names of the settings the charger did not take. */
-  configure(settings: ChargerSettings): Promise<string[]>;
+  configure(settings: ChargerSettings): Promise<Configured>;
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome>;
   setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome>;
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;

@@ -15,6 +15,7 @@ import { schemaChargerKeys } from './schema-charger-keys.js';
 import { schemaConsole } from './schema-console.js';
 import { schemaClockOffsets } from './schema-clock-offsets.js';
 import { schemaMeterTruth } from './schema-meter-truth.js';
+import { schemaChargerSampling } from './schema-charger-sampling.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -34,6 +35,7 @@ const migrations: readonly string[] = [
   schemaConsole,
   schemaClockOffsets,
   schemaMeterTruth,
+  schemaChargerSampling,
 ];
 
 /**

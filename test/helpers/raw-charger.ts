@@ -31,3 +31,14 @@ export async function rawCharger(
 }
 
 export type { RpcClientType };
+
+/** A 1.6 GetConfiguration answer from a charger's stored keys (all of them when none is named). */
+export function configurationAnswer(held: ReadonlyMap<string, string>, params: unknown) {
+  const keys = (params as { key?: string[] }).key ?? [...held.keys()];
+  return {
+    configurationKey: keys
+      .filter((k) => held.has(k))
+      .map((key) => ({ key, readonly: false, value: held.get(key) })),
+    unknownKey: keys.filter((k) => !held.has(k)),
+  };
+}

@@ -1,4 +1,5 @@
 import type {
+  ChargerReply,
   ChargerSettings,
   CommandOutcome,
   PowerLimit,
@@ -7,15 +8,21 @@ import type {
 } from '../port.js';
 import { outcomeOf } from '../operator-call.js';
 import { ocppConnectorId } from '../ocpp-connector.js';
-import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
+import type {
+  AdapterContext,
+  Configured,
+  OperatorCalls,
+  ProtocolSession,
+} from '../protocol-session.js';
 import { stepOf } from '../step-outcome.js';
 import { operatorCalls16 } from './calls/operator.js';
 import { IntervalEnergy } from '../interval-energy.js';
 import { ENERGY_REGISTER } from '../meter-reading.js';
 import { measurandList } from '../metering.js';
+import { measurandGap, samplingGap } from '../sampling-gap.js';
 import { settingHeld } from '../setting-held.js';
 import { changeAvailability } from './calls/change-availability.js';
-import { changeConfiguration } from './calls/change-configuration.js';
+import { sendChangeConfiguration, settingTaken } from './calls/change-configuration.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
 import { configurationValue, readConfiguration } from './calls/get-configuration.js';
 import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
@@ -34,6 +41,7 @@ const SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 /** What a charger that refuses the list above (no SoC, say) must at least send: the register. */
 const REGISTER_ONLY = ENERGY_REGISTER;
 const SAMPLED_DATA_KEY = 'MeterValuesSampledData';
+const INTERVAL_KEY = 'MeterValueSampleInterval';
 /** Smart Charging's read-only key: Current, Power or both. */
 const RATE_UNIT_KEY = 'ChargingScheduleAllowedChargingRateUnit';
 
@@ -109,13 +117,15 @@ export class V16Session implements ProtocolSession {
    * are read first and only those it does not already hold are changed: a charger reconnecting
    * (after a network drop or a gateway restart, hundreds at once in a reconnect storm) costs one
    * round trip, not five. A charger that refuses the measurand list is asked for the register
-   * alone; what it will send is then read back and recorded, so that a charger reporting no
-   * energy is known before a Start. The units its charging schedules take come from the first
-   * read (the load manager's ceilings).
+   * alone. When the list or the sample interval was changed, what the charger holds is read back
+   * (chargers accept values they do not apply) and recorded, so that a charger reporting no energy,
+   * or not sampling it at the interval asked for, is known before a Start. The units its charging
+   * schedules take come from the first read (the load manager's ceilings).
    */
-  async configure(settings: ChargerSettings): Promise<string[]> {
+  async configure(settings: ChargerSettings): Promise<Configured> {
+    const interval = String(settings.meterSampleIntervalSeconds);
     const wanted: [string, string][] = [
-      ['MeterValueSampleInterval', String(settings.meterSampleIntervalSeconds)],
+      [INTERVAL_KEY, interval],
       [SAMPLED_DATA_KEY, SAMPLED_DATA],
       ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
       ['StopTransactionOnInvalidId', 'true'],
@@ -126,37 +136,57 @@ export class V16Session implements ProtocolSession {
     ]);
     this.rateUnits = parseRateUnits(configurationValue(held, RATE_UNIT_KEY));
     const refused: string[] = [];
-    let measurands = configurationValue(held, SAMPLED_DATA_KEY);
-    let measurandsChanged = false;
+    const before = configurationValue(held, SAMPLED_DATA_KEY);
+    let measurands = before;
+    // The charger's answer to each key changed (for the list: to the one it took, if any).
+    const answers = new Map<string, string>();
     for (const [key, value] of wanted) {
       if (settingHeld(configurationValue(held, key), value)) continue;
-      if (key === SAMPLED_DATA_KEY) measurandsChanged = true;
-      if (await changeConfiguration(this.session, key, value)) {
+      const reply = await sendChangeConfiguration(this.session, key, value);
+      answers.set(key, reply.status);
+      if (settingTaken(reply)) {
         if (key === SAMPLED_DATA_KEY) measurands = value;
         continue;
       }
-      if (key === SAMPLED_DATA_KEY && (await this.registerOnly())) measurands = REGISTER_ONLY;
-      else refused.push(key);
+      const fallback = key === SAMPLED_DATA_KEY ? await this.registerOnly() : null;
+      if (fallback !== null && settingTaken(fallback)) {
+        answers.set(key, fallback.status);
+        measurands = REGISTER_ONLY;
+      } else refused.push(key);
     }
-    if (measurandsChanged) {
-      // Some chargers accept a list and keep sampling their own: what they hold is what counts.
-      const readBack = configurationValue(
-        await readConfiguration(this.session, [SAMPLED_DATA_KEY]),
-        SAMPLED_DATA_KEY,
-      );
-      if (readBack !== null) measurands = readBack;
+    const intervalAnswer = answers.get(INTERVAL_KEY) ?? null;
+    let intervalHeld = configurationValue(held, INTERVAL_KEY);
+    if (answers.has(SAMPLED_DATA_KEY) || intervalAnswer !== null) {
+      // Some chargers accept a value and keep their own: what they hold is what counts.
+      const readBack = await readConfiguration(this.session, [INTERVAL_KEY, SAMPLED_DATA_KEY]);
+      measurands = configurationValue(readBack, SAMPLED_DATA_KEY) ?? measurands;
+      intervalHeld =
+        configurationValue(readBack, INTERVAL_KEY) ??
+        (intervalAnswer === 'Accepted' ? interval : intervalHeld);
     }
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
-    return refused;
+    const { ctx, transactions } = this.session;
+    return {
+      refused,
+      samplingGap:
+        samplingGap({
+          wanted: settings.meterSampleIntervalSeconds,
+          answer: intervalAnswer,
+          held: intervalHeld,
+        }) ?? measurandGap({ answer: answers.get(SAMPLED_DATA_KEY) ?? null, before }),
+      idle: transactions.candidates(ctx.chargerId, {}).length === 0,
+    };
   }
 
-  private async registerOnly(): Promise<boolean> {
-    const taken = await changeConfiguration(this.session, SAMPLED_DATA_KEY, REGISTER_ONLY);
+  private async registerOnly(): Promise<ChargerReply> {
+    const reply = await sendChangeConfiguration(this.session, SAMPLED_DATA_KEY, REGISTER_ONLY);
     this.session.ctx.reports.noted(
       'ChangeConfiguration',
-      taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
+      settingTaken(reply)
+        ? 'measurand list refused: register alone taken'
+        : 'measurand list refused',
       { key: SAMPLED_DATA_KEY },
     );
-    return taken;
+    return reply;
   }
 }

@@ -7,7 +7,12 @@ import type {
 } from '../port.js';
 import { outcomeOf } from '../operator-call.js';
 import { ocppConnectorId } from '../ocpp-connector.js';
-import type { AdapterContext, OperatorCalls, ProtocolSession } from '../protocol-session.js';
+import type {
+  AdapterContext,
+  Configured,
+  OperatorCalls,
+  ProtocolSession,
+} from '../protocol-session.js';
 import { stepOf } from '../step-outcome.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { getTransactionStatus } from './calls/get-transaction-status.js';
@@ -19,7 +24,13 @@ import { readVariables, variableValue } from './calls/get-variables.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
 import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
-import { setVariables, type VariableSetting } from './calls/set-variables.js';
+import {
+  notTaken,
+  resultStatus,
+  sendSetVariables,
+  type VariableSetting,
+} from './calls/set-variables.js';
+import { measurandGap, samplingGap } from '../sampling-gap.js';
 import { settingHeld } from '../setting-held.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
@@ -119,20 +130,21 @@ export class V201Session implements ProtocolSession {
    * answers Invalid ended by the station itself. They are read first and only those the station
    * does not already hold are set: a station reconnecting (a network drop, a gateway restart,
    * hundreds at once in a reconnect storm) costs one round trip. A station that refuses the
-   * measurand list is asked for the register alone; when the list was changed, what the station
-   * holds is read back and recorded. The units its charging schedules take come from the first
-   * read (the load manager's ceilings).
+   * measurand list is asked for the register alone; when the list or the sample interval was set,
+   * what the station holds is read back and recorded. The units its charging schedules take come
+   * from the first read (the load manager's ceilings).
    */
-  async configure(settings: ChargerSettings): Promise<string[]> {
+  async configure(settings: ChargerSettings): Promise<Configured> {
     const wanted: VariableSetting[] = [
-      ['SampledDataCtrlr', 'TxUpdatedInterval', String(settings.meterSampleIntervalSeconds)],
+      [CTRLR, 'TxUpdatedInterval', String(settings.meterSampleIntervalSeconds)],
       [CTRLR, UPDATED, UPDATED_MEASURANDS],
-      ['SampledDataCtrlr', 'TxStartedMeasurands', REGISTER],
-      ['SampledDataCtrlr', 'TxEndedMeasurands', REGISTER],
+      [CTRLR, 'TxStartedMeasurands', REGISTER],
+      [CTRLR, 'TxEndedMeasurands', REGISTER],
       ['TxCtrlr', 'EVConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
       ['TxCtrlr', 'StopTxOnInvalidId', 'true'],
     ];
     const updated = `${CTRLR}.${UPDATED}`;
+    const interval = `${CTRLR}.TxUpdatedInterval`;
     const held = await readVariables(this.session, [
       ...wanted.map(([c, v]) => `${c}.${v}`),
       RATE_UNIT,
@@ -141,26 +153,50 @@ export class V201Session implements ProtocolSession {
     const missing = wanted.filter(
       ([c, v, value]) => !settingHeld(variableValue(held, `${c}.${v}`), value),
     );
-    const refused = missing.length === 0 ? [] : await setVariables(this.session, missing);
-    if (!missing.some(([c, v]) => `${c}.${v}` === updated)) {
-      const measurands = variableValue(held, updated);
-      if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
-      return refused;
+    const isSet = (name: string) => missing.some(([c, v]) => `${c}.${v}` === name);
+    const reply = missing.length === 0 ? null : await sendSetVariables(this.session, missing);
+    const refused = reply === null ? [] : notTaken(missing, reply);
+    const intervalAnswer = reply !== null && isSet(interval) ? resultStatus(reply, interval) : null;
+    const before = variableValue(held, updated);
+    let measurands = before;
+    let measurandsAnswer = reply !== null && isSet(updated) ? resultStatus(reply, updated) : null;
+    if (isSet(updated)) {
+      measurands = refused.includes(updated) ? null : UPDATED_MEASURANDS;
+      if (measurands === null) {
+        const again = await sendSetVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
+        const taken = notTaken([[CTRLR, UPDATED, REGISTER]], again).length === 0;
+        this.session.ctx.reports.noted(
+          'SetVariables',
+          taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
+          { variable: updated },
+        );
+        if (taken) {
+          measurands = REGISTER;
+          measurandsAnswer = resultStatus(again, updated);
+        }
+      }
     }
-    let measurands: string | null = refused.includes(updated) ? null : UPDATED_MEASURANDS;
-    if (measurands === null) {
-      const again = await setVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
-      const taken = again.length === 0;
-      this.session.ctx.reports.noted(
-        'SetVariables',
-        taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
-        { variable: updated },
-      );
-      if (taken) measurands = REGISTER;
+    let intervalHeld = variableValue(held, interval);
+    if (isSet(updated) || intervalAnswer !== null) {
+      const readBack = await readVariables(this.session, [updated, interval]);
+      measurands = variableValue(readBack, updated) ?? measurands;
+      intervalHeld =
+        variableValue(readBack, interval) ??
+        (intervalAnswer === 'Accepted'
+          ? String(settings.meterSampleIntervalSeconds)
+          : intervalHeld);
     }
-    const readBack = variableValue(await readVariables(this.session, [updated]), updated);
-    if (readBack !== null) measurands = readBack;
     if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
-    return measurands === null ? refused : refused.filter((name) => name !== updated);
+    return {
+      refused: measurands === null ? refused : refused.filter((name) => name !== updated),
+      samplingGap:
+        samplingGap({
+          wanted: settings.meterSampleIntervalSeconds,
+          answer: intervalAnswer,
+          held: intervalHeld,
+        }) ?? measurandGap({ answer: measurandsAnswer, before }),
+      // OnIdle waits for the station's transactions to end.
+      idle: true,
+    };
   }
 }

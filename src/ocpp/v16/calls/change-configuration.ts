@@ -13,12 +13,3 @@ export function sendChangeConfiguration(
 /** The charger took the setting, now or after a reboot. */
 export const settingTaken = (reply: ChargerReply): boolean =>
   reply.status === 'Accepted' || reply.status === 'RebootRequired';
-
-/** Sets one configuration key; true when the charger took it (now or after a reboot). */
-export async function changeConfiguration(
-  target: CallTarget,
-  key: string,
-  value: string,
-): Promise<boolean> {
-  return settingTaken(await sendChangeConfiguration(target, key, value));
-}

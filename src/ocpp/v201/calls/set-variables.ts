@@ -32,6 +32,15 @@ export function notTaken(wanted: VariableSetting[], reply: ChargerReply): string
   return wanted.map(([c, v]) => `${c}.${v}`).filter((name) => !taken.has(name));
 }
 
+/** The station's attributeStatus for one `Component.Variable` it was sent (CallError: the call's). */
+export function resultStatus(reply: ChargerReply, name: string): string {
+  if (reply.status === 'CallError') return reply.status;
+  const result = (reply.raw as SetVariablesConf).setVariableResult.find(
+    (r) => `${r.component.name}.${r.variable.name}` === name,
+  );
+  return result?.attributeStatus ?? 'Rejected';
+}
+
 /**
  * One variable named `Component.Variable`: the reply's status is its attributeStatus (Accepted,
  * Rejected, RebootRequired, UnknownComponent, UnknownVariable, ...).
@@ -51,12 +60,4 @@ export async function setVariable(
   if (reply.status === 'CallError') return reply;
   const result = (reply.raw as SetVariablesConf).setVariableResult[0];
   return { status: result?.attributeStatus ?? 'Rejected', raw: reply.raw };
-}
-
-/** Sets device-model variables; returns `Component.Variable` of those the station did not take. */
-export async function setVariables(
-  target: CallTarget,
-  wanted: VariableSetting[],
-): Promise<string[]> {
-  return notTaken(wanted, await sendSetVariables(target, wanted));
 }
