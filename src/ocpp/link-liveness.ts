@@ -1,5 +1,5 @@
+import { clearTimeout, setTimeout } from 'node:timers';
 import WebSocket from 'ws';
-import { clearUnrefTimer } from '../shared/unref-timer.js';
 
 /**
  * The WebSocket class the OCPP server's connections are made of (ws `WebSocketServer`'s
@@ -8,7 +8,8 @@ import { clearUnrefTimer } from '../shared/unref-timer.js';
  * sent, and only a link still silent an interval after that is dropped. ocpp-rpc's own keep-alive
  * drops a charger that never answers pings even while it sends every second, and a charger that
  * talks is not one whose session should lose its stop to a reconnect. One timer per link, of one
- * duration, pushed back by each frame.
+ * duration, pushed back by each frame, on the socket's real time (node:timers, like ocpp-rpc's
+ * own timers): a test that fakes the global timers to move the gateway's clock does not move it.
  */
 export function keptAliveSocket(pingIntervalMs: number): typeof WebSocket {
   return class KeptAliveSocket extends WebSocket {
@@ -27,7 +28,8 @@ export function keptAliveSocket(pingIntervalMs: number): typeof WebSocket {
       this.on('message', heard);
       this.on('ping', heard);
       this.on('pong', heard);
-      this.once('close', () => clearUnrefTimer(this.silence));
+      // Ref'd as it is cleared, so Node drops its timer list too (shared/unref-timer.ts).
+      this.once('close', () => clearTimeout(this.silence.ref()));
     }
 
     private silent(): void {
