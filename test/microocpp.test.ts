@@ -117,6 +117,7 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
   });
 
   afterAll(async () => {
+    console.log(`TMPDBG ${version}\n${lines.join('\n')}\nMOLINES\n${mo?.lines.join('\n')}`);
     await mo?.stop();
     await gateway?.kill();
     db?.close();
@@ -244,6 +245,7 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
 
   /** The gateway stopped the session at its paid energy: neither early nor past one sample. */
   function checkStoppedAtPaid(run: Run): void {
+    expect(run.session.end_reason).toBe('Remote');
     expect(run.firmwareWh).toBeLessThanOrEqual(run.session.limit_wh + run.oneSampleWh);
     expect(run.firmwareWh).toBeGreaterThanOrEqual(run.session.limit_wh - run.oneSampleWh);
   }
@@ -260,6 +262,7 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
       await firmware().evse({ evPlugged: false });
     });
     checkMoney(run);
+    expect(run.session.end_reason).toBe('EVDisconnected');
     expect(run.firmwareWh).toBeLessThan(run.session.limit_wh - run.oneSampleWh);
     expect(run.session.credited).toBeGreaterThan(0);
   });
@@ -290,9 +293,11 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
     'a gateway SIGKILLed mid-session comes back and still stops at the paid energy',
     { timeout: CASE_MS },
     async () => {
-      // The firmware tries again every 10 s (its default): it is back at about 40 Wh, and the paid
-      // 60 Wh fall some 7 s later, time for the gateway to stop it.
-      const run = await paidSession(60, async (before) => {
+      // The firmware retries 10 s after its last attempt (its default); with that more than 10 s
+      // ago, its first retry comes as the link drops and fails, the next one 10 s later: back at
+      // about 37 Wh, with the paid 45 Wh some 2.5 s later, time enough for the gateway to stop it.
+      await waitUntil(() => Date.now() - firmware().connectedAt() > 10_500, 15_000, 'a quiet link');
+      const run = await paidSession(45, async (before) => {
         await registerPast(before, 6);
         await gw().kill();
         gateway = await spawnGateway(configPath, lines);

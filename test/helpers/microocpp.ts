@@ -52,6 +52,8 @@ export interface MicroOcpp {
   /** The firmware's own meter on connector 1: register (Wh) and power (W). */
   meter(): Promise<{ energy: number; power: number }>;
   evse(state: Partial<EvseState>): Promise<void>;
+  /** When it last opened its OCPP connection (ms): it tries again 10 s after an attempt. */
+  connectedAt(): number;
   /** Calls the firmware sent with this action, in order. */
   sentCalls(action: string): Record<string, unknown>[];
   stop(): Promise<void>;
@@ -114,12 +116,17 @@ export async function startMicroOcpp(binary: string, o: MicroOcppOptions): Promi
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // A worker that dies (a hook timeout) must not leave firmware charging on the machine.
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
   const lines: string[] = [];
   const frames: MoFrame[] = [];
+  let connectedAtMs = 0;
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
+      if (line.endsWith('-- connected!')) connectedAtMs = Date.now();
       const m = /^\[MO\] (Send|Recv): (\[.*\])\s*$/.exec(line);
       if (!m) return;
       try {
@@ -145,12 +152,14 @@ export async function startMicroOcpp(binary: string, o: MicroOcppOptions): Promi
       if (!res.ok) throw new Error(`MicroOcpp evse: ${res.status}`);
       await res.text();
     },
+    connectedAt: () => connectedAtMs,
     sentCalls(action) {
       return frames
         .filter((f) => f.sent && f.message[0] === 2 && f.message[2] === action)
         .map((f) => f.message[3] as Record<string, unknown>);
     },
     async stop() {
+      process.off('exit', orphaned);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
       rmSync(dir, { recursive: true, force: true });
