@@ -117,7 +117,6 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
   });
 
   afterAll(async () => {
-    console.log(`TMPDBG ${version}\n${lines.join('\n')}\nMOLINES\n${mo?.lines.join('\n')}`);
     await mo?.stop();
     await gateway?.kill();
     db?.close();
