@@ -115,6 +115,20 @@ describe('a charger clock seen from ours', () => {
     expect(after.offsetMs('cp')).toBe(7_000);
   });
 
+  it('a reboot is a reconnect: the queue the charger replays after it keeps its spacing', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks, 2_000);
+    clocks.booted('cp');
+    const replay = [0, 1, 2].map((k) =>
+      clocks.observe('cp', stamp(T0 + 50_000 + k * 10_000), T0 + 120_000 + k, true),
+    );
+    expect(replay.map((r) => r.ageMs)).toEqual([68_000, 58_001, 48_002]);
+    expect(clocks.observe('cp', stamp(T0 + 118_000), T0 + 120_010)).toMatchObject({
+      ageMs: 10,
+      live: true,
+    });
+  });
+
   it('a slow live message costs one reading: the next normal one restores the estimate', () => {
     const clocks = new ChargerClocks();
     settled(clocks);

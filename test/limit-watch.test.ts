@@ -92,6 +92,30 @@ describe('paid-energy limit watch', () => {
     expect(fired).toEqual(['t']);
   });
 
+  it('a stop due while the charger is offline waits for it; back, it is planned again no sooner than its replay can arrive', () => {
+    watch.begin('s', 3000, 0, 0);
+    watch.sample('s', 1000, 10_000); // due 19,900 ms from now
+    vi.advanceTimersByTime(19_900);
+    expect(fired).toEqual(['s']);
+    // The charger was offline: the lifecycle re-arms the watch instead of stopping.
+    watch.rearm('s');
+    vi.advanceTimersByTime(60_000);
+    expect(fired).toEqual(['s']);
+    // Back 80 s after the last reading: long overdue at the old rate, planned 2 s out for the
+    // replay, which tapered (500 Wh in 70 s on the charger's clock): planned again from it.
+    watch.reconnected('s', 90_000);
+    watch.sample('s', 1500, 90_010, { stampMs: 80_000, ageMs: 10_000 }, false);
+    vi.advanceTimersByTime(1_999);
+    expect(fired).toEqual(['s']);
+    // At the paid energy already when it comes back: stopped at once.
+    watch.begin('t', 3000, 0, 0);
+    watch.sample('t', 3000, 10_000);
+    expect(fired).toEqual(['s', 't']);
+    watch.rearm('t');
+    watch.reconnected('t', 20_000);
+    expect(fired).toEqual(['s', 't', 't']);
+  });
+
   it('ignores samples that arrive out of order', () => {
     watch.begin('s', 3000, 0, 0);
     watch.sample('s', 1000, 10_000);

@@ -282,8 +282,9 @@ export class SessionLifecycle implements ChargerEvents {
     }
     this.rebooted.delete(s.id);
     const t = verdict.track;
-    const possibleWh = Math.max(deliveredWh(t), s.meterPossibleWh ?? 0);
-    this.o.sessions.setSegment(s.id, t, m.timestamp, at, possibleWh);
+    const possible = this.possibleAfter(s, track, verdict.kind, t, m, maxPowerW);
+    const possibleWh = possible.possibleWh;
+    this.o.sessions.setSegment(s.id, t, m.timestamp, at, possible);
     if (verdict.kind !== 'advanced') {
       this.o.log.warn(
         { sessionId: s.id, energyWh, carriedWh: t.carriedWh },
@@ -302,6 +303,60 @@ export class SessionLifecycle implements ChargerEvents {
       m.live,
     );
     return true;
+  }
+
+  /**
+   * What the session may have delivered after a counted reading. A register that dropped after a
+   * reboot (held until the next reading says whether it reset) says the charger runs: like a
+   * doubted reading, it raises the possible energy by what the connector could deliver since the
+   * last counted reading. Once the reset is confirmed, that doubt (or, when larger, the held
+   * register itself: what the meter counted since it restarted) is a gap no reading will ever
+   * prove: it stays added to the proven energy for the stop, so the new segment does not run
+   * past the paid energy by that gap.
+   */
+  private possibleAfter(
+    s: Session,
+    before: MeterTrack,
+    kind: 'advanced' | 'reset' | 'reset_pending',
+    after: MeterTrack,
+    m: MeterSample,
+    maxPowerW: number,
+  ): { possibleWh: number; gapWh: number } {
+    const held = s.meterPossibleWh ?? 0;
+    let gapWh = s.meterGapWh;
+    let doubtWh = 0;
+    if (kind === 'reset_pending' && before.lastAtMs !== null) {
+      // Read after a reboot, so measured after the last count: a clock that places it before
+      // (stepped at the reboot) says nothing, and its arrival bounds it.
+      const measuredAtMs =
+        m.time.measuredAtMs > before.lastAtMs ? m.time.measuredAtMs : m.receivedAtMs;
+      doubtWh = this.doubtWh(s.id, maxPowerW, before.lastAtMs, measuredAtMs);
+    } else if (kind === 'reset') {
+      // The held register is what the meter counted since it restarted (from about 0): energy
+      // delivered, never proven, at most what the connector could deliver since the last count.
+      const sinceReset =
+        before.lastAtMs === null
+          ? 0
+          : Math.min(
+              before.pendingResetWh ?? 0,
+              maxGainWh(maxPowerW, before.lastAtMs, m.receivedAtMs),
+            );
+      gapWh += Math.max(held - deliveredWh(before) - gapWh, sinceReset, 0);
+    }
+    const proven = deliveredWh(after);
+    return { possibleWh: Math.max(held, proven + gapWh + doubtWh), gapWh };
+  }
+
+  /**
+   * What a session may have delivered from `fromMs` to `toMs` that no reading shows: at the rate it
+   * was measured drawing, at most what the connector can deliver (its power alone, before any rate
+   * was measured). The connector's power alone would stop a 50 kW session on a 400 kW connector a
+   * kilowatt-hour early for one doubted reading.
+   */
+  private doubtWh(sessionId: string, maxPowerW: number, fromMs: number, toMs: number): number {
+    const atMost = maxGainWh(maxPowerW, fromMs, Math.max(fromMs, toMs));
+    const rate = this.watch.rateWhPerMs(sessionId);
+    return rate === null ? atMost : Math.min(atMost, Math.ceil(rate * Math.max(0, toMs - fromMs)));
   }
 
   /**
@@ -351,21 +406,20 @@ export class SessionLifecycle implements ChargerEvents {
         ? 'register gain above what the connector can deliver in the time: held'
         : 'meter below the last register: ignored',
     );
-    const proven = deliveredWh(track);
+    const proven = deliveredWh(track) + s.meterGapWh;
     const since = track.lastAtMs;
-    if (since !== null && m.time.measuredAtMs <= since) {
+    if (since === null || m.time.measuredAtMs <= since) {
       this.o.sessions.touch(s.id, at);
       return;
     }
     const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
-    const possibleWh = Math.max(
-      s.meterPossibleWh ?? 0,
-      proven +
-        Math.min(
-          verdict.kind === 'implausible' ? verdict.gainWh : Infinity,
-          maxGainWh(maxPowerW, since, m.receivedAtMs),
-        ),
-    );
+    // A gain too fast for the connector claims more than it can deliver: the most it can. A lower
+    // register claims nothing: the rate it was drawing at (at most the connector's power).
+    const doubtWh =
+      verdict.kind === 'implausible'
+        ? maxGainWh(maxPowerW, since, m.time.measuredAtMs)
+        : this.doubtWh(s.id, maxPowerW, since, m.time.measuredAtMs);
+    const possibleWh = Math.max(s.meterPossibleWh ?? 0, proven + doubtWh);
     if (!Number.isFinite(possibleWh)) {
       this.o.sessions.touch(s.id, at);
       return;
@@ -418,6 +472,7 @@ export class SessionLifecycle implements ChargerEvents {
         this.armStartTimer(s.id, this.o.startTimeoutMs, refundReason);
       }
       if (s.state === 'stopping') this.stops.stop(s.id);
+      if (s.state === 'charging') this.watch.reconnected(s.id, this.o.clock.now());
       if ((s.state === 'charging' || s.state === 'stopping') && s.transactionRef)
         this.background(s.id, this.probe(s.id, s.transactionRef));
     }
@@ -600,7 +655,8 @@ export class SessionLifecycle implements ChargerEvents {
       // Energy past the paid amount is the operator's: recorded, never charged. So is energy the
       // session may have delivered beyond what its readings proved (docs/money.md).
       this.records.loss(s.id, delivered - s.limitWh, 'beyond_paid', at);
-      this.records.loss(s.id, (s.meterPossibleWh ?? 0) - delivered, 'unproven', at);
+      const possible = Math.max(s.meterPossibleWh ?? 0, delivered + s.meterGapWh);
+      this.records.loss(s.id, possible - delivered, 'unproven', at);
       return true;
     })();
     if (!settled) return false;
@@ -714,6 +770,16 @@ export class SessionLifecycle implements ChargerEvents {
     const at = this.now();
     const s = this.o.sessions.get(sessionId);
     if (!s || s.state !== 'charging') return;
+    if (!this.o.chargers.isOnline(s.chargerId)) {
+      // A prediction across an outage (an EV may taper meanwhile) that the charger cannot hear:
+      // its replay tells what it delivered, and the stop is planned again when it is back.
+      this.watch.rearm(sessionId);
+      this.o.log.info(
+        { sessionId },
+        'paid energy due while the charger is offline: waiting for it',
+      );
+      return;
+    }
     this.o.db.transaction(() => {
       if (this.o.sessions.markStopping(s.id, at)) this.o.outcomes.event(s, 'stopping', at);
     })();
@@ -724,5 +790,5 @@ export class SessionLifecycle implements ChargerEvents {
 
 /** What the session may have delivered: its proven energy, or more when doubted readings said so. */
 function possibleWh(s: Session): number {
-  return Math.max(deliveredWh(trackOf(s)), s.meterPossibleWh ?? 0);
+  return Math.max(deliveredWh(trackOf(s)) + s.meterGapWh, s.meterPossibleWh ?? 0);
 }

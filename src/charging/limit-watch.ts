@@ -36,6 +36,12 @@ const WH_PER_MS_PER_W = 1 / 3_600_000;
 
 const RATE_WINDOW = 2;
 
+/** How long a stop planned from a replayed reading waits for the newer readings behind it. */
+const REPLAY_SETTLE_MS = 500;
+
+/** After a reconnect, how long a stop due meanwhile waits for the charger's replay. */
+const RECONNECT_SETTLE_MS = 2_000;
+
 /** setTimeout's longest wait, 2^31 − 1 ms (24.8 days). */
 const LONGEST_WAIT_MS = 2_147_483_647;
 
@@ -51,6 +57,8 @@ interface Point {
   /** The charger's clock; null when not known. */
   stampMs: number | null;
   deliveredWh: number;
+  /** Replayed from the charger's queue (not sent as it was taken). */
+  replayed?: boolean;
 }
 
 interface Watched {
@@ -125,10 +133,20 @@ export class LimitWatch {
     const w = this.watched.get(sessionId);
     if (!w || w.fired) return;
     if (deliveredWh >= w.limitWh) {
+      // Kept as the last reading: a stop the charger could not hear is planned again from it.
+      w.points = [
+        ...w.points.slice(-RATE_WINDOW),
+        { atMs, stampMs: stamp?.stampMs ?? null, deliveredWh },
+      ];
       this.fire(sessionId);
       return;
     }
-    const point: Point = { atMs, stampMs: stamp?.stampMs ?? null, deliveredWh };
+    const point: Point = {
+      atMs,
+      stampMs: stamp?.stampMs ?? null,
+      deliveredWh,
+      ...(live ? {} : { replayed: true }),
+    };
     const last = w.points[w.points.length - 1];
     if (!live && !(last && stampedAfter(point, last))) {
       // The first stamped reading after points without a stamp (picked up after a restart):
@@ -183,6 +201,11 @@ export class LimitWatch {
     this.plan(sessionId, w, Math.min(Math.max(0, nowMs - last.atMs), intervalMs));
   }
 
+  /** The last measured rate (Wh per ms), or null before one was measured or while none flows. */
+  rateWhPerMs(sessionId: string): number | null {
+    return this.watched.get(sessionId)?.rate?.whPerMs ?? null;
+  }
+
   /** The charger says the session's EV is suspended: the planned stop waits (see the class). */
   hold(sessionId: string): void {
     const w = this.watched.get(sessionId);
@@ -199,12 +222,40 @@ export class LimitWatch {
     this.plan(sessionId, w, 0);
   }
 
+  /**
+   * The stop came due while the charger could not hear it (offline): what it delivered meanwhile
+   * is known only from the readings it will replay, so the watch waits for them instead.
+   */
+  rearm(sessionId: string): void {
+    const w = this.watched.get(sessionId);
+    if (!w) return;
+    w.fired = false;
+    this.unplan(w);
+  }
+
+  /**
+   * The charger is back: the stop is planned again from the last reading, the time since it on,
+   * but no sooner than RECONNECT_SETTLE_MS: the readings it queued arrive first and re-plan it
+   * (an EV that tapered while the link was down is not stopped on the rate from before). A last
+   * reading already at the paid energy stops it at once.
+   */
+  reconnected(sessionId: string, nowMs: number): void {
+    const w = this.watched.get(sessionId);
+    const last = w?.points[w.points.length - 1];
+    if (!w || w.fired || !last) return;
+    if (last.deliveredWh >= w.limitWh) {
+      this.fire(sessionId);
+      return;
+    }
+    this.plan(sessionId, w, Math.max(0, nowMs - last.atMs), RECONNECT_SETTLE_MS);
+  }
+
   private unplan(w: Watched): void {
     clearUnrefTimer(w.timer);
     w.timer = null;
   }
 
-  private plan(sessionId: string, w: Watched, sinceMs: number): void {
+  private plan(sessionId: string, w: Watched, sinceMs: number, atLeastMs = 0): void {
     const last = w.points[w.points.length - 1];
     if (!last || w.held) {
       this.unplan(w);
@@ -217,7 +268,11 @@ export class LimitWatch {
     if (whPerMs <= 0) return; // allowed nothing (waiting for capacity): no flow to plan from
     const etaMs = (w.limitWh - last.deliveredWh) / whPerMs;
     const ageMs = w.stale ? 0 : (w.rate?.ageMs ?? 0);
-    const waitMs = Math.max(0, etaMs - ageMs - sinceMs - this.opts.leadMs);
+    // A replayed reading comes in a burst, the newer readings of the queue (and the live one after
+    // it) milliseconds behind: its age projected at the rate before the outage (a DC taper since)
+    // stopped sessions well short of their paid energy. The stop it plans waits for them, briefly.
+    const floorMs = Math.max(atLeastMs, last.replayed ? REPLAY_SETTLE_MS : 0);
+    const waitMs = Math.max(floorMs, etaMs - ageMs - sinceMs - this.opts.leadMs);
     // A slow flow far from its limit (an EV drawing 50 W with 50 kWh paid and left: 1,000 h) is
     // due later than setTimeout can wait, and past that Node fires after 1 ms: wait the longest
     // it can, then plan again from the same reading, that much later.

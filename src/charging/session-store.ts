@@ -59,6 +59,8 @@ export interface Session {
    * planned on; docs/money.md); null: nothing beyond the proven energy.
    */
   meterPossibleWh: number | null;
+  /** Energy no reading can prove (the gap around a register reset), counted toward the stop. */
+  meterGapWh: number;
   /** When the gateway last heard of the session's transaction. */
   lastActivityAt: string | null;
   createdAt: string;
@@ -89,6 +91,7 @@ interface Row {
   meter_start_sampled_at: string | null;
   meter_last_at_ms: number | null;
   meter_possible_wh: number | null;
+  meter_gap_wh: number;
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
@@ -117,6 +120,7 @@ function toSession(row: Row): Session {
     meterStartSampledAt: row.meter_start_sampled_at,
     meterLastAtMs: row.meter_last_at_ms,
     meterPossibleWh: row.meter_possible_wh,
+    meterGapWh: row.meter_gap_wh,
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
@@ -168,6 +172,7 @@ export class SessionStore {
       string | null,
       number | null,
       number | null,
+      number,
       string,
       string,
     ]
@@ -209,7 +214,7 @@ export class SessionStore {
     this.segmentStmt = db.prepare(
       `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
          meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?, meter_last_at_ms = ?,
-         meter_possible_wh = ?, last_activity_at = ?
+         meter_possible_wh = ?, meter_gap_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.possibleStmt = db.prepare(
@@ -314,7 +319,7 @@ export class SessionStore {
     track: MeterTrack,
     heldTimestamp: string | null,
     heardAt: string,
-    possibleWh: number | null,
+    possible: { possibleWh: number; gapWh: number },
   ): void {
     this.segmentStmt.run(
       track.carriedWh,
@@ -323,7 +328,8 @@ export class SessionStore {
       track.pendingResetWh,
       track.pendingResetWh === null ? null : heldTimestamp,
       track.lastAtMs,
-      possibleWh,
+      possible.possibleWh,
+      possible.gapWh,
       heardAt,
       id,
     );

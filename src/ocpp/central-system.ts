@@ -617,7 +617,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return {
       booted: (info) => {
         this.recordBoot(chargerId, info);
-        this.clocks.forget(chargerId);
+        this.clocks.booted(chargerId);
         this.requireEvents().chargerBooted(chargerId);
         // After the boot reply has gone out: a charger takes no calls before it is accepted.
         setTimeout(() => this.settingsReads.booted(chargerId, () => this.afterBoot(chargerId)), 0);

@@ -22,7 +22,10 @@
  *   it keeps its spacing and never resets the estimate.
  * The estimate is kept in SQLite (`charger_clock_offsets`), so a gateway restarted while chargers
  * queue judges their replays against the offset it had, not against the first late message.
- * A reboot forgets it (the charger's clock may have been reset or set from our BootNotification).
+ * A reboot is a reconnect too: the charger may replay what it queued before it (stamped by the
+ * clock it had), so the estimate stays and late messages are judged as after any reconnect; a
+ * clock the reboot set (from our BootNotification) shows as on time or as two live-spaced late
+ * messages; one reset to 1970 is unusable anyway.
  */
 const WINDOW = 16;
 /** A message arriving later than this past the estimate is late: a replay or a clock step. */
@@ -163,10 +166,10 @@ export class ChargerClocks {
     return seen && seen.length > 0 ? Math.min(...seen) : null;
   }
 
-  forget(chargerId: string): void {
-    this.deltas.delete(chargerId);
+  /** The charger rebooted: as a reconnect, and what it sent before says nothing of its order now. */
+  booted(chargerId: string): void {
     this.newest.delete(chargerId);
     this.late.delete(chargerId);
-    this.mayQueue.delete(chargerId);
+    this.connected(chargerId);
   }
 }

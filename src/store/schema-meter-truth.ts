@@ -4,12 +4,15 @@
  * - sessions.meter_possible_wh: the most energy the session may have delivered, doubted readings
  *   included (each bounded by what the connector could deliver in the time): what the paid-energy
  *   stop is planned on. What is billed stays the proven energy (the register track).
+ * - sessions.meter_gap_wh: energy no reading can ever prove (the gap around a register reset),
+ *   added to the proven energy for the stop from then on.
  * - operator_losses takes a third reason, 'unproven': energy a session may have delivered beyond
  *   what its readings proved, recorded at settlement. SQLite cannot change a CHECK in place: the
  *   table is rebuilt with its rows, index and append-only triggers.
  */
 export const schemaMeterTruth = `
 ALTER TABLE sessions ADD COLUMN meter_possible_wh INTEGER CHECK (meter_possible_wh >= 0);
+ALTER TABLE sessions ADD COLUMN meter_gap_wh INTEGER NOT NULL DEFAULT 0 CHECK (meter_gap_wh >= 0);
 CREATE TABLE operator_losses_v2 (
   id INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL REFERENCES sessions(id),
