@@ -36,7 +36,7 @@ const WH_PER_MS_PER_W = 1 / 3_600_000;
 
 const RATE_WINDOW = 2;
 
-/** How long a stop planned from a replayed reading waits for the newer readings behind it. */
+/** How long a stop planned from a late reading waits for the newer readings behind it. */
 const REPLAY_SETTLE_MS = 500;
 
 /** After a reconnect, how long a stop due meanwhile waits for the charger's replay. */
@@ -57,8 +57,8 @@ interface Point {
   /** The charger's clock; null when not known. */
   stampMs: number | null;
   deliveredWh: number;
-  /** Replayed from the charger's queue (not sent as it was taken). */
-  replayed?: boolean;
+  /** Replayed from the charger's queue, or taken REPLAY_SETTLE_MS or more before it arrived. */
+  late?: boolean;
 }
 
 interface Watched {
@@ -77,6 +77,8 @@ interface Watched {
   preChange: boolean;
   /** The charger says the EV is suspended: no stop is planned until energy flows again. */
   held: boolean;
+  /** The last rate measured with energy flowing (a pause leaves it): how fast it may flow. */
+  flowWhPerMs: number | null;
 }
 
 function stampedAfter(p: Point, q: Point): boolean {
@@ -111,6 +113,7 @@ export class LimitWatch {
       stale: false,
       preChange: false,
       held: false,
+      flowWhPerMs: null,
     });
     if (deliveredWh >= limitWh) this.fire(sessionId);
   }
@@ -145,7 +148,7 @@ export class LimitWatch {
       atMs,
       stampMs: stamp?.stampMs ?? null,
       deliveredWh,
-      ...(live ? {} : { replayed: true }),
+      ...(!live || (stamp?.ageMs ?? 0) >= REPLAY_SETTLE_MS ? { late: true } : {}),
     };
     const last = w.points[w.points.length - 1];
     if (!live && !(last && stampedAfter(point, last))) {
@@ -175,6 +178,7 @@ export class LimitWatch {
       return;
     }
     w.rate = { whPerMs: de / dt, ageMs };
+    w.flowWhPerMs = w.rate.whPerMs;
     w.stale = false; // two readings since the change: the rate under the current ceiling
     this.plan(sessionId, w, 0);
   }
@@ -201,9 +205,12 @@ export class LimitWatch {
     this.plan(sessionId, w, Math.min(Math.max(0, nowMs - last.atMs), intervalMs));
   }
 
-  /** The last measured rate (Wh per ms), or null before one was measured or while none flows. */
+  /**
+   * The last rate energy was measured flowing at (Wh per ms), a pause since included; null before
+   * any flow was measured.
+   */
   rateWhPerMs(sessionId: string): number | null {
-    return this.watched.get(sessionId)?.rate?.whPerMs ?? null;
+    return this.watched.get(sessionId)?.flowWhPerMs ?? null;
   }
 
   /** The charger says the session's EV is suspended: the planned stop waits (see the class). */
@@ -268,10 +275,11 @@ export class LimitWatch {
     if (whPerMs <= 0) return; // allowed nothing (waiting for capacity): no flow to plan from
     const etaMs = (w.limitWh - last.deliveredWh) / whPerMs;
     const ageMs = w.stale ? 0 : (w.rate?.ageMs ?? 0);
-    // A replayed reading comes in a burst, the newer readings of the queue (and the live one after
-    // it) milliseconds behind: its age projected at the rate before the outage (a DC taper since)
-    // stopped sessions well short of their paid energy. The stop it plans waits for them, briefly.
-    const floorMs = Math.max(atLeastMs, last.replayed ? REPLAY_SETTLE_MS : 0);
+    // A late reading (replayed, or a short outage's queue that looks live) comes in a burst, the
+    // newer readings milliseconds behind: its age projected at the rate before the outage (an EV
+    // that paused or tapered since) stopped sessions well short of their paid energy. The stop it
+    // plans waits for them, briefly.
+    const floorMs = Math.max(atLeastMs, last.late ? REPLAY_SETTLE_MS : 0);
     const waitMs = Math.max(floorMs, etaMs - ageMs - sinceMs - this.opts.leadMs);
     // A slow flow far from its limit (an EV drawing 50 W with 50 kWh paid and left: 1,000 h) is
     // due later than setTimeout can wait, and past that Node fires after 1 ms: wait the longest
