@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { applySeed } from '../../src/admin/seed.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { GatewayConfigInput } from '../../src/config/schema.js';
+import { openDatabase } from '../../src/store/database.js';
+import { startTestGateway, testChargers, testConfig, testSeed } from '../helpers/gateway.js';
+import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js';
+import { freePort } from '../helpers/mqtt-broker.js';
+
+type Db = ReturnType<typeof openDatabase>;
+
+/**
+ * The gateway a run drives: in-process when nothing kills it (it starts faster), else
+ * `fleet-gateway serve` as a child process (built dist) that the run can SIGKILL and start again
+ * on the same database and port.
+ */
+export interface SimGateway {
+  readonly url: string;
+  readonly ocppUrl: string;
+  /** Runs `read` on the gateway's database (its own connection for the in-process one). */
+  read<T>(read: (db: Db) => T): T;
+  /** SIGKILL, then a new process on the same database and port after `downMs`. */
+  killAndRestart(downMs: number): Promise<void>;
+  /** Every log line so far. */
+  lines(): string[];
+  close(): Promise<void>;
+}
+
+/** The run's settings: fast stop retries and checks, the bound where the scenario sets one. */
+function overrides(maxPowerKw: number | undefined): Partial<GatewayConfigInput> {
+  return {
+    ocpp: {
+      meterSampleIntervalSeconds: 1,
+      callTimeoutSeconds: 2,
+      // Replayed queues arrive as bursts; the rate limit is not what this tests.
+      messageRate: { perSecond: 10_000, burst: 100_000 },
+      authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
+    },
+    sessions: {
+      startTimeoutSeconds: 5,
+      maxAmount: 1_000_000,
+      stopLeadMilliseconds: 0,
+      stopRetrySeconds: 0.05,
+      stopVerifySeconds: 1,
+      recoveryWaitSeconds: 10,
+    },
+    chargers: testChargers(maxPowerKw),
+    log: { level: 'warn' },
+  };
+}
+
+export async function startSimGateway(
+  killable: boolean,
+  maxPowerKw: number | undefined,
+): Promise<SimGateway> {
+  if (!killable) {
+    const t = await startTestGateway(overrides(maxPowerKw));
+    return {
+      url: t.gw.url,
+      ocppUrl: t.gw.ocppUrl,
+      read: (read) => read(t.gw.db),
+      killAndRestart: () => Promise.reject(new Error('an in-process gateway is not killed')),
+      lines: () => t.logLines,
+      close: () => t.close(),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgw-meter-'));
+  const port = await freePort();
+  const input = testConfig(dir, {
+    ...overrides(maxPowerKw),
+    http: { host: '127.0.0.1', port },
+    log: { level: 'info' },
+  });
+  const configPath = join(dir, 'gateway.yaml');
+  writeFileSync(configPath, stringify(input));
+  const dbPath = parseConfig(input, dir).database.path;
+  const seedDb = openDatabase(dbPath);
+  applySeed(seedDb, testSeed, new Date().toISOString());
+  seedDb.close();
+  const lines: string[] = [];
+  let child: GatewayProcess = await spawnGateway(configPath, lines);
+  return {
+    url: child.url,
+    ocppUrl: child.ocppUrl,
+    read(read) {
+      const db = openDatabase(dbPath);
+      try {
+        return read(db);
+      } finally {
+        db.close();
+      }
+    },
+    async killAndRestart(downMs) {
+      await child.kill();
+      await new Promise((r) => setTimeout(r, downMs));
+      child = await spawnGateway(configPath, lines);
+    },
+    lines: () => lines,
+    async close() {
+      await child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
