@@ -47,7 +47,26 @@ export type Feature = (typeof FEATURES)[number];
  * Features that break an invariant on main today (the report of issue 27, item 9, says which and
  * why). The normal suite runs every other feature; once the fix lands, delete the line here.
  */
-export const AWAITING_FIX: readonly Feature[] = [];
+export const AWAITING_FIX: readonly Feature[] = [
+  // Stopped at 70% of the paid energy: the rate measured before a pause plans the stop through it.
+  'pauses',
+  // The stop reaches the charger one sample late: the first reading after the reboot is held
+  // (a reset not yet confirmed) and counts toward neither the bill nor the stop.
+  'reset',
+  // Never stopped (3,777 Wh for 1,214 paid): 2.0.1 MeterValues during a transaction are not read.
+  'meter-values-201',
+  // Billed 4,461 Wh for 4,131 delivered: the first register without a phase is taken, Inlet too.
+  'locations',
+  // Alone it holds; with `kill` the replayed queue loses its spacing (the clock offset is in
+  // memory, a restart forgets it), its gains are held as too fast, then the stop register too, and
+  // held readings do not count toward the stop: billed 4,756 Wh for 10,312 delivered, the stop
+  // 900 Wh past what may be asked of it. With `clock-step` and `replay`, the same from a step while
+  // offline: billed 3,300 Wh for 7,763 delivered.
+  'power-bound',
+  // 1.6, a tapering EV, the charger's clock stepping back 42 min while online: stopped at 1,271 of
+  // 1,529 Wh paid (the rate across the step is mis-measured; 2.0.1, or no taper, holds).
+  'clock-step',
+];
 
 /** The features a run may use: METER_SIM_FEATURES (comma list, or `all`), else all but AWAITING_FIX. */
 export function enabledFeatures(spec = process.env.METER_SIM_FEATURES): Feature[] {
@@ -111,11 +130,14 @@ export interface Scenario {
   meterValues201: boolean;
 }
 
-/** A run's scenario from its enabled features: a feature left out keeps its plain default. */
+/**
+ * A run's scenario from its enabled features: a feature left out keeps its plain default; an
+ * enabled one is on in about half the runs (so runs mix them), in every run when it is the only one.
+ */
 export function scenarioArb(features: readonly Feature[]): fc.Arbitrary<Scenario> {
   const on = (f: Feature) => features.includes(f);
   const when = <T>(f: Feature, arb: fc.Arbitrary<T>, plain: T): fc.Arbitrary<T> =>
-    on(f) ? arb : fc.constant(plain);
+    !on(f) ? fc.constant(plain) : features.length === 1 ? arb : fc.oneof(fc.constant(plain), arb);
   const span = (from: number, to: number, len: [number, number]) =>
     fc.record({
       at: fc.integer({ min: from, max: to }),

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { applySeed } from '../../src/admin/seed.js';
-import { parseConfig } from '../../src/config/load.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import { openDatabase } from '../../src/store/database.js';
-import { startTestGateway, testChargers, testConfig, testSeed } from '../helpers/gateway.js';
+import { gatewayFiles } from '../helpers/crash-run.js';
+import { startTestGateway, testChargers, testConfig } from '../helpers/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js';
 import { freePort } from '../helpers/mqtt-broker.js';
 
@@ -29,20 +27,18 @@ export interface SimGateway {
   close(): Promise<void>;
 }
 
-/** The run's settings: fast stop retries and checks, the bound where the scenario sets one. */
+/** The run's settings: the test gateway's, with fast stop retries and checks and the run's bound. */
 function overrides(maxPowerKw: number | undefined): Partial<GatewayConfigInput> {
+  const { ocpp, sessions } = testConfig('.');
   return {
+    // Replayed queues arrive as bursts; the rate limit is not what this tests.
     ocpp: {
+      ...ocpp,
       meterSampleIntervalSeconds: 1,
-      callTimeoutSeconds: 2,
-      // Replayed queues arrive as bursts; the rate limit is not what this tests.
       messageRate: { perSecond: 10_000, burst: 100_000 },
-      authFailureDelay: { initialMilliseconds: 5, maxMilliseconds: 40 },
     },
     sessions: {
-      startTimeoutSeconds: 5,
-      maxAmount: 1_000_000,
-      stopLeadMilliseconds: 0,
+      ...sessions,
       stopRetrySeconds: 0.05,
       stopVerifySeconds: 1,
       recoveryWaitSeconds: 10,
@@ -74,12 +70,7 @@ export async function startSimGateway(
     http: { host: '127.0.0.1', port },
     log: { level: 'info' },
   });
-  const configPath = join(dir, 'gateway.yaml');
-  writeFileSync(configPath, stringify(input));
-  const dbPath = parseConfig(input, dir).database.path;
-  const seedDb = openDatabase(dbPath);
-  applySeed(seedDb, testSeed, new Date().toISOString());
-  seedDb.close();
+  const { configPath, dbPath } = gatewayFiles(dir, input);
   const lines: string[] = [];
   let child: GatewayProcess = await spawnGateway(configPath, lines);
   return {

@@ -78,18 +78,17 @@ async function drive(
   let clockMs = s.skewMs;
   const stamp = (atMs: number) => new Date(atMs + clockMs).toISOString();
 
+  const boot: Frame = v16
+    ? {
+        action: 'BootNotification',
+        params: { chargePointVendor: 'Acme', chargePointModel: 'DC150' },
+      }
+    : {
+        action: 'BootNotification',
+        params: { reason: 'PowerUp', chargingStation: { vendorName: 'Acme', model: 'DC150' } },
+      };
   await station.connect();
-  await station.send(
-    v16
-      ? {
-          action: 'BootNotification',
-          params: { chargePointVendor: 'Acme', chargePointModel: 'DC150' },
-        }
-      : {
-          action: 'BootNotification',
-          params: { reason: 'PowerUp', chargingStation: { vendorName: 'Acme', model: 'DC150' } },
-        },
-  );
+  await station.send(boot);
   const status = (
     atMs: number,
     state: 'Available' | 'Preparing' | 'Charging' | 'SuspendedEV',
@@ -229,20 +228,7 @@ async function drive(
       // A reboot: the link drops, BootNotification, and the register counts from 0.
       await station.drop();
       await station.reconnect(now + WAIT_MS);
-      await station.send(
-        v16
-          ? {
-              action: 'BootNotification',
-              params: { chargePointVendor: 'Acme', chargePointModel: 'DC150' },
-            }
-          : {
-              action: 'BootNotification',
-              params: {
-                reason: 'PowerUp',
-                chargingStation: { vendorName: 'Acme', model: 'DC150' },
-              },
-            },
-      );
+      await station.send(boot);
       baseWh = 0;
       sinceWh = wh;
     }
@@ -319,7 +305,11 @@ async function drive(
         .checks.filter((c) => c.violations.length > 0)
         .map((c) => `${c.name}: ${JSON.stringify(c.violations).slice(0, 200)}`),
     ),
-    notes: [...notes, `frames sent: ${[...station.sent].map(([a, n]) => `${a} ${n}`).join(', ')}`],
+    notes: [
+      ...notes,
+      `frames sent: ${[...station.sent].map(([a, n]) => `${a} ${n}`).join(', ')}`,
+      ...warnings(gw.lines()),
+    ],
   };
 }
 
@@ -364,4 +354,20 @@ function stopBound(ticks: Tick[], paidWh: number): number {
   if (prev?.reachable !== false) return paidWh;
   const back = ticks.slice(cross).find((t) => t.reachable);
   return Math.max(paidWh, back?.wh ?? (ticks.at(-1) as Tick).wh);
+}
+
+/** The gateway's warnings, each once with its count: what it made of the run. */
+function warnings(lines: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    let entry: { level?: number; msg?: string } = {};
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if ((entry.level ?? 0) >= 40 && entry.msg)
+      counts.set(entry.msg, (counts.get(entry.msg) ?? 0) + 1);
+  }
+  return [...counts].map(([msg, n]) => `gateway: ${msg.slice(0, 140)} ×${n}`);
 }

@@ -1,14 +1,12 @@
 import { CHARGER_PASSWORD } from '../helpers/gateway.js';
 import { rawCharger, type RawClient } from '../helpers/raw-charger.js';
-import type { Frame } from '../helpers/raw-stations.js';
+import {
+  acceptVariables,
+  remoteStartOf,
+  type Frame,
+  type RemoteStart,
+} from '../helpers/raw-stations.js';
 import type { Protocol } from './features.js';
-
-/** The gateway's remote start, whichever protocol carried it. */
-export interface RemoteStart {
-  connector: number;
-  idToken: string;
-  remoteStartId?: number;
-}
 
 const realSleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -113,33 +111,14 @@ export class Station {
       this.stopsAt.push(Date.now());
       return { status: 'Accepted' };
     };
-    cp.handle('RemoteStartTransaction', async ({ params }) => {
-      const p = params as { connectorId: number; idTag: string };
-      this.remoteStarts.push({ connector: p.connectorId, idToken: p.idTag });
+    const started = async ({ params }: { params?: unknown }) => {
+      this.remoteStarts.push(remoteStartOf(params));
       return { status: 'Accepted' };
-    });
-    cp.handle('RequestStartTransaction', async ({ params }) => {
-      const p = params as { evseId: number; remoteStartId: number; idToken: { idToken: string } };
-      this.remoteStarts.push({
-        connector: p.evseId,
-        idToken: p.idToken.idToken,
-        remoteStartId: p.remoteStartId,
-      });
-      return { status: 'Accepted' };
-    });
+    };
+    cp.handle('RemoteStartTransaction', started);
+    cp.handle('RequestStartTransaction', started);
     cp.handle('RemoteStopTransaction', stopped);
     cp.handle('RequestStopTransaction', stopped);
-    cp.handle('SetVariables', async ({ params }) => {
-      const { setVariableData } = params as {
-        setVariableData: { component: object; variable: object }[];
-      };
-      return {
-        setVariableResult: setVariableData.map((d) => ({
-          attributeStatus: 'Accepted',
-          component: d.component,
-          variable: d.variable,
-        })),
-      };
-    });
+    cp.handle('SetVariables', async ({ params }) => acceptVariables(params));
   }
 }
