@@ -57,14 +57,13 @@ export const AWAITING_FIX: readonly Feature[] = [
   'meter-values-201',
   // Billed 4,461 Wh for 4,131 delivered: the first register without a phase is taken, Inlet too.
   'locations',
-  // Alone it holds; with `kill` the replayed queue loses its spacing (the clock offset is in
-  // memory, a restart forgets it), its gains are held as too fast, then the stop register too, and
-  // held readings do not count toward the stop: billed 4,756 Wh for 10,312 delivered, the stop
-  // 900 Wh past what may be asked of it. With `clock-step` and `replay`, the same from a step while
-  // offline: billed 3,300 Wh for 7,763 delivered.
+  // Alone it holds. With `kill`: after the restart every reading is held as too fast (27 in a
+  // row) and held readings do not count toward the stop: never stopped (3,222 Wh for 1,221 paid),
+  // or billed 135 Wh for 2,955 delivered. With `clock-step` and `replay`, a step while offline
+  // does the same to the replayed queue: billed 3,300 Wh for 7,763 delivered.
   'power-bound',
-  // 1.6, a tapering EV, the charger's clock stepping back 42 min while online: stopped at 1,271 of
-  // 1,529 Wh paid (the rate across the step is mis-measured; 2.0.1, or no taper, holds).
+  // With `taper` on 1.6, the charger's clock stepping back tens of minutes while online: stopped
+  // at 1,003 of 1,221 Wh paid (cause not traced; 2.0.1, a steady power or no step holds).
   'clock-step',
 ];
 

@@ -271,7 +271,7 @@ async function drive(
         }
       : event(
           'Ended',
-          endReason === 'Remote' ? 'RemoteStop' : 'EVCommunicationLost',
+          endReason === 'Remote' ? 'RemoteStop' : 'EVDeparted',
           endMs,
           { meterValue: [{ timestamp: stamp(endMs), sampledValue: endValues }] },
           { stoppedReason: endReason, chargingState: 'Idle' },
