@@ -343,15 +343,15 @@ function worth(ticks: Tick[]): number {
 }
 
 /**
- * The paid energy if it was crossed while the charger could be told to stop; else the energy
- * flowed by the first sample after the crossing at which it could again (a charger offline,
- * or a gateway down, cannot be stopped).
+ * The paid energy if the charger could be told to stop from the sample before the crossing to the
+ * one after it; else the energy flowed by the first sample from the crossing on at which it could
+ * again (a charger offline, or a gateway down, cannot be stopped; a stop sent as the link drops is
+ * lost with it).
  */
 function stopBound(ticks: Tick[], paidWh: number): number {
   const cross = ticks.findIndex((t) => t.wh >= paidWh);
   if (cross < 0) return paidWh;
-  const prev = ticks[cross - 1];
-  if (prev?.reachable !== false) return paidWh;
+  if (ticks[cross - 1]?.reachable !== false && ticks[cross]?.reachable) return paidWh;
   const back = ticks.slice(cross).find((t) => t.reachable);
   return Math.max(paidWh, back?.wh ?? (ticks.at(-1) as Tick).wh);
 }
