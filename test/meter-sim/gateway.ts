@@ -73,6 +73,7 @@ export async function startSimGateway(
   const { configPath, dbPath } = gatewayFiles(dir, input);
   const lines: string[] = [];
   let child: GatewayProcess = await spawnGateway(configPath, lines);
+  let restarting: Promise<void> | null = null;
   return {
     url: child.url,
     ocppUrl: child.ocppUrl,
@@ -84,13 +85,18 @@ export async function startSimGateway(
         db.close();
       }
     },
-    async killAndRestart(downMs) {
-      await child.kill();
-      await new Promise((r) => setTimeout(r, downMs));
-      child = await spawnGateway(configPath, lines);
+    killAndRestart(downMs) {
+      restarting = (async () => {
+        await child.kill();
+        await new Promise((r) => setTimeout(r, downMs));
+        child = await spawnGateway(configPath, lines);
+      })();
+      return restarting;
     },
     lines: () => lines,
     async close() {
+      // A run that failed while its gateway was starting again: no process outlives the run.
+      await restarting?.catch(() => undefined);
       await child.kill();
       rmSync(dir, { recursive: true, force: true });
     },
