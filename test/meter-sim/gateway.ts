@@ -72,7 +72,10 @@ export async function startSimGateway(
   });
   const { configPath, dbPath } = gatewayFiles(dir, input);
   const lines: string[] = [];
-  let child: GatewayProcess = await spawnGateway(configPath, lines);
+  let child: GatewayProcess = await spawnGateway(configPath, lines).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
   let restarting: Promise<void> | null = null;
   return {
     url: child.url,
