@@ -6,6 +6,7 @@ import { stringify } from 'yaml';
 import { applySeed } from '../../src/admin/seed.js';
 import { verifyLedger, type LedgerReport } from '../../src/admin/verify-ledger.js';
 import { parseConfig } from '../../src/config/load.js';
+import type { GatewayConfigInput } from '../../src/config/schema.js';
 import type { KillPoint } from '../../src/shared/kill-points.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ChargePoint16 } from '../../simulators/ocpp16/charge-point.js';
@@ -92,6 +93,20 @@ function simulator(protocol: CrashProtocol, options: ChargePointOptions): Simula
 
 const TARGET = { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email };
 
+/** Writes `gateway.yaml` into `dir` and seeds its database, for `fleet-gateway serve` to run on. */
+export function gatewayFiles(
+  dir: string,
+  input: GatewayConfigInput,
+): { configPath: string; dbPath: string } {
+  const configPath = join(dir, 'gateway.yaml');
+  writeFileSync(configPath, stringify(input));
+  const dbPath = parseConfig(input, dir).database.path;
+  const seedDb = openDatabase(dbPath);
+  applySeed(seedDb, testSeed, new Date().toISOString());
+  seedDb.close();
+  return { configPath, dbPath };
+}
+
 /**
  * One crash run: a real gateway child process armed to SIGKILL itself at `point`, driven by a
  * simulated charger through a Start (with an Idempotency-Key) and, for settlement points, to the
@@ -109,12 +124,7 @@ export async function crashRun(c: CrashCase): Promise<CrashRunResult> {
     sessions: { startTimeoutSeconds: 3, maxAmount: 1_000_000, stopLeadMilliseconds: 0 },
     log: { level: 'info' },
   });
-  const configPath = join(dir, 'gateway.yaml');
-  writeFileSync(configPath, stringify(input));
-  const dbPath = parseConfig(input, dir).database.path;
-  const seedDb = openDatabase(dbPath);
-  applySeed(seedDb, testSeed, new Date().toISOString());
-  seedDb.close();
+  const { configPath, dbPath } = gatewayFiles(dir, input);
 
   const { amount, refundVia, stopVia } = choices(c);
   const refundPoint = c.point.startsWith('refund.');

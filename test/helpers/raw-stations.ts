@@ -114,6 +114,19 @@ function value201(wh: number, format: MeterFormat, context: string): Record<stri
   }
 }
 
+/** What a RemoteStartTransaction (1.6) or RequestStartTransaction (2.0.1) asks for. */
+export function remoteStartOf(params: unknown): RemoteStart {
+  const p = params as {
+    connectorId?: number;
+    idTag?: string;
+    evseId?: number;
+    remoteStartId?: number;
+    idToken?: { idToken: string };
+  };
+  if (p.idToken === undefined) return { connector: p.connectorId ?? 0, idToken: p.idTag ?? '' };
+  return { connector: p.evseId ?? 0, idToken: p.idToken.idToken, remoteStartId: p.remoteStartId };
+}
+
 /** Answers the gateway's settings and stops; records its remote starts and stops. */
 function stopHandler(station: Pick<RawStation, 'stops' | 'stopReplies'>) {
   return (transactionRef: string) => {
@@ -171,8 +184,7 @@ const handlers16: Handlers = (cp, station) => {
   const stop = stopHandler(station);
   cp.handle('ChangeConfiguration', async () => ({ status: 'Accepted' }));
   cp.handle('RemoteStartTransaction', async ({ params }) => {
-    const p = params as { connectorId: number; idTag: string };
-    station.remoteStarts.push({ connector: p.connectorId, idToken: p.idTag });
+    station.remoteStarts.push(remoteStartOf(params));
     return { status: 'Accepted' };
   });
   cp.handle('RemoteStopTransaction', ({ params }) =>
@@ -254,27 +266,25 @@ export const raw16: RawProtocol = {
     }),
 };
 
+/** A 2.0.1 station's answer to SetVariables: every setting Accepted. */
+export function acceptVariables(params: unknown) {
+  const { setVariableData } = params as {
+    setVariableData: { component: object; variable: object }[];
+  };
+  return {
+    setVariableResult: setVariableData.map((d) => ({
+      attributeStatus: 'Accepted',
+      component: d.component,
+      variable: d.variable,
+    })),
+  };
+}
+
 const handlers201: Handlers = (cp, station) => {
   const stop = stopHandler(station);
-  cp.handle('SetVariables', async ({ params }) => {
-    const { setVariableData } = params as {
-      setVariableData: { component: object; variable: object }[];
-    };
-    return {
-      setVariableResult: setVariableData.map((d) => ({
-        attributeStatus: 'Accepted',
-        component: d.component,
-        variable: d.variable,
-      })),
-    };
-  });
+  cp.handle('SetVariables', async ({ params }) => acceptVariables(params));
   cp.handle('RequestStartTransaction', async ({ params }) => {
-    const p = params as { evseId: number; remoteStartId: number; idToken: { idToken: string } };
-    station.remoteStarts.push({
-      connector: p.evseId,
-      idToken: p.idToken.idToken,
-      remoteStartId: p.remoteStartId,
-    });
+    station.remoteStarts.push(remoteStartOf(params));
     return { status: 'Accepted' };
   });
   cp.handle('RequestStopTransaction', ({ params }) =>

@@ -1,0 +1,53 @@
+import type { Scenario } from './features.js';
+import { PRICE, type RunResult } from './run.js';
+
+/** The rules every run is held to, worded as the report names them. */
+export const INVARIANTS = [
+  'settled once, money adds up',
+  'billed ≤ delivered',
+  'billed ≥ delivered − one sample',
+  'delivered ≤ paid + one sample',
+  'not stopped before paid − one sample',
+] as const;
+
+export type Invariant = (typeof INVARIANTS)[number];
+
+const wh = (n: number) => `${Math.round(n)} Wh`;
+
+/**
+ * What a run broke, judged from the truth (the EV's energy, the charger's stop), never from the
+ * gateway's own figures. "One sample" is the most energy that flowed between two samples the
+ * charger sent, plus the meter's rounding. Billing floor: only where the meter is sane (it did not
+ * reset; the energy across a reboot is not proven). The stop rules: the gateway cannot stop what
+ * it cannot reach (bound: RunResult.stopBoundWh), and an EV that stops by itself is no early stop.
+ */
+export function violations(s: Scenario, r: RunResult): Partial<Record<Invariant, string>> {
+  const found: Partial<Record<Invariant, string>> = {};
+  const one = r.sampleWorthWh;
+  const money: string[] = [];
+  if (r.state !== 'settled') money.push(`session ${r.state}, not settled`);
+  if (r.cost !== null && r.credited !== null && r.cost + r.credited !== r.amount)
+    money.push(`cost ${r.cost} + credited ${r.credited} ≠ ${r.amount} paid`);
+  money.push(...r.ledgerProblems);
+  if (money.length > 0) found['settled once, money adds up'] = money.join('; ');
+  if (r.billedWh === null) return found;
+
+  const trueCost = Math.floor((r.deliveredWh * PRICE) / 1_000_000);
+  if (r.billedWh > r.deliveredWh + 0.5 || (r.cost ?? 0) > Math.max(trueCost, 0))
+    found['billed ≤ delivered'] =
+      `billed ${wh(r.billedWh)} (${r.cost} NGN) for ${wh(r.deliveredWh)} delivered (${trueCost} NGN)`;
+  if (s.resetAt === null && r.billedWh < r.deliveredWh - one)
+    found['billed ≥ delivered − one sample'] =
+      `billed ${wh(r.billedWh)} for ${wh(r.deliveredWh)} delivered, one sample ${wh(one)}`;
+  const atStop = r.stoppedAtWh ?? r.deliveredWh;
+  if (!r.evStopped && atStop > r.stopBoundWh + one)
+    found['delivered ≤ paid + one sample'] =
+      (r.stoppedAtWh === null ? 'never stopped: ' : 'stop reached the charger at ') +
+      `${wh(atStop)} delivered, paid ${wh(r.paidWh)}` +
+      (r.stopBoundWh > r.paidWh ? ` (${wh(r.stopBoundWh)} by the time it was reachable)` : '') +
+      `, one sample ${wh(one)}`;
+  if (r.stoppedAtWh !== null && !r.evStopped && r.stoppedAtWh < r.paidWh - one)
+    found['not stopped before paid − one sample'] =
+      `stopped at ${wh(r.stoppedAtWh)} of ${wh(r.paidWh)} paid, one sample ${wh(one)}`;
+  return found;
+}
