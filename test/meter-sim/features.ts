@@ -47,24 +47,7 @@ export type Feature = (typeof FEATURES)[number];
  * Features that break an invariant on main today (the report of issue 27, item 9, says which and
  * why). The normal suite runs every other feature; once the fix lands, delete the line here.
  */
-export const AWAITING_FIX: readonly Feature[] = [
-  // With `replay`: the EV pauses while the charger is offline, the stop planned at the rate from
-  // before fires during the outage and reaches the charger when it is back, though the replay
-  // shows the EV paused: stopped at 1,258 of 2,821 Wh paid. Stopping on what may have been
-  // delivered is right while the charger is unheard; should the replay withdraw the stop?
-  'pauses',
-  // The stop reaches the charger one sample late (1,341 Wh for 1,224 paid): the first reading
-  // after the reboot is held (a reset not yet confirmed) and does not count toward the stop. A
-  // reboot while offline, then the replay: stopped at 5,261 of 6,041 Wh paid.
-  'reset',
-  // With `taper` on 1.6, the charger's clock stepping back 6 min: stopped at 1,004 of 1,221 Wh
-  // paid. A 1.6 sample stamped over 2 min before it arrives is taken as queued, the offset
-  // aside (src/ocpp/v16/queued.ts), and one earlier on the charger's clock than the last does not
-  // re-plan the stop: the plan from before the step stands while the power falls. With `replay`
-  // and `power-bound`, a step forward while offline: the replayed gains are held as too fast, then
-  // the stop register too (billed 3,295 Wh for 6,258 delivered).
-  'clock-step',
-];
+export const AWAITING_FIX: readonly Feature[] = [];
 
 /** The features a run may use: METER_SIM_FEATURES (comma list, or `all`), else all but AWAITING_FIX. */
 export function enabledFeatures(spec = process.env.METER_SIM_FEATURES): Feature[] {
