@@ -330,7 +330,15 @@ export class SessionLifecycle implements ChargerEvents {
       // (stepped at the reboot) says nothing, and its arrival bounds it.
       const measuredAtMs =
         m.time.measuredAtMs > before.lastAtMs ? m.time.measuredAtMs : m.receivedAtMs;
-      doubtWh = this.doubtWh(s.id, maxPowerW, before.lastAtMs, measuredAtMs);
+      // Before any flow was measured, the held register (what the meter counted since it
+      // restarted) is the estimate: the connector's power alone would stop it at once.
+      doubtWh =
+        this.watch.rateWhPerMs(s.id) === null
+          ? Math.min(
+              after.pendingResetWh ?? 0,
+              maxGainWh(maxPowerW, before.lastAtMs, Math.max(before.lastAtMs, measuredAtMs)),
+            )
+          : this.doubtWh(s.id, maxPowerW, before.lastAtMs, measuredAtMs);
     } else if (kind === 'reset') {
       // The held register is what the meter counted since it restarted (from about 0): energy
       // delivered, never proven, at most what the connector could deliver since the last count.

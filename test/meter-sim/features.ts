@@ -47,7 +47,15 @@ export type Feature = (typeof FEATURES)[number];
  * Features that break an invariant on main today (the report of issue 27, item 9, says which and
  * why). The normal suite runs every other feature; once the fix lands, delete the line here.
  */
-export const AWAITING_FIX: readonly Feature[] = [];
+export const AWAITING_FIX: readonly Feature[] = [
+  // A charger clock that steps while the charger is offline, or around a reboot that resets the
+  // register: its replayed or post-reboot readings are placed by an offset the step made wrong, so
+  // the plausibility bound holds their gains (billed 1,964 Wh of 10,805 delivered) or the reset gap
+  // is misjudged (the stop 6-165 Wh past paid + one sample, or 112 Wh early). 9 of 200 runs with
+  // every feature (seeds 777 and 778, 100 runs each); every failing run had a clock step. Replay:
+  // METER_SIM_SEED=777 METER_SIM_RUNS=100 METER_SIM_RUN=28 METER_SIM_FEATURES=all
+  'clock-step',
+];
 
 /** The features a run may use: METER_SIM_FEATURES (comma list, or `all`), else all but AWAITING_FIX. */
 export function enabledFeatures(spec = process.env.METER_SIM_FEATURES): Feature[] {

@@ -23,6 +23,11 @@ export interface RunResult {
   /** The EV was full (stopped drawing) when the flow ended or the stop came. */
   evStopped: boolean;
   /**
+   * The stop reached a charger whose own messages were held back (its link up after a reboot in an
+   * outage): the gateway, hearing nothing, could only plan on the rate it last measured.
+   */
+  stoppedUnheard: boolean;
+  /**
    * The most the gateway could have let flow: the paid energy when it crossed while the charger
    * was reachable; else what had flowed by the time it was reachable again.
    */
@@ -294,6 +299,7 @@ async function drive(
     sampleWorthWh: worth(ticks) + quantizationWh(s),
     stoppedAtWh: stoppedAt === undefined ? null : ev.energyAt(stoppedAt),
     evStopped: ev.full(stoppedAt ?? endMs),
+    stoppedUnheard: station.firstStopInOutage === true,
     stopBoundWh: stopBound(ticks, paidWh),
     state: row.state,
     billedWh: row.delivered_wh,

@@ -24,6 +24,8 @@ export class Station {
   readonly remoteStarts: RemoteStart[] = [];
   /** When each stop reached the charger (our clock, ms). */
   readonly stopsAt: number[] = [];
+  /** Whether the first stop reached it while its own messages were held back (an outage, a queue). */
+  firstStopInOutage: boolean | null = null;
   /** Frames sent, by action, for the run's record. */
   readonly sent = new Map<string, number>();
 
@@ -109,6 +111,7 @@ export class Station {
   private handle(cp: RawClient): void {
     const stopped = async () => {
       this.stopsAt.push(Date.now());
+      this.firstStopInOutage ??= this.offline || this.queue.length > 0;
       return { status: 'Accepted' };
     };
     const started = async ({ params }: { params?: unknown }) => {
