@@ -106,7 +106,7 @@ describe('a charger clock seen from ours', () => {
     settled(before, 7_000);
     expect(store.rows.get('cp')).toBe(7_000);
     // The new process: the charger replays 30 s of samples, 5 s apart, in a burst.
-    const after = new ChargerClocks(store);
+    const after = new ChargerClocks(store, T0 + 90_000);
     after.connected('cp');
     const replay = [0, 1, 2, 3, 4, 5].map((k) =>
       after.observe('cp', stamp(T0 + 60_000 + k * 5_000), T0 + 100_000 + k),
@@ -127,6 +127,20 @@ describe('a charger clock seen from ours', () => {
       ageMs: 10,
       live: true,
     });
+  });
+
+  it('a replay longer than any window of messages keeps its spacing: it cannot push the estimate out', () => {
+    const store = memoryStore();
+    settled(new ChargerClocks(store), 7_000);
+    const after = new ChargerClocks(store, T0 + 100_000);
+    after.connected('cp');
+    // 40 samples queued 150 ms apart while the gateway was down, late by 6 s down to 150 ms: each
+    // within the 5 s of an on-time message, replayed one per reply, a millisecond apart.
+    const replay = Array.from({ length: 40 }, (_, k) =>
+      after.observe('cp', stamp(T0 + 94_000 + k * 150), T0 + 100_000 + 7_000 + k),
+    );
+    expect(replay.at(-1)?.ageMs).toBe(100_000 + 39 - (94_000 + 39 * 150));
+    expect(after.offsetMs('cp')).toBe(7_000);
   });
 
   it('a slow live message costs one reading: the next normal one restores the estimate', () => {

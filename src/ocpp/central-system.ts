@@ -151,6 +151,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     this.bookkeeping = new BookkeepingWrites(opts.db, opts.log);
     this.clocks = new ChargerClocks(
       clockStore(opts.db, opts.clock, (w) => this.soon(w, 'clock offset')),
+      opts.clock.now(),
     );
     this.connectorState = new ConnectorStateStore(
       opts.db,

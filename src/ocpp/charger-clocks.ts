@@ -27,7 +27,25 @@
  * clock the reboot set (from our BootNotification) shows as on time or as two live-spaced late
  * messages; one reset to 1970 is unusable anyway.
  */
-const WINDOW = 16;
+/**
+ * The estimate is the smallest received − stamped of the on-time messages of the last KEEP_MS,
+ * kept as one minimum per BUCKET_MS: a replay of hundreds of messages within a second cannot push
+ * the good values out (a window of the last 16 messages did, and a restarted gateway then placed
+ * the rest of a long replay at its arrival), and a clock that drifts is followed within minutes.
+ */
+const BUCKET_MS = 30_000;
+const KEEP_MS = 300_000;
+
+interface Bucket {
+  fromMs: number;
+  min: number;
+}
+
+function minOf(buckets: readonly Bucket[]): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const b of buckets) if (b.min < min) min = b.min;
+  return min;
+}
 /** A message arriving later than this past the estimate is late: a replay or a clock step. */
 export const STEP_MS = 5_000;
 /** With no estimate yet, a stamp this old is a queued message (1.6 has no offline flag). */
@@ -62,8 +80,8 @@ export interface ClockStore {
 }
 
 export class ChargerClocks {
-  /** Per charger: received − stamped of its latest on-time messages, oldest first. */
-  private readonly deltas = new Map<string, number[]>();
+  /** Per charger: the smallest received − stamped of its on-time messages, per bucket, oldest first. */
+  private readonly deltas = new Map<string, Bucket[]>();
   /** Per charger: its last message, when it was late past the estimate. */
   private readonly late = new Map<string, Late>();
   /** Chargers that (re)connected and have not yet sent an on-time message: they may replay. */
@@ -73,9 +91,12 @@ export class ChargerClocks {
   /** The offset last stored per charger. */
   private readonly stored = new Map<string, number>();
 
-  constructor(private readonly store?: ClockStore) {
+  constructor(
+    private readonly store?: ClockStore,
+    loadedAtMs = Date.now(),
+  ) {
     for (const { chargerId, offsetMs } of store?.load() ?? []) {
-      this.deltas.set(chargerId, [offsetMs]);
+      this.deltas.set(chargerId, [{ fromMs: loadedAtMs, min: offsetMs }]);
       this.stored.set(chargerId, offsetMs);
       // Loaded at start-up: every charger reconnects to this process and may replay a queue.
       this.mayQueue.add(chargerId);
@@ -105,13 +126,13 @@ export class ChargerClocks {
     let live: boolean;
     if (!seen || seen.length === 0) {
       live = !flaggedOffline && delta <= QUEUED_AFTER_MS;
-      if (!flaggedOffline) this.remember(chargerId, [delta]);
-    } else if (delta - Math.min(...seen) <= STEP_MS) {
+      if (!flaggedOffline) this.remember(chargerId, [{ fromMs: receivedAtMs, min: delta }]);
+    } else if (delta - minOf(seen) <= STEP_MS) {
       live = !flaggedOffline;
       if (live) {
         this.mayQueue.delete(chargerId);
         this.late.delete(chargerId);
-        this.remember(chargerId, [...seen, delta].slice(-WINDOW));
+        this.remember(chargerId, added(seen, delta, receivedAtMs));
       }
     } else {
       const newest = stamped >= (this.newest.get(chargerId) ?? stamped);
@@ -119,7 +140,8 @@ export class ChargerClocks {
     }
     if (!flaggedOffline && stamped > (this.newest.get(chargerId) ?? -Infinity))
       this.newest.set(chargerId, stamped);
-    const offset = Math.min(...(this.deltas.get(chargerId) ?? [delta]));
+    const known = this.deltas.get(chargerId);
+    const offset = known && known.length > 0 ? minOf(known) : delta;
     const atMs = Math.min(stamped + offset, receivedAtMs);
     return { stampMs: stamped, atMs, ageMs: receivedAtMs - atMs, live };
   }
@@ -135,7 +157,7 @@ export class ChargerClocks {
     const before = this.late.get(chargerId);
     this.late.set(chargerId, { receivedAtMs, stampedMs, delta });
     if (!this.mayQueue.has(chargerId) && newest) {
-      this.remember(chargerId, [delta]);
+      this.remember(chargerId, [{ fromMs: receivedAtMs, min: delta }]);
       this.late.delete(chargerId);
       return true;
     }
@@ -146,13 +168,13 @@ export class ChargerClocks {
     if (!spacedLive) return false;
     this.mayQueue.delete(chargerId);
     this.late.delete(chargerId);
-    this.remember(chargerId, [before.delta, delta]);
+    this.remember(chargerId, [{ fromMs: receivedAtMs, min: Math.min(before.delta, delta) }]);
     return true;
   }
 
-  private remember(chargerId: string, deltas: number[]): void {
-    this.deltas.set(chargerId, deltas);
-    const offset = Math.min(...deltas);
+  private remember(chargerId: string, buckets: Bucket[]): void {
+    this.deltas.set(chargerId, buckets);
+    const offset = minOf(buckets);
     const stored = this.stored.get(chargerId);
     if (this.store && (stored === undefined || Math.abs(stored - offset) >= PERSIST_DRIFT_MS)) {
       this.stored.set(chargerId, offset);
@@ -163,7 +185,7 @@ export class ChargerClocks {
   /** The charger's offset (our clock − its clock, ms), or null before any usable stamp. */
   offsetMs(chargerId: string): number | null {
     const seen = this.deltas.get(chargerId);
-    return seen && seen.length > 0 ? Math.min(...seen) : null;
+    return seen && seen.length > 0 ? minOf(seen) : null;
   }
 
   /** The charger rebooted: as a reconnect, and what it sent before says nothing of its order now. */
@@ -172,4 +194,14 @@ export class ChargerClocks {
     this.late.delete(chargerId);
     this.connected(chargerId);
   }
+}
+
+/** The buckets with `delta` taken in at `atMs`, those older than KEEP_MS dropped (never the last). */
+function added(buckets: Bucket[], delta: number, atMs: number): Bucket[] {
+  const last = buckets[buckets.length - 1];
+  if (last && atMs >= last.fromMs && atMs - last.fromMs < BUCKET_MS)
+    last.min = Math.min(last.min, delta);
+  else buckets.push({ fromMs: atMs, min: delta });
+  while (buckets.length > 1 && (buckets[0] as Bucket).fromMs < atMs - KEEP_MS) buckets.shift();
+  return buckets;
 }
