@@ -48,11 +48,11 @@ export type Feature = (typeof FEATURES)[number];
  * why). The normal suite runs every other feature; once the fix lands, delete the line here.
  */
 export const AWAITING_FIX: readonly Feature[] = [
-  // A charger clock that steps while the charger is offline, or around a reboot that resets the
-  // register: its replayed or post-reboot readings are placed by an offset the step made wrong, so
-  // the plausibility bound holds their gains (billed 1,964 Wh of 10,805 delivered) or the reset gap
-  // is misjudged (the stop 6-165 Wh past paid + one sample, or 112 Wh early). 9 of 200 runs with
-  // every feature (seeds 777 and 778, 100 runs each); every failing run had a clock step. Replay:
+  // A charger clock that steps forward while the charger is offline: its replayed readings after
+  // the step are placed at their arrival (their smaller received − stamped is taken as the new
+  // offset), the plausibility bound holds their gains as too fast and they never catch up: billed
+  // 1,957 Wh of 10,812 delivered, stopped at 9,043 Wh for 5,883 paid. At 1d5f2c8, 1 of 100 runs
+  // with every feature (seed 777); 9 of 200 before the last fixes. Replay:
   // METER_SIM_SEED=777 METER_SIM_RUNS=100 METER_SIM_RUN=28 METER_SIM_FEATURES=all
   'clock-step',
 ];
