@@ -2,7 +2,6 @@ import type {
   ChargerCommands,
   ChargerEvents,
   ConnectorStatus,
-  MeasuredTime,
   MeterSample,
   TokenVerdict,
   TransactionEnded,
@@ -14,7 +13,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { groupCommit } from '../store/group-commit.js';
-import { LimitWatch } from './limit-watch.js';
+import { LimitWatch, type ChargerStamp } from './limit-watch.js';
 import {
   applyRegister,
   deliveredAtStop,
@@ -210,19 +209,14 @@ export class SessionLifecycle implements ChargerEvents {
     this.restartSilence(s.id);
     // Most samples move the register: the activity stamp rides on that row update (one write per
     // sample, not two); a sample that moves nothing still stamps it.
-    if (!this.applyRegister(s, m, m.energyWh, m.time, at)) {
+    if (!this.applyRegister(s, m, m.energyWh, at)) {
       this.o.sessions.touch(s.id, at);
     }
   }
 
   /** Applies the sample's register to the session; true when it wrote the register (and `at`). */
-  private applyRegister(
-    s: Session,
-    m: MeterSample,
-    energyWh: number,
-    time: MeasuredTime,
-    at: string,
-  ): boolean {
+  private applyRegister(s: Session, m: MeterSample, energyWh: number, at: string): boolean {
+    const time = m.time;
     if (s.meterStartWh === null) {
       // A queued sample may have been measured before one delivered ahead of it, on the far side
       // of a meter reset: taken as the start, it would bill energy never delivered. Only a live
@@ -295,13 +289,7 @@ export class SessionLifecycle implements ChargerEvents {
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
     // The stop is planned on what may have been delivered (docs/money.md).
-    this.watch.sample(
-      s.id,
-      possibleWh,
-      m.receivedAtMs,
-      { stampMs: time.stampMs, ageMs: m.receivedAtMs - time.measuredAtMs },
-      m.live,
-    );
+    this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live);
     return true;
   }
 
@@ -433,13 +421,7 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.o.sessions.setPossible(s.id, possibleWh, at);
-    this.watch.sample(
-      s.id,
-      possibleWh,
-      m.receivedAtMs,
-      { stampMs: m.time.stampMs, ageMs: m.receivedAtMs - m.time.measuredAtMs },
-      m.live,
-    );
+    this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live);
   }
 
   transactionEnded(e: TransactionEnded): void {
@@ -799,4 +781,9 @@ export class SessionLifecycle implements ChargerEvents {
 /** What the session may have delivered: its proven energy, or more when doubted readings said so. */
 function possibleWh(s: Session): number {
   return Math.max(deliveredWh(trackOf(s)) + s.meterGapWh, s.meterPossibleWh ?? 0);
+}
+
+/** A sample on the charger's clock, as the limit watch plans from it. */
+function stampOf(m: MeterSample): ChargerStamp {
+  return { stampMs: m.time.stampMs, ageMs: m.receivedAtMs - m.time.measuredAtMs };
 }
