@@ -12,10 +12,19 @@ function settled(clocks: ChargerClocks, skewMs = 0) {
 
 function memoryStore(): ClockStore & { rows: Map<string, number> } {
   const rows = new Map<string, number>();
+  const epochs = new Map<string, number>();
   return {
     rows,
-    load: () => [...rows].map(([chargerId, offsetMs]) => ({ chargerId, offsetMs })),
-    save: (chargerId, offsetMs) => rows.set(chargerId, offsetMs),
+    load: () =>
+      [...rows].map(([chargerId, offsetMs]) => ({
+        chargerId,
+        offsetMs,
+        epoch: epochs.get(chargerId) ?? 0,
+      })),
+    save: (chargerId, offsetMs, epoch) => {
+      rows.set(chargerId, offsetMs);
+      epochs.set(chargerId, epoch);
+    },
   };
 }
 
@@ -159,6 +168,80 @@ describe('a charger clock seen from ours', () => {
       atMs: T0,
       ageMs: 0,
       live: true,
+      epoch: null,
     });
+  });
+});
+
+describe('charger clock epochs: two stamps of one epoch are as far apart as they were measured', () => {
+  it('a queue replayed after the charger clock stepped forward while offline is one epoch, later than the one before', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    const before = clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000).epoch;
+    clocks.connected('cp');
+    // Offline from T0 + 50 s; the clock stepped 10 minutes forward; six samples 60 s apart,
+    // stamped on the new clock, replayed 1 ms apart at T0 + 420 s.
+    const step = 600_000;
+    const burst = Array.from({ length: 6 }, (_, k) =>
+      clocks.observe('cp', stamp(T0 + 60_000 + k * 60_000 + step), T0 + 420_000 + k),
+    );
+    const epoch = burst[0]?.epoch;
+    expect(burst.every((b) => b.epoch === epoch)).toBe(true);
+    expect(epoch).not.toBe(before);
+    // Placed at its arrival until the new offset is known; the estimate ends at the new clock's.
+    expect(clocks.offsetMs('cp')).toBe(420_005 - (360_000 + step));
+    // Live readings after it are of the same epoch: the first lowers the estimate once more (the
+    // last queued sample was a minute old), the next is on time and settles the epoch.
+    const live = [430_000, 440_000, 450_000].map((t) =>
+      clocks.observe('cp', stamp(T0 + t + step), T0 + t + 6),
+    );
+    expect(live.map((l) => [l.epoch, l.ageMs, l.live])).toEqual([
+      [epoch, 0, true],
+      [epoch, 0, true],
+      [epoch, 0, true],
+    ]);
+    // Settled: a further forward step opens an epoch of its own.
+    expect(clocks.observe('cp', stamp(T0 + 460_000 + 2 * step), T0 + 460_006).epoch).not.toBe(
+      epoch,
+    );
+  });
+
+  it('a step forward on a live link opens an epoch; another after it settled opens the next', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    const e0 = clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000).epoch;
+    const e1 = clocks.observe('cp', stamp(T0 + 60_000 + 600_000), T0 + 60_000).epoch;
+    expect(e1).not.toBe(e0);
+    // Before two readings settle it, an earlier one still is the rest of a replayed queue.
+    const queued = clocks.observe('cp', stamp(T0 + 60_000 + 660_000), T0 + 60_001).epoch;
+    expect(queued).toBe(e1);
+    // Two live readings 10 s apart settle it: a further step is a new epoch.
+    for (const t of [70_000, 80_000]) clocks.observe('cp', stamp(T0 + t + 660_000), T0 + t);
+    const e2 = clocks.observe('cp', stamp(T0 + 90_000 + 1_200_000), T0 + 90_000).epoch;
+    expect(e2).not.toBe(e1);
+  });
+
+  it('a step back shown by two live-spaced readings opens an epoch; a replay does not', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    const e0 = clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000).epoch;
+    clocks.connected('cp');
+    const replay = [0, 1].map(
+      (k) => clocks.observe('cp', stamp(T0 + 20_000 + k * 10_000), T0 + 60_000 + k).epoch,
+    );
+    expect(replay).toEqual([e0, e0]);
+    // The charger's clock stepped 3 minutes back: live readings 10 s apart, 180 s late.
+    clocks.observe('cp', stamp(T0 + 70_000 - 180_000), T0 + 70_000);
+    const after = clocks.observe('cp', stamp(T0 + 80_000 - 180_000), T0 + 80_000).epoch;
+    expect(after).not.toBe(e0);
+  });
+
+  it('the epoch outlives a gateway restart with the offset', () => {
+    const store = memoryStore();
+    const clocks = new ChargerClocks(store);
+    settled(clocks);
+    const e1 = clocks.observe('cp', stamp(T0 + 60_000 + 600_000), T0 + 60_000).epoch;
+    const restarted = new ChargerClocks(store, T0 + 70_000);
+    expect(restarted.observe('cp', stamp(T0 + 70_000 + 600_000), T0 + 70_000).epoch).toBe(e1);
   });
 });

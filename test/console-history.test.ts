@@ -40,7 +40,7 @@ function sample(r: Reading, i: number): MeterSample {
     transactionRef: 'tx-1',
     live: true,
     receivedAtMs: T0 + i,
-    time: { stampMs: T0 + i, measuredAtMs: T0 + i },
+    time: { stampMs: T0 + i, measuredAtMs: T0 + i, epoch: 0 },
     ...r,
   };
 }

@@ -365,7 +365,7 @@ function reading(chargerId: string, powerW: number, measuredAtMs: number): Meter
     socPercent: null,
     timestamp: new Date(measuredAtMs).toISOString(),
     receivedAtMs: measuredAtMs,
-    time: { stampMs: measuredAtMs, measuredAtMs },
+    time: { stampMs: measuredAtMs, measuredAtMs, epoch: 0 },
     live: true,
   };
 }

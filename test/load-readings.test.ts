@@ -90,7 +90,7 @@ function site() {
         socPercent: null,
         timestamp: new Date(measuredAtMs).toISOString(),
         receivedAtMs: nowMs,
-        time: { stampMs: measuredAtMs, measuredAtMs },
+        time: { stampMs: measuredAtMs, measuredAtMs, epoch: 0 },
         live: true,
       });
     },

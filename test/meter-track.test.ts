@@ -50,6 +50,8 @@ function run(startWh: number, steps: Step[]) {
     lastWh: startWh,
     pendingResetWh: null,
     lastAtMs: null,
+    lastStampMs: null,
+    lastEpoch: null,
   };
   const observe = (wh: number) => {
     const verdict = applyRegister(track, wh, afterReboot);
@@ -138,6 +140,8 @@ function runBounded(startWh: number, readings: Reading[]) {
     lastWh: startWh,
     pendingResetWh: null,
     lastAtMs: 0,
+    lastStampMs: null,
+    lastEpoch: null,
   };
   let atMs = 0;
   let register = startWh;
@@ -207,6 +211,8 @@ describe('energy under a power bound', () => {
       lastWh: 1_000,
       pendingResetWh: null,
       lastAtMs: 0,
+      lastStampMs: null,
+      lastEpoch: null,
     };
     // 22 kW delivers 6 Wh a second: 600 Wh after 1 s is a jump; 700 Wh after 200 s is not.
     expect(applyRegister(start, 1_600, false, { atMs: 1_000, maxPowerW: MAX_W }).kind).toBe(
@@ -215,5 +221,42 @@ describe('energy under a power bound', () => {
     const later = applyRegister(start, 1_700, false, { atMs: 200_000, maxPowerW: MAX_W });
     expect(later.kind).toBe('advanced');
     if (later.kind === 'advanced') expect(deliveredWh(later.track)).toBe(700);
+  });
+
+  it('two readings of one clock epoch are at least their stamps apart; of two epochs, not', () => {
+    // The last counted reading was placed at its arrival (t = 100 s) after the charger's clock
+    // stepped; the next arrives 1 ms later, stamped 200 s after it on the same clock.
+    const last: MeterTrack = {
+      segmentStartWh: 1_000,
+      carriedWh: 0,
+      lastWh: 1_000,
+      pendingResetWh: null,
+      lastAtMs: 100_000,
+      lastStampMs: 5_000_000,
+      lastEpoch: 7,
+    };
+    const next = (epoch: number | null) =>
+      applyRegister(last, 1_700, false, {
+        atMs: 100_001,
+        takenAtMs: 100_001,
+        stampMs: 5_200_000,
+        epoch,
+        maxPowerW: MAX_W,
+      });
+    const same = next(7);
+    expect(same.kind).toBe('advanced');
+    if (same.kind === 'advanced')
+      expect(same.track).toMatchObject({ lastAtMs: 100_001, lastStampMs: 5_200_000, lastEpoch: 7 });
+    expect(next(8).kind).toBe('implausible');
+    expect(next(null).kind).toBe('implausible');
+    // The stop register is judged the same way.
+    const stop = (epoch: number) =>
+      deliveredAtStop(last, 1_700, {
+        atMs: 100_001,
+        stampMs: 5_200_000,
+        epoch,
+        maxPowerW: MAX_W,
+      });
+    expect([stop(7), stop(8)]).toEqual([700, 0]);
   });
 });

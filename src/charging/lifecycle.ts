@@ -2,6 +2,7 @@ import type {
   ChargerCommands,
   ChargerEvents,
   ConnectorStatus,
+  MeasuredTime,
   MeterSample,
   TokenVerdict,
   TransactionEnded,
@@ -176,7 +177,14 @@ export class SessionLifecycle implements ChargerEvents {
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => {
       if (
-        !this.o.sessions.markCharging(s.id, e.transactionRef, e.meterStartWh, at, time.measuredAtMs)
+        !this.o.sessions.markCharging(
+          s.id,
+          e.transactionRef,
+          e.meterStartWh,
+          at,
+          time.measuredAtMs,
+          time,
+        )
       )
         return;
       this.o.outcomes.event(s, 'charging', at, {
@@ -229,7 +237,7 @@ export class SessionLifecycle implements ChargerEvents {
         return false;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs);
+      this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs, time);
       this.o.log.warn({ sessionId: s.id, energyWh }, 'no start register: first sample taken');
       this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
       return false;
@@ -268,6 +276,8 @@ export class SessionLifecycle implements ChargerEvents {
     const verdict = applyRegister(track, energyWh, this.rebooted.has(s.id), {
       atMs: m.receivedAtMs,
       takenAtMs: time.measuredAtMs,
+      stampMs: time.stampMs,
+      epoch: time.epoch,
       maxPowerW,
     });
     if (verdict.kind === 'implausible' || verdict.kind === 'ignored') {
@@ -439,7 +449,7 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     killPoint('settle.before_commit');
-    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs, e.time);
     if (this.settleOn(s, delivered, e.reason)) {
       // The adapter may hold this inside its own transaction for the stop message: a microtask
       // runs once that has committed, before the reply to the charger goes out.
@@ -599,6 +609,7 @@ export class SessionLifecycle implements ChargerEvents {
     meterStopWh: number | null,
     live: boolean,
     receivedAtMs: number,
+    time: MeasuredTime,
   ): number {
     if (s.meterStartWh === null) {
       // No register was ever seen for this transaction: no energy can be proven, none is charged.
@@ -621,7 +632,12 @@ export class SessionLifecycle implements ChargerEvents {
         'stop register unusable: settling on last sample',
       );
     }
-    const bound = { atMs: receivedAtMs, maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId) };
+    const bound = {
+      atMs: receivedAtMs,
+      stampMs: time.stampMs,
+      epoch: time.epoch,
+      maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
+    };
     const delivered = deliveredAtStop(track, meterStopWh, bound);
     if (delivered < deliveredAtStop(track, meterStopWh)) {
       this.o.log.warn(
@@ -664,7 +680,7 @@ export class SessionLifecycle implements ChargerEvents {
     if (s.state !== 'settled' || !s.endReason?.startsWith('no_stop_') || s.deliveredWh === null)
       return;
     if (this.records.lossWh(s.id, 'after_settlement') > 0) return;
-    const proven = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs);
+    const proven = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs, e.time);
     this.records.loss(s.id, proven - s.deliveredWh, 'after_settlement', this.now());
     if (proven > s.deliveredWh) {
       this.o.log.warn(

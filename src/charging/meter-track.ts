@@ -21,7 +21,9 @@
  * which at full power never happens (the session would be billed far below what it delivered).
  * Stamps without milliseconds only widen the window. A charger clock that cannot be used (never
  * set) leaves the receive time for both ends. Two readings in the same millisecond are allowed
- * one millisecond (clock resolution).
+ * one millisecond (clock resolution). Two readings of one clock epoch (no step between them,
+ * charger-clocks.ts) are at least their stamps apart: a queue replayed after the charger's clock
+ * stepped forward is placed at its arrival until the new offset is known, and is not held for it.
  */
 export interface MeterTrack {
   /** Register where the current segment began (the transaction's start until a reset). */
@@ -34,6 +36,9 @@ export interface MeterTrack {
   pendingResetWh: number | null;
   /** When `lastWh` was received (gateway clock, ms); null: not known (a row from before). */
   lastAtMs: number | null;
+  /** Its stamp on the charger's clock and that clock's epoch; null: not known. */
+  lastStampMs: number | null;
+  lastEpoch: number | null;
 }
 
 /** What a register may have gained by `atMs`: a connector's power over the time that passed. */
@@ -45,8 +50,28 @@ export interface PowerBound {
    * next gain runs from; `atMs` when not known.
    */
   takenAtMs?: number;
+  /** Its stamp on the charger's clock and that clock's epoch, when known. */
+  stampMs?: number;
+  epoch?: number | null;
   /** The connector's maximum power, margin included. */
   maxPowerW: number;
+}
+
+/**
+ * When the gain up to `bound` runs from: the last counted reading's time, or earlier when both
+ * readings' stamps, on one clock epoch, say more time passed between them.
+ */
+function gainFromMs(t: MeterTrack, bound: PowerBound): number | null {
+  if (t.lastAtMs === null) return null;
+  const sameEpoch =
+    bound.epoch !== undefined &&
+    bound.epoch !== null &&
+    bound.epoch === t.lastEpoch &&
+    t.lastStampMs !== null &&
+    bound.stampMs !== undefined;
+  if (!sameEpoch) return t.lastAtMs;
+  const onStamps = (bound.stampMs as number) - (t.lastStampMs as number);
+  return onStamps > 0 ? Math.min(t.lastAtMs, bound.atMs - onStamps) : t.lastAtMs;
 }
 
 /**
@@ -109,30 +134,45 @@ export function applyRegister(
   const limit = bound
     ? maxGainWh(
         bound.maxPowerW,
-        t.lastAtMs,
+        gainFromMs(t, bound),
         bound.atMs,
         resolutionWh(t.segmentStartWh, gainFrom, registerWh),
       )
     : Infinity;
   if (registerWh - gainFrom > limit)
     return { kind: 'implausible', gainWh: registerWh - gainFrom, maxGainWh: limit };
-  const takenAtMs = bound ? Math.min(bound.takenAtMs ?? bound.atMs, bound.atMs) : null;
-  const lastAtMs = takenAtMs === null ? t.lastAtMs : Math.max(takenAtMs, t.lastAtMs ?? takenAtMs);
+  const taken = bound ? takenPoint(t, bound) : {};
   if (registerWh >= t.lastWh) {
     return {
       kind: 'advanced',
-      track: { ...t, lastWh: registerWh, pendingResetWh: null, lastAtMs },
+      track: { ...t, lastWh: registerWh, pendingResetWh: null, ...taken },
     };
   }
   return {
     kind: 'reset',
     track: {
+      ...t,
       carriedWh: deliveredWh(t),
       segmentStartWh: gainFrom,
       lastWh: registerWh,
       pendingResetWh: null,
-      lastAtMs,
+      ...taken,
     },
+  };
+}
+
+/** The counted reading's time, kept when it is the latest (with its stamp and epoch). */
+function takenPoint(
+  t: MeterTrack,
+  bound: PowerBound,
+): Pick<MeterTrack, 'lastAtMs' | 'lastStampMs' | 'lastEpoch'> {
+  const takenAtMs = Math.min(bound.takenAtMs ?? bound.atMs, bound.atMs);
+  if (t.lastAtMs !== null && takenAtMs < t.lastAtMs)
+    return { lastAtMs: t.lastAtMs, lastStampMs: t.lastStampMs, lastEpoch: t.lastEpoch };
+  return {
+    lastAtMs: takenAtMs,
+    lastStampMs: bound.stampMs ?? null,
+    lastEpoch: bound.epoch ?? null,
   };
 }
 
@@ -149,7 +189,9 @@ export function deliveredAtStop(t: MeterTrack, stopWh: number | null, bound?: Po
   const atStop = stopRegisterWh(t, stopWh);
   if (!bound || atStop <= last || stopWh === null) return atStop;
   const step = resolutionWh(t.segmentStartWh, t.lastWh, stopWh);
-  return atStop - last <= maxGainWh(bound.maxPowerW, t.lastAtMs, bound.atMs, step) ? atStop : last;
+  return atStop - last <= maxGainWh(bound.maxPowerW, gainFromMs(t, bound), bound.atMs, step)
+    ? atStop
+    : last;
 }
 
 function stopRegisterWh(t: MeterTrack, stopWh: number | null): number {

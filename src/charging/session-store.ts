@@ -54,6 +54,9 @@ export interface Session {
   meterStartSampledAt: string | null;
   /** When the last counted register was received (gateway clock, ms; meter-track.ts). */
   meterLastAtMs: number | null;
+  /** Its stamp on the charger's clock and that clock's epoch (meter-track.ts); null: unknown. */
+  meterLastStampMs: number | null;
+  meterLastEpoch: number | null;
   /**
    * The most energy the session may have delivered, doubted readings included (what the stop is
    * planned on; docs/money.md); null: nothing beyond the proven energy.
@@ -90,6 +93,8 @@ interface Row {
   meter_pending_reset_timestamp: string | null;
   meter_start_sampled_at: string | null;
   meter_last_at_ms: number | null;
+  meter_last_stamp_ms: number | null;
+  meter_last_epoch: number | null;
   meter_possible_wh: number | null;
   meter_gap_wh: number;
   last_activity_at: string | null;
@@ -119,6 +124,8 @@ function toSession(row: Row): Session {
     meterPendingResetTimestamp: row.meter_pending_reset_timestamp,
     meterStartSampledAt: row.meter_start_sampled_at,
     meterLastAtMs: row.meter_last_at_ms,
+    meterLastStampMs: row.meter_last_stamp_ms,
+    meterLastEpoch: row.meter_last_epoch,
     meterPossibleWh: row.meter_possible_wh,
     meterGapWh: row.meter_gap_wh,
     lastActivityAt: row.last_activity_at,
@@ -150,6 +157,12 @@ export interface SettledFigures {
 }
 
 /** Session rows. State changes are guarded by the expected current state, so a late or repeated event cannot move a session backwards. */
+/** A reading's stamp on the charger's clock and that clock's epoch (charger-clocks.ts). */
+export interface ChargerStamp {
+  stampMs: number;
+  epoch: number | null;
+}
+
 export class SessionStore {
   private readonly insertStmt: Statement<NewSession>;
   private readonly byId: Statement<[string], Row>;
@@ -160,9 +173,20 @@ export class SessionStore {
   private readonly openOnChargerStmt: Statement<[string], Row>;
   private readonly authorizeStmt: Statement<[string, string]>;
   private readonly startStmt: Statement<
-    [string, number | null, number | null, number | null, string, string]
+    [
+      string,
+      number | null,
+      number | null,
+      number | null,
+      number | null,
+      number | null,
+      string,
+      string,
+    ]
   >;
-  private readonly meterStartStmt: Statement<[number, number, string, number, string]>;
+  private readonly meterStartStmt: Statement<
+    [number, number, string, number, number | null, number | null, string]
+  >;
   private readonly segmentStmt: Statement<
     [
       number,
@@ -170,6 +194,8 @@ export class SessionStore {
       number,
       number | null,
       string | null,
+      number | null,
+      number | null,
       number | null,
       number | null,
       number,
@@ -208,13 +234,14 @@ export class SessionStore {
     );
     this.startStmt = db.prepare(
       `UPDATE sessions SET state = 'charging', transaction_ref = ?, meter_start_wh = ?,
-         last_meter_wh = ?, meter_last_at_ms = ?, started_at = ?
+         last_meter_wh = ?, meter_last_at_ms = ?, meter_last_stamp_ms = ?, meter_last_epoch = ?,
+         started_at = ?
        WHERE id = ? AND state IN ('authorizing', 'authorized')`,
     );
     this.segmentStmt = db.prepare(
       `UPDATE sessions SET meter_carried_wh = ?, meter_segment_start_wh = ?, last_meter_wh = ?,
          meter_pending_reset_wh = ?, meter_pending_reset_timestamp = ?, meter_last_at_ms = ?,
-         meter_possible_wh = ?, meter_gap_wh = ?, last_activity_at = ?
+         meter_last_stamp_ms = ?, meter_last_epoch = ?, meter_possible_wh = ?, meter_gap_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.possibleStmt = db.prepare(
@@ -226,7 +253,7 @@ export class SessionStore {
     );
     this.meterStartStmt = db.prepare(
       `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?, meter_start_sampled_at = ?,
-         meter_last_at_ms = ?
+         meter_last_at_ms = ?, meter_last_stamp_ms = ?, meter_last_epoch = ?
        WHERE id = ? AND meter_start_wh IS NULL AND state IN ('charging', 'stopping')`,
     );
     this.stoppingStmt = db.prepare(
@@ -281,20 +308,27 @@ export class SessionStore {
     return this.authorizeStmt.run(at, id).changes === 1;
   }
 
-  /** `meterAtMs`: when the start register was received (gateway clock, ms). */
+  /**
+   * `meterAtMs`: when the start register was measured (gateway clock, ms); `stamp`: when on the
+   * charger's clock, and that clock's epoch.
+   */
   markCharging(
     id: string,
     transactionRef: string,
     meterStartWh: number | null,
     at: string,
     meterAtMs: number | null = null,
+    stamp: ChargerStamp | null = null,
   ): boolean {
+    const known = meterStartWh !== null;
     return (
       this.startStmt.run(
         transactionRef,
         meterStartWh,
         meterStartWh,
-        meterStartWh === null ? null : meterAtMs,
+        known ? meterAtMs : null,
+        known ? (stamp?.stampMs ?? null) : null,
+        known ? (stamp?.epoch ?? null) : null,
         at,
         id,
       ).changes === 1
@@ -305,8 +339,24 @@ export class SessionStore {
    * For a charger that did not report its start register: the first live sample is the start.
    * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts).
    */
-  setMeterStart(id: string, meterWh: number, at: string, meterAtMs: number): boolean {
-    return this.meterStartStmt.run(meterWh, meterWh, at, meterAtMs, id).changes === 1;
+  setMeterStart(
+    id: string,
+    meterWh: number,
+    at: string,
+    meterAtMs: number,
+    stamp: ChargerStamp | null = null,
+  ): boolean {
+    return (
+      this.meterStartStmt.run(
+        meterWh,
+        meterWh,
+        at,
+        meterAtMs,
+        stamp?.stampMs ?? null,
+        stamp?.epoch ?? null,
+        id,
+      ).changes === 1
+    );
   }
 
   /**
@@ -328,6 +378,8 @@ export class SessionStore {
       track.pendingResetWh,
       track.pendingResetWh === null ? null : heldTimestamp,
       track.lastAtMs,
+      track.lastStampMs,
+      track.lastEpoch,
       possible.possibleWh,
       possible.gapWh,
       heardAt,
@@ -375,5 +427,7 @@ export function trackOf(s: Session): MeterTrack {
     lastWh: s.lastMeterWh ?? startWh,
     pendingResetWh: s.meterPendingResetWh,
     lastAtMs: s.meterLastAtMs,
+    lastStampMs: s.meterLastStampMs,
+    lastEpoch: s.meterLastEpoch,
   };
 }

@@ -86,6 +86,8 @@ export function toSessionView(r: SessionViewRow): SessionView {
           pendingResetWh: r.meter_pending_reset_wh,
           // Energy so far needs no time: the plausibility bound already held back what it refused.
           lastAtMs: null,
+          lastStampMs: null,
+          lastEpoch: null,
         }));
   return {
     sessionId: r.id,

@@ -20,6 +20,14 @@
  *   two in a row are late by the same amount AND arrived as far apart as they were stamped (live
  *   messages): a replayed queue arrives in a burst, its stamps spaced by the sample interval, so
  *   it keeps its spacing and never resets the estimate.
+ * A message earlier than the estimate by more than STEP_MS (the charger's clock stepped forward,
+ * or ours back: no message arrives before it was sent) starts the estimate again from it, flagged
+ * offline or not. Each step opens a new clock *epoch*: between two messages of one epoch, the
+ * difference of their stamps is the time between them, whenever they arrive. A queue replayed
+ * after a forward step arrives at once, each message earlier than the one before by the sample
+ * interval: until two messages of the new epoch arrive as far apart as they were stamped, earlier
+ * ones only lower its estimate, or each message of the burst would open an epoch of its own and
+ * its gain be held as too fast for the connector.
  * The estimate is kept in SQLite (`charger_clock_offsets`), so a gateway restarted while chargers
  * queue judges their replays against the offset it had, not against the first late message.
  * A reboot is a reconnect too: the charger may replay what it queued before it (stamped by the
@@ -56,6 +64,8 @@ const TRUSTED_CLOCK_FROM = Date.parse('2020-01-01T00:00:00Z');
 const SPACING_MIN_MS = 1_000;
 /** Persist the estimate when it moved this much from what is stored. */
 const PERSIST_DRIFT_MS = 1_000;
+/** Lateness within this of each other: two messages spaced as they were stamped, whatever the jitter. */
+const SPACING_SLACK_MS = 250;
 
 export interface ChargerTime {
   /** The charger's own clock (ms): rates are its deltas. Our receive time when unusable. */
@@ -66,6 +76,21 @@ export interface ChargerTime {
   ageMs: number;
   /** Sent as it was measured (not queued while offline, not a replay). */
   live: boolean;
+  /**
+   * The charger's clock epoch (it changes when its clock steps): two stamps of one epoch differ
+   * by the time between them. Null when the stamp is unusable.
+   */
+  epoch: number | null;
+}
+
+interface Epoch {
+  /** When it began (our clock, ms; 0 for the first): unique, so a lost save cannot reuse it. */
+  n: number;
+  /**
+   * Opened by a forward step and not yet settled: the message that last lowered its estimate
+   * (null once two messages arrived spaced as stamped: a later early message is a step again).
+   */
+  anchor: { stampedMs: number; delta: number } | null;
 }
 
 interface Late {
@@ -75,8 +100,8 @@ interface Late {
 }
 
 export interface ClockStore {
-  load(): Iterable<{ chargerId: string; offsetMs: number }>;
-  save(chargerId: string, offsetMs: number): void;
+  load(): Iterable<{ chargerId: string; offsetMs: number; epoch: number }>;
+  save(chargerId: string, offsetMs: number, epoch: number): void;
 }
 
 export class ChargerClocks {
@@ -90,14 +115,17 @@ export class ChargerClocks {
   private readonly newest = new Map<string, number>();
   /** The offset last stored per charger. */
   private readonly stored = new Map<string, number>();
+  /** Per charger: its clock's current epoch. */
+  private readonly epochs = new Map<string, Epoch>();
 
   constructor(
     private readonly store?: ClockStore,
     loadedAtMs = Date.now(),
   ) {
-    for (const { chargerId, offsetMs } of store?.load() ?? []) {
+    for (const { chargerId, offsetMs, epoch } of store?.load() ?? []) {
       this.deltas.set(chargerId, [{ fromMs: loadedAtMs, min: offsetMs }]);
       this.stored.set(chargerId, offsetMs);
+      this.epochs.set(chargerId, { n: epoch, anchor: null });
       // Loaded at start-up: every charger reconnects to this process and may replay a queue.
       this.mayQueue.add(chargerId);
     }
@@ -120,19 +148,35 @@ export class ChargerClocks {
   ): ChargerTime {
     const stamped = Date.parse(timestamp);
     if (!Number.isFinite(stamped) || stamped < TRUSTED_CLOCK_FROM)
-      return { stampMs: receivedAtMs, atMs: receivedAtMs, ageMs: 0, live: !flaggedOffline };
+      return {
+        stampMs: receivedAtMs,
+        atMs: receivedAtMs,
+        ageMs: 0,
+        live: !flaggedOffline,
+        epoch: null,
+      };
     const delta = receivedAtMs - stamped;
     const seen = this.deltas.get(chargerId);
     let live: boolean;
     if (!seen || seen.length === 0) {
       live = !flaggedOffline && delta <= QUEUED_AFTER_MS;
       if (!flaggedOffline) this.remember(chargerId, [{ fromMs: receivedAtMs, min: delta }]);
+    } else if (delta < minOf(seen) - STEP_MS) {
+      live = !flaggedOffline;
+      if (live) {
+        this.mayQueue.delete(chargerId);
+        this.late.delete(chargerId);
+      }
+      const opened = this.epochOf(chargerId).anchor === null;
+      this.steppedForward(chargerId, seen, stamped, delta, receivedAtMs);
+      if (!opened) this.settle(chargerId, stamped, delta);
     } else if (delta - minOf(seen) <= STEP_MS) {
       live = !flaggedOffline;
       if (live) {
         this.mayQueue.delete(chargerId);
         this.late.delete(chargerId);
         this.remember(chargerId, added(seen, delta, receivedAtMs));
+        this.settle(chargerId, stamped, delta);
       }
     } else {
       const newest = stamped >= (this.newest.get(chargerId) ?? stamped);
@@ -143,7 +187,47 @@ export class ChargerClocks {
     const known = this.deltas.get(chargerId);
     const offset = known && known.length > 0 ? minOf(known) : delta;
     const atMs = Math.min(stamped + offset, receivedAtMs);
-    return { stampMs: stamped, atMs, ageMs: receivedAtMs - atMs, live };
+    const epoch = this.epochOf(chargerId).n;
+    return { stampMs: stamped, atMs, ageMs: receivedAtMs - atMs, live, epoch };
+  }
+
+  private epochOf(chargerId: string): Epoch {
+    let epoch = this.epochs.get(chargerId);
+    if (!epoch) this.epochs.set(chargerId, (epoch = { n: 0, anchor: null }));
+    return epoch;
+  }
+
+  /** A message earlier than the estimate: the clocks stepped, or a forward step's queue goes on. */
+  private steppedForward(
+    chargerId: string,
+    seen: Bucket[],
+    stampedMs: number,
+    delta: number,
+    atMs: number,
+  ): void {
+    if (this.epochOf(chargerId).anchor !== null) {
+      this.remember(chargerId, added(seen, delta, atMs));
+      return;
+    }
+    this.epochs.set(chargerId, { n: atMs, anchor: { stampedMs, delta } });
+    this.remember(chargerId, [{ fromMs: atMs, min: delta }]);
+  }
+
+  /** In an epoch opened by a forward step: the queue goes on, or two messages show it settled. */
+  private settle(chargerId: string, stampedMs: number, delta: number): void {
+    const epoch = this.epochOf(chargerId);
+    const anchor = epoch.anchor;
+    if (anchor === null) return;
+    if (delta < anchor.delta - SPACING_SLACK_MS) {
+      epoch.anchor = { stampedMs, delta };
+      return;
+    }
+    const ds = stampedMs - anchor.stampedMs;
+    if (
+      ds >= SPACING_MIN_MS &&
+      Math.abs(delta - anchor.delta) <= Math.max(SPACING_SLACK_MS, ds / 5)
+    )
+      epoch.anchor = null;
   }
 
   /** A late message, not flagged offline: true when it shows the clocks stepped (it is live). */
@@ -157,6 +241,7 @@ export class ChargerClocks {
     const before = this.late.get(chargerId);
     this.late.set(chargerId, { receivedAtMs, stampedMs, delta });
     if (!this.mayQueue.has(chargerId) && newest) {
+      this.newEpoch(chargerId, receivedAtMs);
       this.remember(chargerId, [{ fromMs: receivedAtMs, min: delta }]);
       this.late.delete(chargerId);
       return true;
@@ -168,8 +253,13 @@ export class ChargerClocks {
     if (!spacedLive) return false;
     this.mayQueue.delete(chargerId);
     this.late.delete(chargerId);
+    this.newEpoch(chargerId, receivedAtMs);
     this.remember(chargerId, [{ fromMs: receivedAtMs, min: Math.min(before.delta, delta) }]);
     return true;
+  }
+
+  private newEpoch(chargerId: string, atMs: number): void {
+    this.epochs.set(chargerId, { n: atMs, anchor: null });
   }
 
   private remember(chargerId: string, buckets: Bucket[]): void {
@@ -178,7 +268,7 @@ export class ChargerClocks {
     const stored = this.stored.get(chargerId);
     if (this.store && (stored === undefined || Math.abs(stored - offset) >= PERSIST_DRIFT_MS)) {
       this.stored.set(chargerId, offset);
-      this.store.save(chargerId, offset);
+      this.store.save(chargerId, offset, this.epochOf(chargerId).n);
     }
   }
 

@@ -11,22 +11,23 @@ export function clockStore(
   clock: Clock,
   later: (write: () => unknown) => void,
 ): ClockStore {
-  const save = db.prepare<[string, number, string]>(
-    `INSERT INTO charger_clock_offsets (charger_id, offset_ms, estimated_at) VALUES (?, ?, ?)
+  const save = db.prepare<[string, number, number, string]>(
+    `INSERT INTO charger_clock_offsets (charger_id, offset_ms, epoch, estimated_at)
+     VALUES (?, ?, ?, ?)
      ON CONFLICT (charger_id) DO UPDATE SET offset_ms = excluded.offset_ms,
-       estimated_at = excluded.estimated_at`,
+       epoch = excluded.epoch, estimated_at = excluded.estimated_at`,
   );
   return {
     load: () =>
       db
-        .prepare<[], { charger_id: string; offset_ms: number }>(
-          'SELECT charger_id, offset_ms FROM charger_clock_offsets',
+        .prepare<[], { charger_id: string; offset_ms: number; epoch: number }>(
+          'SELECT charger_id, offset_ms, epoch FROM charger_clock_offsets',
         )
         .all()
-        .map((r) => ({ chargerId: r.charger_id, offsetMs: r.offset_ms })),
-    save: (chargerId, offsetMs) => {
+        .map((r) => ({ chargerId: r.charger_id, offsetMs: r.offset_ms, epoch: r.epoch })),
+    save: (chargerId, offsetMs, epoch) => {
       const at = new Date(clock.now()).toISOString();
-      later(() => save.run(chargerId, Math.round(offsetMs), at));
+      later(() => save.run(chargerId, Math.round(offsetMs), epoch, at));
     },
   };
 }

@@ -131,10 +131,13 @@ export interface TransactionStarted {
  * When a stamped message was measured: `stampMs` on the charger's own clock (rates are its
  * deltas), `measuredAtMs` on ours (its stamp corrected by the charger's estimated clock offset;
  * never after it arrived). Both are the receive time when the charger's clock is unusable.
+ * `epoch`: the charger clock's epoch (charger-clocks.ts); two stamps of one epoch differ by the time
+ * between them. Null when the clock is unusable.
  */
 export interface MeasuredTime {
   stampMs: number;
   measuredAtMs: number;
+  epoch: number | null;
 }
 
 export interface MeterSample {

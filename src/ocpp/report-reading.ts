@@ -41,7 +41,7 @@ export function reportReading(
     socPercent: reading.socPercent,
     timestamp: reading.timestamp,
     receivedAtMs,
-    time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+    time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
     live: time.live,
   });
 }

@@ -46,7 +46,7 @@ export class TransactionEvents201 {
       this.txs.open(chargerId, transactionId, this.now());
       const tx = this.txs.fill(chargerId, transactionId, { evseId, idToken, meterStartWh: null });
       const nowMs = this.ctx.clock.now();
-      const time = { stampMs: nowMs, atMs: nowMs, ageMs: 0, live: true };
+      const time = { stampMs: nowMs, atMs: nowMs, ageMs: 0, live: true, epoch: null };
       this.bind(tx, this.connectorOf(tx), nowMs, this.now(), null, time);
     })();
   }
@@ -159,7 +159,7 @@ export class TransactionEvents201 {
       meterStartWh: tx.meterStartWh ?? registerNowWh,
       timestamp,
       receivedAtMs,
-      time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+      time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
     }).accepted;
     this.txs.setVerdict(ctx.chargerId, tx.transactionId, accepted);
     if (!accepted) {
@@ -177,7 +177,7 @@ export class TransactionEvents201 {
         reason: tx.stoppedReason ?? 'Local',
         timestamp,
         receivedAtMs,
-        time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+        time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
         live: time.live,
       });
     }
@@ -212,7 +212,7 @@ export class TransactionEvents201 {
       reason,
       timestamp: req.timestamp,
       receivedAtMs,
-      time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+      time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
       live: time.live,
     });
   }

@@ -36,7 +36,7 @@ export function fullHistoryBytesPerCharger(chargers: number): number {
         socPercent: k % 100,
         timestamp,
         receivedAtMs: t0 + k * 15_000 + 3,
-        time: { stampMs: t0 + k * 15_000, measuredAtMs: t0 + k * 15_000 },
+        time: { stampMs: t0 + k * 15_000, measuredAtMs: t0 + k * 15_000, epoch: 0 },
         live: true,
       });
       calls.record(

@@ -45,7 +45,7 @@ function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransa
       meterStartWh: req.meterStart,
       timestamp: req.timestamp,
       receivedAtMs,
-      time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+      time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
     }).accepted;
   }
   transactions.setAccepted(id, accepted);

@@ -40,7 +40,7 @@ function stop({ ctx, transactions }: Session16, req: StopTransactionReq) {
     reason,
     timestamp: req.timestamp,
     receivedAtMs,
-    time: { stampMs: time.stampMs, measuredAtMs: time.atMs },
+    time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
     live: time.live,
   });
   return req.idTag ? { idTagInfo: { status: 'Accepted' } } : {};
