@@ -236,6 +236,27 @@ describe('charger clock epochs: two stamps of one epoch are as far apart as they
     expect(after).not.toBe(e0);
   });
 
+  it('2.0.1: after its queue flagged offline, a late message not flagged is live (the clock stepped back while offline)', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    const e0 = clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000).epoch;
+    clocks.connected('cp');
+    // Queued from T0 + 60 s, replayed at T0 + 120 s; the clock stepped 20 minutes back at T0 + 90 s.
+    const back = 1_200_000;
+    for (const t of [60_000, 70_000, 80_000])
+      expect(clocks.observe('cp', stamp(T0 + t), T0 + 120_000, true).live).toBe(false);
+    for (const t of [90_000, 100_000, 110_000])
+      clocks.observe('cp', stamp(T0 + t - back), T0 + 120_001, true);
+    const live = clocks.observe('cp', stamp(T0 + 120_000 - back), T0 + 120_005);
+    expect(live).toMatchObject({ live: true, ageMs: 0 });
+    expect(live.epoch).not.toBe(e0);
+    // The same message with no flagged queue before it (1.6, MicroOcpp) waits for a second one.
+    const unflagged = new ChargerClocks();
+    settled(unflagged);
+    unflagged.connected('cp');
+    expect(unflagged.observe('cp', stamp(T0 + 120_000 - back), T0 + 120_005).live).toBe(false);
+  });
+
   it('the epoch outlives a gateway restart with the offset', () => {
     const store = memoryStore();
     const clocks = new ChargerClocks(store);

@@ -11,7 +11,9 @@
  * A message later than the estimate by more than STEP_MS is either a replay (queued while the
  * link was down) or a clock step (NTP, an operator, on either side). Never decided from a single
  * late message after a reconnect:
- * - 2.0.1 `offline: true` is a replay, always; it never moves the estimate.
+ * - 2.0.1 `offline: true` is a replay, always; it never moves the estimate. A charger sends its
+ *   queue before anything live, so after one, a late message not flagged is live: the clocks
+ *   stepped while it was offline.
  * - A charger that has sent an on-time message since it (re)connected is not replaying: a late
  *   message from it stamped after everything it sent before means the clocks stepped, and the
  *   estimate starts again from it (a live reading aged by the step would stop its session that
@@ -111,6 +113,8 @@ export class ChargerClocks {
   private readonly late = new Map<string, Late>();
   /** Chargers that (re)connected and have not yet sent an on-time message: they may replay. */
   private readonly mayQueue = new Set<string>();
+  /** Chargers that sent a message flagged offline since they (re)connected: their queue. */
+  private readonly flaggedQueue = new Set<string>();
   /** Per charger: the latest stamp it sent (ms on its clock). */
   private readonly newest = new Map<string, number>();
   /** The offset last stored per charger. */
@@ -133,6 +137,7 @@ export class ChargerClocks {
 
   /** The charger (re)connected: readings it queued while offline may follow. */
   connected(chargerId: string): void {
+    this.flaggedQueue.delete(chargerId);
     if (this.deltas.has(chargerId)) this.mayQueue.add(chargerId);
   }
 
@@ -147,6 +152,7 @@ export class ChargerClocks {
     flaggedOffline = false,
   ): ChargerTime {
     const stamped = Date.parse(timestamp);
+    if (flaggedOffline) this.flaggedQueue.add(chargerId);
     if (!Number.isFinite(stamped) || stamped < TRUSTED_CLOCK_FROM)
       return {
         stampMs: receivedAtMs,
@@ -240,7 +246,8 @@ export class ChargerClocks {
   ): boolean {
     const before = this.late.get(chargerId);
     this.late.set(chargerId, { receivedAtMs, stampedMs, delta });
-    if (!this.mayQueue.has(chargerId) && newest) {
+    if ((!this.mayQueue.has(chargerId) && newest) || this.flaggedQueue.has(chargerId)) {
+      this.mayQueue.delete(chargerId);
       this.newEpoch(chargerId, receivedAtMs);
       this.remember(chargerId, [{ fromMs: receivedAtMs, min: delta }]);
       this.late.delete(chargerId);
