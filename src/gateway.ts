@@ -52,6 +52,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
+import { serverTlsOptions } from './shared/tls-server.js';
 import { releaseRelaxed } from './store/durability.js';
 import { closeGroupCommit } from './store/group-commit.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -518,8 +519,7 @@ async function listenOcppTls(
   const material = readTlsFiles(tls, 'ocpp.tls');
   const server = createHttpsServer(
     {
-      ...material,
-      minVersion: 'TLSv1.2',
+      ...serverTlsOptions(material),
       requestCert: material.ca !== undefined,
       rejectUnauthorized: false,
     },
