@@ -192,6 +192,8 @@ export async function startGateway(
     onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
     onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
     onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
+    onCredentialUsed: (chargerId, credential) =>
+      chargerRegistry.credentialUsed(chargerId, credential, clock.now()),
     ...(options.settingsPacing ? { settingsPacing: options.settingsPacing } : {}),
   });
   const lifecycle = new SessionLifecycle({
