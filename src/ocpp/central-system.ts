@@ -222,8 +222,17 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         reject(400, 'No supported OCPP subprotocol');
         return;
       }
-      if (verdict.credential !== undefined)
-        this.opts.onCredentialUsed?.(chargerId, verdict.credential);
+      if (verdict.credential !== undefined) {
+        try {
+          this.opts.onCredentialUsed?.(chargerId, verdict.credential);
+        } catch (err) {
+          // The charger proved its password: a failed bookkeeping write must not refuse it.
+          this.opts.log.error(
+            { chargerId, err: (err as Error).message },
+            'recording the password a charger used failed',
+          );
+        }
+      }
       // A charger that offers no subprotocol gets none back and is held to ASSUMED_PROTOCOL.
       accept({ chargerId }, protocol ?? false);
     });

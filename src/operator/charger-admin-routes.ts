@@ -192,6 +192,10 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
           overlapMs,
         );
         request.auditResult = { previousPasswordsEndAt, charger };
+        request.log.info(
+          { chargerId, operator: request.operator?.name, answer: charger.status },
+          'charger password set on the charger',
+        );
         return { chargerId, previousPasswordsEndAt, charger };
       }
       const hash = hashPassword(body.password);

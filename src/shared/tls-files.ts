@@ -22,7 +22,7 @@ export interface TlsMaterial {
 }
 
 /** The certificate pairs of a server's TLS files, whichever form the config used. */
-export function certificatePairs(files: TlsFiles): CertificateFiles[] {
+function certificatePairs(files: TlsFiles): CertificateFiles[] {
   if (files.certificates !== undefined) return files.certificates;
   return files.cert !== undefined && files.key !== undefined
     ? [{ cert: files.cert, key: files.key }]
