@@ -52,6 +52,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
+import { serverTlsOptions } from './shared/tls-server.js';
 import { releaseRelaxed } from './store/durability.js';
 import { closeGroupCommit } from './store/group-commit.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -191,6 +192,8 @@ export async function startGateway(
     onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
     onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
     onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
+    onCredentialUsed: (chargerId, credential) =>
+      chargerRegistry.credentialUsed(chargerId, credential, clock.now()),
     ...(options.settingsPacing ? { settingsPacing: options.settingsPacing } : {}),
   });
   const lifecycle = new SessionLifecycle({
@@ -518,8 +521,7 @@ async function listenOcppTls(
   const material = readTlsFiles(tls, 'ocpp.tls');
   const server = createHttpsServer(
     {
-      ...material,
-      minVersion: 'TLSv1.2',
+      ...serverTlsOptions(material),
       requestCert: material.ca !== undefined,
       rejectUnauthorized: false,
     },

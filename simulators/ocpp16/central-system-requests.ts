@@ -160,6 +160,12 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     key,
     value,
   }: IncomingCalls['ChangeConfiguration']['req']): Conf<'ChangeConfiguration'> {
+    // Write-only, so not in the configuration store: the password's 16 to 20 bytes in hex.
+    if (key.toLowerCase() === 'authorizationkey') {
+      if (!/^(?:[0-9a-fA-F]{2}){16,20}$/.test(value)) return { status: 'Rejected' };
+      this.changePassword(Buffer.from(value, 'hex').toString('utf8'));
+      return { status: 'Accepted' };
+    }
     const status = this.configuration.change(key, value);
     const name = this.configuration.canonicalName(key);
     if (status !== 'Accepted' || name === undefined) return { status };

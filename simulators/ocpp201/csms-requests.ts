@@ -87,8 +87,12 @@ export abstract class CsmsRequests extends RemoteControl {
     const changed: string[] = [];
     const setVariableResult = setVariableData.map(
       ({ component, variable, attributeValue, attributeType }): SetVariableResult => {
-        const status = this.deviceModel.write(component, variable, attributeValue, attributeType);
-        if (status === 'Accepted') changed.push(`${component.name}.${variable.name}`);
+        const password =
+          component.name === 'SecurityCtrlr' && variable.name === 'BasicAuthPassword';
+        const status = password
+          ? this.takeBasicAuthPassword(attributeValue)
+          : this.deviceModel.write(component, variable, attributeValue, attributeType);
+        if (status === 'Accepted' && !password) changed.push(`${component.name}.${variable.name}`);
         return {
           attributeStatus: status,
           component,
@@ -99,6 +103,13 @@ export abstract class CsmsRequests extends RemoteControl {
     );
     for (const key of changed) this.applyVariable(key);
     return { setVariableResult };
+  }
+
+  /** Write-only, so not in the device model: 16 to 40 printable characters (A01). */
+  private takeBasicAuthPassword(value: string): 'Accepted' | 'Rejected' {
+    if (!/^[\x21-\x7E]{16,40}$/.test(value)) return 'Rejected';
+    this.changePassword(value);
+    return 'Accepted';
   }
 
   private applyVariable(key: string): void {

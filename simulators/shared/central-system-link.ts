@@ -27,7 +27,7 @@ export class CentralSystemLink<Out extends CallMap<Out>> {
   private wasOpen = false;
 
   constructor(
-    private readonly settings: RpcClientSettings,
+    private settings: RpcClientSettings,
     private readonly listener: LinkListener,
   ) {}
 
@@ -49,6 +49,13 @@ export class CentralSystemLink<Out extends CallMap<Out>> {
   /** Rejects every call in flight or queued, now and until the next open(). */
   abortCalls(): void {
     this.calls.abort();
+  }
+
+  /** The basic-auth password of every connection from the next one on. */
+  setPassword(password: string): void {
+    this.settings = { ...this.settings, password };
+    // ocpp-rpc merges what it is given into its options, whatever its typings ask for.
+    this.client?.reconfigure({ password } as Parameters<RpcClient['reconfigure']>[0]);
   }
 
   /** The socket is up now (false while ocpp-rpc reconnects). */

@@ -337,6 +337,20 @@ export abstract class ChargePointBase<
     }
   }
 
+  /**
+   * The central system set a new basic-auth password (1.6 AuthorizationKey, 2.0.1
+   * BasicAuthPassword): after the reply the charger connects again with it, as the security
+   * whitepaper has it; its boot and transactions carry on as after a drop.
+   */
+  protected changePassword(password: string): void {
+    this.settings.password = password;
+    this.link.setPassword(password);
+    this.defer(async () => {
+      await this.closeSocket();
+      await this.link.open();
+    });
+  }
+
   protected call<M extends keyof Out & string>(
     method: M,
     params: Out[M]['req'],

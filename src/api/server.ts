@@ -7,6 +7,7 @@ import Fastify, {
 import { ChargingError } from '../charging/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
+import { serverTlsOptions } from '../shared/tls-server.js';
 import { answerExpectationFailed, clientErrorHandler } from './edge-answers.js';
 import { ApiError, CHARGING_ERROR_STATUS, sendError } from './errors.js';
 import { lazyChildLogger } from './request-logger.js';
@@ -41,7 +42,7 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
   // With TLS the server is an https.Server; the routes do not care which.
   const app = Fastify({
     ...(options.tls
-      ? { https: { ...options.tls, ...server, minVersion: 'TLSv1.2' as const } }
+      ? { https: { ...serverTlsOptions(options.tls), ...server } }
       : { http: server }),
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,

@@ -58,6 +58,16 @@ export class ChargerRegistry {
   ) => void;
   /** Ends every credential of the charger still valid at `endMs` at that time (both tables). */
   private readonly endPasswords: (endMs: number, chargerId: string) => void;
+  /** The same for every credential but `keep` (a stored hash). */
+  private readonly endOthers: (endMs: number, chargerId: string, keep: string) => void;
+  /** Ends the one credential stored as `hash`. */
+  private readonly endOnly: (endMs: number, chargerId: string, hash: string) => void;
+  private readonly pushes: {
+    add: Statement<[string, string, string]>;
+    answer: Statement<[string, string, string, string]>;
+    pending: Statement<[string, string], { seq: number }>;
+    confirm: Statement<[string, number]>;
+  };
 
   constructor(
     private readonly db: Db,
@@ -106,6 +116,43 @@ export class ChargerRegistry {
     this.endPasswords = (endMs, chargerId) => {
       endPasswords.run(endMs, chargerId, endMs);
       endKeys.run(endMs, chargerId, endMs);
+    };
+    const endOtherPasswords = db.prepare<[number, string, string, number]>(
+      `UPDATE charger_passwords SET valid_until_ms = ?
+       WHERE charger_id = ? AND password_hash != ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
+    );
+    const endOtherKeys = db.prepare<[number, string, string, number]>(
+      `UPDATE charger_keys SET valid_until_ms = ?
+       WHERE charger_id = ? AND key_hash != ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
+    );
+    this.endOthers = (endMs, chargerId, keep) => {
+      endOtherPasswords.run(endMs, chargerId, keep, endMs);
+      endOtherKeys.run(endMs, chargerId, keep, endMs);
+    };
+    const endPassword = db.prepare<[number, string, string, number]>(
+      `UPDATE charger_passwords SET valid_until_ms = ?
+       WHERE charger_id = ? AND password_hash = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
+    );
+    const endKey = db.prepare<[number, string, string, number]>(
+      `UPDATE charger_keys SET valid_until_ms = ?
+       WHERE charger_id = ? AND key_hash = ? AND (valid_until_ms IS NULL OR valid_until_ms > ?)`,
+    );
+    this.endOnly = (endMs, chargerId, hash) =>
+      (isGeneratedKeyHash(hash) ? endKey : endPassword).run(endMs, chargerId, hash, endMs);
+    this.pushes = {
+      add: db.prepare(
+        `INSERT INTO charger_password_pushes (charger_id, password_hash, requested_at)
+         VALUES (?, ?, ?)`,
+      ),
+      answer: db.prepare(
+        `UPDATE charger_password_pushes SET answer = ?, answered_at = ?
+         WHERE charger_id = ? AND password_hash = ? AND answer IS NULL`,
+      ),
+      pending: db.prepare(
+        `SELECT seq FROM charger_password_pushes WHERE charger_id = ? AND password_hash = ?
+         AND confirmed_at IS NULL AND (answer IS NULL OR answer != 'refused')`,
+      ),
+      confirm: db.prepare('UPDATE charger_password_pushes SET confirmed_at = ? WHERE seq = ?'),
     };
   }
 
@@ -184,6 +231,58 @@ export class ChargerRegistry {
     })();
     this.refresh(chargerId, nowMs);
     return new Date(endMs).toISOString();
+  }
+
+  /**
+   * A password about to be set on the charger over OCPP: accepted from now on, next to the ones
+   * accepted until now, which stay valid until the charger's answer says what to do with them.
+   */
+  addPushedPassword(chargerId: string, passwordHash: string, nowMs: number): void {
+    const at = new Date(nowMs).toISOString();
+    this.db.transaction(() => {
+      this.active(chargerId);
+      this.addPassword(chargerId, passwordHash, nowMs, at);
+      this.pushes.add.run(chargerId, passwordHash, at);
+    })();
+    this.refresh(chargerId, nowMs);
+  }
+
+  /**
+   * The charger's answer to a pushed password. Taken: the older credentials end after `overlapMs`
+   * (sooner if the charger connects with the new one); returns when. Refused: the pushed one ends
+   * now, never having been the charger's. Unanswered: both stay until the charger connects with
+   * the new one, since it may have taken it.
+   */
+  pushAnswered(
+    chargerId: string,
+    passwordHash: string,
+    answer: 'taken' | 'refused' | 'unanswered',
+    overlapMs: number,
+    nowMs: number,
+  ): string | null {
+    const at = new Date(nowMs).toISOString();
+    const endMs = nowMs + overlapMs;
+    this.db.transaction(() => {
+      this.pushes.answer.run(answer, at, chargerId, passwordHash);
+      if (answer === 'taken') this.endOthers(endMs, chargerId, passwordHash);
+      if (answer === 'refused') this.endOnly(nowMs, chargerId, passwordHash);
+    })();
+    this.refresh(chargerId, nowMs);
+    return answer === 'taken' ? new Date(endMs).toISOString() : null;
+  }
+
+  /**
+   * The charger was admitted with `passwordHash`: when that is a password pushed to it (and not
+   * refused), every other credential of the charger ends now.
+   */
+  credentialUsed(chargerId: string, passwordHash: string, nowMs: number): void {
+    const push = this.pushes.pending.get(chargerId, passwordHash);
+    if (!push) return;
+    this.db.transaction(() => {
+      this.endOthers(nowMs, chargerId, passwordHash);
+      this.pushes.confirm.run(new Date(nowMs).toISOString(), push.seq);
+    })();
+    this.refresh(chargerId, nowMs);
   }
 
   /** The charger is no longer accepted; its history stays. */

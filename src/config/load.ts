@@ -41,10 +41,13 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfi
     config.operator.http?.tls,
   ]) {
     if (!tls) continue;
-    const files = tls as Partial<Record<'ca' | 'cert' | 'key', string>>;
-    for (const k of ['ca', 'cert', 'key'] as const) {
-      const file = files[k];
-      if (file !== undefined) files[k] = resolve(baseDir, file);
+    type Files = Partial<Record<'ca' | 'cert' | 'key', string>>;
+    const pairs = 'certificates' in tls ? (tls.certificates ?? []) : [];
+    for (const files of [tls as Files, ...pairs]) {
+      for (const k of ['ca', 'cert', 'key'] as const) {
+        const file = (files as Files)[k];
+        if (file !== undefined) (files as Files)[k] = resolve(baseDir, file);
+      }
     }
   }
   return config;

@@ -84,8 +84,30 @@ const tariff = z
 /** A file path (PEM); relative paths are resolved against the config file's folder. */
 const pemFile = z.string().min(1).max(4096);
 
-/** A server certificate and its private key (PEM files). */
-const serverTls = { cert: pemFile, key: pemFile };
+/**
+ * A server's certificate and private key (PEM files), or `certificates`, several such pairs served
+ * side by side: an ECDSA and an RSA one, so a charger that offers only the suites of one key type
+ * still connects (OCPP 2.0.1 A00.FR.318; docs/security.md, "TLS").
+ */
+const serverTls = {
+  cert: pemFile.optional(),
+  key: pemFile.optional(),
+  certificates: z
+    .array(z.object({ cert: pemFile, key: pemFile }).strict())
+    .min(1)
+    .max(4)
+    .optional(),
+};
+
+/** One of the two forms of serverTls, complete. */
+function oneCertificateForm(t: { cert?: string; key?: string; certificates?: unknown[] }): boolean {
+  return t.certificates === undefined
+    ? t.cert !== undefined && t.key !== undefined
+    : t.cert === undefined && t.key === undefined;
+}
+const certificateForm = {
+  message: 'give cert and key, or certificates (a list of cert and key), not both',
+};
 
 /** Requests per minute for one credential, with a burst of the same size. */
 const perMinute = z.number().int().min(1).max(1_000_000);
@@ -221,7 +243,7 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).default(8080),
         bodyLimitBytes: z.number().int().min(1024).max(1_048_576).default(16_384),
         /** Serve the API (and the OCPP WebSocket on the same port) over TLS. */
-        tls: z.object(serverTls).strict().optional(),
+        tls: z.object(serverTls).strict().refine(oneCertificateForm, certificateForm).optional(),
         rateLimits: z
           .object({
             /** Token mints per API key per minute. */
@@ -244,7 +266,11 @@ export const configSchema = z
           .object({
             host: z.string().min(1).default('127.0.0.1'),
             port: z.number().int().min(0).max(65535).default(8081),
-            tls: z.object(serverTls).strict().optional(),
+            tls: z
+              .object(serverTls)
+              .strict()
+              .refine(oneCertificateForm, certificateForm)
+              .optional(),
           })
           .strict()
           .optional(),
@@ -272,6 +298,7 @@ export const configSchema = z
             ca: pemFile.optional(),
           })
           .strict()
+          .refine(oneCertificateForm, certificateForm)
           .optional(),
         /** Largest WebSocket frame a charger may send; a larger one closes the connection (1009). */
         maxFrameBytes: z.number().int().min(1024).max(16_777_216).default(65_536),

@@ -4,7 +4,8 @@ import type { SiteCharger } from '../config/site.js';
 import { verifyPassword } from './charger-password.js';
 
 export type Admission =
-  | { admitted: true }
+  /** `credential`: the stored hash the password matched, when the charger has more than one. */
+  | { admitted: true; credential?: string }
   | { admitted: false; status: 401 | 404; reason: string; passwordInClear?: boolean };
 
 function isTls(socket: Socket): socket is TLSSocket {
@@ -57,14 +58,15 @@ export async function admit(
     const valid = charger.passwords.filter(
       (p) => p.validUntilMs === null || p.validUntilMs > nowMs,
     );
-    let matched = false;
+    let matched: string | undefined;
     for (const p of valid) {
       if (password && (await verifyPassword(password, p.hash))) {
-        matched = true;
+        matched = p.hash;
         break;
       }
     }
-    if (!matched) return { admitted: false, status: 401, reason: 'bad credentials' };
+    if (matched === undefined) return { admitted: false, status: 401, reason: 'bad credentials' };
+    if (valid.length > 1) return { admitted: true, credential: matched };
   }
   return { admitted: true };
 }

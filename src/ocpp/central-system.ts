@@ -85,6 +85,8 @@ export interface CentralSystemOptions {
   onCall?: (chargerId: string, call: OcppCall) => void;
   /** When booted chargers' settings are read (settings-pacing.ts); default SETTINGS_PACING. */
   settingsPacing?: SettingsPacingOptions;
+  /** A charger holding several passwords was admitted with the one stored as `credential`. */
+  onCredentialUsed?: (chargerId: string, credential: string) => void;
 }
 
 /** One call between the gateway and a charger, as the operator's recent-messages list shows it. */
@@ -219,6 +221,17 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         );
         reject(400, 'No supported OCPP subprotocol');
         return;
+      }
+      if (verdict.credential !== undefined) {
+        try {
+          this.opts.onCredentialUsed?.(chargerId, verdict.credential);
+        } catch (err) {
+          // The charger proved its password: a failed bookkeeping write must not refuse it.
+          this.opts.log.error(
+            { chargerId, err: (err as Error).message },
+            'recording the password a charger used failed',
+          );
+        }
       }
       // A charger that offers no subprotocol gets none back and is held to ASSUMED_PROTOCOL.
       accept({ chargerId }, protocol ?? false);
@@ -412,6 +425,10 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
 
   changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply> {
     return this.live(chargerId).session.operator.changeConfiguration(key, value);
+  }
+
+  setBasicAuthPassword(chargerId: string, password: string): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.setBasicAuthPassword(password);
   }
 
   /** The metrics observer and, when configured, the per-charger call hook, as one observer. */

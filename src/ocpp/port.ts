@@ -245,4 +245,6 @@ export interface ChargerOperations {
   /** keys empty: everything the charger reports (1.6), or the keys the caller names (2.0.1). */
   readConfiguration(chargerId: string, keys: readonly string[]): Promise<ConfigurationReport>;
   changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply>;
+  /** Sets the password the charger sends in HTTP basic auth; the reply's status is its answer. */
+  setBasicAuthPassword(chargerId: string, password: string): Promise<ChargerReply>;
 }

@@ -72,6 +72,8 @@ export interface OperatorCalls {
   trigger(ocppConnectorId: number | null, kind: TriggerKind): Promise<ChargerReply>;
   readConfiguration(keys: readonly string[]): Promise<ConfigurationReport>;
   changeConfiguration(key: string, value: string): Promise<ChargerReply>;
+  /** Sets the password the charger sends in HTTP basic auth (profiles 1 and 2). */
+  setBasicAuthPassword(password: string): Promise<ChargerReply>;
 }
 
 export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;

@@ -137,6 +137,14 @@ export class ChargerActions {
     );
   }
 
+  /** Sets the password the charger sends in basic auth (charger-password-push.ts). */
+  setBasicAuthPassword(chargerId: string, password: string): Promise<ActionAnswer> {
+    this.charger(chargerId);
+    return this.answer(chargerId, null, () =>
+      this.deps.chargers.setBasicAuthPassword(chargerId, password),
+    );
+  }
+
   /**
    * Stops a session through the charging layer, so it settles as any other: it becomes stopping,
    * the first stop goes out now with the charger's reply in the answer, and a stop the charger

@@ -7,6 +7,7 @@ import {
   PASSWORD_MIN_LENGTH,
 } from '../ocpp/charger-password.js';
 import type { OperatorDeps } from './api.js';
+import { pushChargerPassword } from './charger-password-push.js';
 import { operatorAction } from './guard.js';
 import { errorResponses, objectParams } from './schemas.js';
 
@@ -135,7 +136,8 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
     '/chargers/:chargerId/password',
     {
       schema: {
-        summary: "Rotate a charger's password; the old one works for overlapSeconds more",
+        summary:
+          "Rotate a charger's password; the old one works for overlapSeconds more. With setOnCharger, the gateway sets it on the charger over OCPP first",
         tags: ['chargers'],
         params: objectParams('chargerId'),
         body: {
@@ -143,6 +145,8 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
           properties: {
             password,
             overlapSeconds: { type: 'integer', minimum: 0, maximum: 30 * 86_400 },
+            /** 1.6 ChangeConfiguration AuthorizationKey, 2.0.1 SetVariables BasicAuthPassword. */
+            setOnCharger: { type: 'boolean' },
           },
           required: ['password'],
           additionalProperties: false,
@@ -152,7 +156,15 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
             type: 'object',
             properties: {
               chargerId: { type: 'string' },
-              previousPasswordsEndAt: { type: 'string' },
+              /** Null: the old passwords stay valid (the charger did not take the new one). */
+              previousPasswordsEndAt: { type: ['string', 'null'] },
+              /** With setOnCharger: the charger's own answer. */
+              charger: {
+                type: 'object',
+                properties: { status: { type: 'string' }, accepted: { type: 'boolean' } },
+                required: ['status', 'accepted'],
+                additionalProperties: false,
+              },
             },
             required: ['chargerId', 'previousPasswordsEndAt'],
             additionalProperties: false,
@@ -164,15 +176,31 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
     },
     async (request) => {
       const { chargerId } = request.params as { chargerId: string };
-      const body = request.body as { password: string; overlapSeconds?: number };
+      const body = request.body as {
+        password: string;
+        overlapSeconds?: number;
+        setOnCharger?: boolean;
+      };
+      const overlapMs = (body.overlapSeconds ?? 3600) * 1000;
+      if (body.setOnCharger) {
+        if (!deps.site.charger(chargerId))
+          throw new ApiError(404, 'charger_not_found', `no charger with id ${chargerId}`);
+        const { previousPasswordsEndAt, ...charger } = await pushChargerPassword(
+          deps,
+          chargerId,
+          body.password,
+          overlapMs,
+        );
+        request.auditResult = { previousPasswordsEndAt, charger };
+        request.log.info(
+          { chargerId, operator: request.operator?.name, answer: charger.status },
+          'charger password set on the charger',
+        );
+        return { chargerId, previousPasswordsEndAt, charger };
+      }
       const hash = hashPassword(body.password);
       const endsAt = registry(() =>
-        deps.chargerRegistry.rotatePassword(
-          chargerId,
-          hash,
-          (body.overlapSeconds ?? 3600) * 1000,
-          deps.clock.now(),
-        ),
+        deps.chargerRegistry.rotatePassword(chargerId, hash, overlapMs, deps.clock.now()),
       );
       request.auditResult = { previousPasswordsEndAt: endsAt };
       return { chargerId, previousPasswordsEndAt: endsAt };

@@ -12,6 +12,7 @@ import { schemaOperatorChargers } from './schema-operator-chargers.js';
 import { schemaChargerOps } from './schema-charger-ops.js';
 import { schemaLoadInputs } from './schema-load-inputs.js';
 import { schemaChargerKeys } from './schema-charger-keys.js';
+import { schemaChargerPasswordPushes } from './schema-charger-password-pushes.js';
 import { schemaConsole } from './schema-console.js';
 import { schemaClockOffsets } from './schema-clock-offsets.js';
 import { schemaMeterTruth } from './schema-meter-truth.js';
@@ -38,6 +39,7 @@ const migrations: readonly string[] = [
   schemaMeterTruth,
   schemaChargerSampling,
   schemaClockEpochs,
+  schemaChargerPasswordPushes,
 ];
 
 /**

@@ -9,6 +9,8 @@ export interface TestPki {
   caCert: string;
   serverCert: string;
   serverKey: string;
+  /** An RSA server certificate for 127.0.0.1 and its key (the one above is ECDSA), made on first use. */
+  rsaServer(): { cert: string; key: string };
   /** A client certificate and key with subject CN = `cn`, signed by the CA (or a stranger's CA). */
   client(cn: string, options?: { rogue?: boolean }): { cert: string; key: string };
   read(path: string): Buffer;
@@ -16,6 +18,7 @@ export interface TestPki {
 }
 
 const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+const RSA = ['-newkey', 'rsa:2048', '-nodes'];
 
 function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -31,9 +34,16 @@ function selfSignedCa(dir: string, name: string): void {
   );
 }
 
-function signed(dir: string, name: string, cn: string, ca: string, extensions: string): void {
+function signed(
+  dir: string,
+  name: string,
+  cn: string,
+  ca: string,
+  extensions: string,
+  keyType = EC,
+): void {
   openssl(
-    ['req', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`],
+    ['req', ...keyType, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`],
     dir,
   );
   writeFileSync(join(dir, `${name}.ext`), extensions);
@@ -55,19 +65,21 @@ function signed(dir: string, name: string, cn: string, ca: string, extensions: s
 export function makeTestPki(): TestPki {
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-pki-'));
   selfSignedCa(dir, 'ca');
-  signed(
-    dir,
-    'server',
-    'localhost',
-    'ca',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
-  );
+  const serverExtensions =
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n';
+  signed(dir, 'server', 'localhost', 'ca', serverExtensions);
   let rogueMade = false;
+  let rsaMade = false;
   return {
     dir,
     caCert: join(dir, 'ca.crt'),
     serverCert: join(dir, 'server.crt'),
     serverKey: join(dir, 'server.key'),
+    rsaServer() {
+      if (!rsaMade) signed(dir, 'server-rsa', 'localhost', 'ca', serverExtensions, RSA);
+      rsaMade = true;
+      return { cert: join(dir, 'server-rsa.crt'), key: join(dir, 'server-rsa.key') };
+    },
     client(cn, options = {}) {
       const ca = options.rogue ? 'rogue-ca' : 'ca';
       if (options.rogue && !rogueMade) {

@@ -1,7 +1,7 @@
 import type { OperatorCalls } from '../../protocol-session.js';
 import type { CallTarget } from '../../operator-call.js';
 import { changeAvailability } from './change-availability.js';
-import { sendChangeConfiguration } from './change-configuration.js';
+import { sendAuthorizationKey, sendChangeConfiguration } from './change-configuration.js';
 import { readConfiguration } from './get-configuration.js';
 import { remoteStopTransaction } from './remote-stop-transaction.js';
 import { reset } from './reset.js';
@@ -19,5 +19,6 @@ export function operatorCalls16(target: CallTarget): OperatorCalls {
     trigger: (connectorId, kind) => triggerMessage(target, connectorId, kind),
     readConfiguration: (keys) => readConfiguration(target, keys),
     changeConfiguration: (key, value) => sendChangeConfiguration(target, key, value),
+    setBasicAuthPassword: (password) => sendAuthorizationKey(target, password),
   };
 }

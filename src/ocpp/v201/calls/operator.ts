@@ -4,7 +4,7 @@ import { changeAvailability } from './change-availability.js';
 import { readVariables } from './get-variables.js';
 import { requestStopTransaction } from './request-stop-transaction.js';
 import { reset } from './reset.js';
-import { setVariable } from './set-variables.js';
+import { setBasicAuthPassword, setVariable } from './set-variables.js';
 import { triggerMessage } from './trigger-message.js';
 import { unlockConnector } from './unlock-connector.js';
 
@@ -18,5 +18,6 @@ export function operatorCalls201(target: CallTarget): OperatorCalls {
     trigger: (evseId, kind) => triggerMessage(target, evseId, kind),
     readConfiguration: (keys) => readVariables(target, keys),
     changeConfiguration: (key, value) => setVariable(target, key, value),
+    setBasicAuthPassword: (password) => setBasicAuthPassword(target, password),
   };
 }

@@ -61,3 +61,7 @@ export async function setVariable(
   const result = (reply.raw as SetVariablesConf).setVariableResult[0];
   return { status: result?.attributeStatus ?? 'Rejected', raw: reply.raw };
 }
+
+/** The password the station sends in basic auth, as it is (2.0.1 A01: 16 to 40 characters). */
+export const setBasicAuthPassword = (target: CallTarget, password: string): Promise<ChargerReply> =>
+  setVariable(target, 'SecurityCtrlr.BasicAuthPassword', password);
