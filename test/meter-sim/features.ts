@@ -47,15 +47,7 @@ export type Feature = (typeof FEATURES)[number];
  * Features that break an invariant on main today (the report of issue 27, item 9, says which and
  * why). The normal suite runs every other feature; once the fix lands, delete the line here.
  */
-export const AWAITING_FIX: readonly Feature[] = [
-  // A charger clock that steps forward while the charger is offline: its replayed readings after
-  // the step are placed at their arrival (their smaller received − stamped is taken as the new
-  // offset), the plausibility bound holds their gains as too fast and they never catch up: billed
-  // 1,957 Wh of 10,812 delivered, stopped at 9,043 Wh for 5,883 paid. At 1d5f2c8, 1 of 100 runs
-  // with every feature (seed 777); 9 of 200 before the last fixes. Replay:
-  // METER_SIM_SEED=777 METER_SIM_RUNS=100 METER_SIM_RUN=28 METER_SIM_FEATURES=all
-  'clock-step',
-];
+export const AWAITING_FIX: readonly Feature[] = [];
 
 /** The features a run may use: METER_SIM_FEATURES (comma list, or `all`), else all but AWAITING_FIX. */
 export function enabledFeatures(spec = process.env.METER_SIM_FEATURES): Feature[] {
