@@ -20,6 +20,7 @@ export const validators = {
   status: loadValidator('status.json', ajv),
   gateway: loadValidator('gateway.json', ajv),
   command: loadValidator('command.json', ajv),
+  bridge: loadValidator('bridge.json', ajv),
 };
 
 export interface Received {
