@@ -152,11 +152,12 @@ function expectEveryEventCentrally(s: Site): void {
   expect(s.cloud.schemaErrors).toEqual([]);
 }
 
+/** Ada charging at CP-1, returned once a kWh is in: a session with something to settle. */
 async function chargeSession(
   s: Site,
   cp: SimulatedChargePoint,
   connectorId: number,
-): Promise<{ sessionId: string; transactionId: string | number; meterStart: number }> {
+): Promise<{ sessionId: string; transactionId: string | number }> {
   await cp.plugIn(connectorId, IONIQ);
   const token = await mintToken(s.t.gw.url, API_KEY, DRIVERS.ada.email);
   const started = cp.waitFor('transactionStarted', (e) => e.connectorId === connectorId);
@@ -168,8 +169,15 @@ async function chargeSession(
   );
   expect(res.status).toBe(200);
   const { transactionId, meterStart } = await started;
-  return { sessionId: (res.body as { sessionId: string }).sessionId, transactionId, meterStart };
+  await cp.waitFor(
+    'meterValues',
+    (m) => m.transactionId === transactionId && m.registerWh - meterStart > 1000,
+  );
+  return { sessionId: (res.body as { sessionId: string }).sessionId, transactionId };
 }
+
+const settledCentrally = (s: Site, sessionId: string): boolean =>
+  s.cloud.of('sessions').some((m) => m.sessionId === sessionId && m.state === 'settled');
 
 const settled = (s: Site, sessionId: string) =>
   s.t.gw.db
@@ -246,10 +254,6 @@ describe('many sites: site-local Mosquitto bridged to a central one', () => {
       for (const c of batch.slice(0, 5)) await a.cloud.command(c);
       await b.cloud.command(topUp('b-during-cut', 300));
       await b.cloud.reply('b-during-cut', 'applied'); // site B is not held up by A's link
-      await cp.waitFor(
-        'meterValues',
-        (m) => m.transactionId === first.transactionId && m.registerWh - first.meterStart > 1000,
-      );
       await cp.interrupt(1, 'Local');
       await waitUntil(() => settled(a, first.sessionId), 10_000, 'first session settled');
       // a long outage's backlog: more than Mosquitto keeps for a bridge by default (1000)
@@ -272,10 +276,7 @@ describe('many sites: site-local Mosquitto bridged to a central one', () => {
         'every top-up answered',
       );
       await waitUntil(
-        () =>
-          a.cloud
-            .of('sessions')
-            .some((m) => m.sessionId === first.sessionId && m.state === 'settled'),
+        () => settledCentrally(a, first.sessionId),
         10_000,
         'the settlement, stored and forwarded',
       );
@@ -292,10 +293,6 @@ describe('many sites: site-local Mosquitto bridged to a central one', () => {
 
       // 2. the central broker restarts while a second session ends and the cloud sends more
       const second = await chargeSession(a, cp, 2);
-      await cp.waitFor(
-        'meterValues',
-        (m) => m.transactionId === second.transactionId && m.registerWh - second.meterStart > 1000,
-      );
       await central.stop();
       await cp.interrupt(2, 'Local');
       await waitUntil(() => settled(a, second.sessionId), 10_000, 'second session settled');
@@ -304,14 +301,7 @@ describe('many sites: site-local Mosquitto bridged to a central one', () => {
       await central.start();
       await Promise.all(sent);
       for (const c of late) await a.cloud.reply(c.id, 'applied', 15_000);
-      await waitUntil(
-        () =>
-          a.cloud
-            .of('sessions')
-            .some((m) => m.sessionId === second.sessionId && m.state === 'settled'),
-        15_000,
-        'the second settlement',
-      );
+      await waitUntil(() => settledCentrally(a, second.sessionId), 15_000, 'second settlement');
       await waitUntil(() => unsent(a) === 0, 10_000, 'outbox drained');
 
       // every top-up applied exactly once, at A only; the retried ones answered duplicate
