@@ -145,9 +145,11 @@ function expectEveryEventCentrally(s: Site): void {
     byId.set(m.body.id, text);
   }
   expect([...byId.keys()].sort()).toEqual(rows.map((r) => r.id).sort());
-  // in order: the distinct messages, in the order they first arrived, follow the outbox order
+  // seq has no gap (what lets the cloud see a lost message), and the distinct messages arrived
+  // first in the outbox order
   const firstSeq = new Map<unknown, number>();
   for (const m of up) if (!firstSeq.has(m.body.id)) firstSeq.set(m.body.id, m.body.seq as number);
+  expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
   expect([...firstSeq.values()]).toEqual(rows.map((r) => r.seq));
   expect(s.cloud.schemaErrors).toEqual([]);
 }
