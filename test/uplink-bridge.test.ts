@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +35,7 @@ function siteBroker(siteId: string, centralPort: number): (port: number, dir: st
       // back within a second of the link's return, not after a back-off of up to a minute
       [/^restart_timeout .*$/m, 'restart_timeout 1'],
       [/^bridge_cafile .*$/m, '# plain TCP on loopback'],
+      [/^remote_password .*$/m, `remote_password ${PASSWORD}`],
     ];
     for (const [pattern, line] of edits) {
       if (!pattern.test(text)) throw new Error(`mosquitto-site-bridge.conf: no line ${pattern}`);
@@ -53,6 +55,31 @@ interface Site {
 }
 
 const BACKLOG = 1200;
+/** Every login at the central broker: the cloud and each site's bridge (its site id). */
+const PASSWORD = 'central-broker-test-password';
+const CLOUD = { username: 'cloud', password: PASSWORD };
+
+/** The central broker: logins only, each site confined to its prefix (docs/mqtt.md's ACL). */
+function centralBroker(port: number, dir: string): string {
+  const passwords = join(dir, 'passwords');
+  for (const [i, user] of ['cloud', 'site-a', 'site-b'].entries()) {
+    const create = i === 0 ? ['-c'] : [];
+    const made = spawnSync('mosquitto_passwd', [...create, '-b', passwords, user, PASSWORD], {
+      encoding: 'utf8',
+    });
+    if (made.status !== 0) throw new Error(`mosquitto_passwd: ${made.stderr}${made.error}`);
+  }
+  writeFileSync(
+    join(dir, 'acl'),
+    ['user cloud', 'topic readwrite fleetgw/#', '', 'pattern readwrite fleetgw/%u/#', ''].join(
+      '\n',
+    ),
+  );
+  return plainConfig(port, dir).replace(
+    'allow_anonymous true',
+    `allow_anonymous false\npassword_file ${passwords}\nacl_file ${join(dir, 'acl')}`,
+  );
+}
 
 let central: TestBroker;
 let a: Site;
@@ -63,7 +90,7 @@ let tap: MqttClient;
 
 async function site(id: string): Promise<Site> {
   // the cloud first: it hears the site from its first message (the seed's opening entries)
-  const cloud = await Cloud.connect(central.url, `fleetgw/${id}/`, `cloud-${id}`);
+  const cloud = await Cloud.connect(central.url, `fleetgw/${id}/`, `cloud-${id}`, CLOUD);
   const link = await TcpLink.open(central.port);
   const broker = await startMosquittoWith(siteBroker(id, link.port));
   await waitUntil(() => bridgeState({ cloud }) === 1, 10_000, `${id} bridge up`);
@@ -75,8 +102,8 @@ async function site(id: string): Promise<Site> {
 }
 
 beforeAll(async () => {
-  central = await startMosquittoWith(plainConfig);
-  tap = mqtt.connect(central.url, { clientId: 'central-tap', reconnectPeriod: 100 });
+  central = await startMosquittoWith(centralBroker);
+  tap = mqtt.connect(central.url, { clientId: 'central-tap', reconnectPeriod: 100, ...CLOUD });
   tap.on('message', (topic) => centralTopics.push(topic));
   await new Promise((r) => tap.once('connect', r));
   await tap.subscribeAsync('#', { qos: 0 });
@@ -206,6 +233,23 @@ describe('many sites: site-local Mosquitto bridged to a central one', () => {
       expect(balance(a, DRIVERS.ada.id)).toBe(beforeA + 700);
       expect(balance(b, DRIVERS.ada.id)).toBe(beforeB + 50);
       expect([topUpEntries(a, 'only-a'), topUpEntries(b, 'only-a')]).toEqual([1, 1]);
+
+      // a site's login cannot command another site: the central ACL drops it, unanswered
+      const rogue = await mqtt.connectAsync(central.url, {
+        clientId: 'rogue-site-b',
+        username: 'site-b',
+        password: PASSWORD,
+        reconnectPeriod: 0,
+      });
+      await rogue.publishAsync('fleetgw/site-a/commands', JSON.stringify(topUp('from-b', 999)), {
+        qos: 1,
+      });
+      await rogue.endAsync();
+      await a.cloud.command(topUp('after-rogue', 1)); // queued behind it, were it let through
+      await a.cloud.reply('after-rogue', 'applied');
+      expect(a.cloud.of('replies').filter((r) => r.commandId === 'from-b')).toEqual([]);
+      expect(topUpEntries(a, 'from-b')).toBe(0);
+      expect(balance(a, DRIVERS.ada.id)).toBe(beforeA + 700 + 1);
 
       // nothing at the central broker outside a site's prefix; each site's payloads are its own
       const ours =
