@@ -172,12 +172,12 @@ function expectEveryEventCentrally(s: Site): void {
     byId.set(m.body.id, text);
   }
   expect([...byId.keys()].sort()).toEqual(rows.map((r) => r.id).sort());
-  // seq has no gap (what lets the cloud see a lost message), and the distinct messages arrived
-  // first in the outbox order
-  const firstSeq = new Map<unknown, number>();
-  for (const m of up) if (!firstSeq.has(m.body.id)) firstSeq.set(m.body.id, m.body.seq as number);
+  // seq has no gap: the cloud sees a lost message, and orders by seq. Not by arrival: after the
+  // link returns, Mosquitto's bridge can send a message that came in during the catch-up ahead of
+  // those it had queued (seen here about one run in ten, more with max_inflight_messages 1).
   expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
-  expect([...firstSeq.values()]).toEqual(rows.map((r) => r.seq));
+  for (const r of rows)
+    expect((JSON.parse(byId.get(r.id) as string) as { seq: number }).seq).toBe(r.seq);
   expect(s.cloud.schemaErrors).toEqual([]);
 }
 
