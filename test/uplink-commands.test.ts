@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/shared/log.js';
+import { Retention } from '../src/store/retention.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -92,6 +94,54 @@ describe('uplink commands (down, exactly once in effect)', () => {
       'ledger entry',
     );
     expect(ledger.seq as number).toBeLessThan(reply.seq as number);
+  });
+
+  it('a top-up or adjustment redelivered after retention pruned its id is answered duplicate from the ledger; the next command still flows', async () => {
+    const before = balance(DRIVERS.ada.id);
+    const commands = [
+      { id: 'cmd-late-top', type: 'top_up', driverId: DRIVERS.ada.id, amount: 800 },
+      {
+        id: 'cmd-late-adj',
+        type: 'adjustment',
+        driverId: DRIVERS.ada.id,
+        amount: -300,
+        reason: 'late redelivery',
+      },
+    ];
+    const first = [];
+    for (const c of commands) {
+      await cloud.command(c);
+      first.push((await cloud.reply(c.id, 'applied')).result);
+    }
+    // the real pruning, retention.uplinkCommandsDays (30) later: the ids go, the ledger stays
+    const later = new Retention({
+      db: t.gw.db,
+      clock: { now: () => t.clock.now() + 31 * 86_400_000 },
+      log: createLogger('silent'),
+      windows: {
+        ocppEventsDays: 0,
+        transactionEventsDays: 0,
+        idempotencyKeysDays: 0,
+        uplinkCommandsDays: 30,
+      },
+      batchRows: 1000,
+      intervalMs: 60_000,
+    });
+    expect((await later.pruneAll()).uplinkCommandsDays).toBeGreaterThanOrEqual(2);
+    // a bridge link down since before the PUBACK (or a cloud that retries) delivers them again
+    for (const [i, c] of commands.entries()) {
+      await cloud.command(c);
+      expect((await cloud.reply(c.id, 'duplicate', 5000)).result).toEqual(first[i]);
+    }
+    expect(balance(DRIVERS.ada.id)).toBe(before + 800 - 300);
+    await cloud.command({
+      id: 'cmd-late-next',
+      type: 'top_up',
+      driverId: DRIVERS.ada.id,
+      amount: 1,
+    });
+    await cloud.reply('cmd-late-next', 'applied', 5000);
+    expect(balance(DRIVERS.ada.id)).toBe(before + 800 - 300 + 1);
   });
 
   it('adjustment: debit within the balance applies; an overdraft is rejected and changes nothing', async () => {

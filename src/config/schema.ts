@@ -431,8 +431,8 @@ export const configSchema = z
         transactionEventsDays: z.number().min(0).max(3650).default(90),
         /** Start Idempotency-Keys of settled or refunded sessions: a retry after this starts anew. */
         idempotencyKeysDays: z.number().min(0).max(3650).default(30),
-        /** Ids of applied uplink commands: a redelivery after this is applied again (top-ups are
-         *  still applied once: the ledger keeps their reference forever). */
+        /** Ids of applied uplink commands: a redelivery after this is applied again (top-ups and
+         *  adjustments are still applied once: the ledger keeps their reference forever). */
         uplinkCommandsDays: z.number().min(0).max(3650).default(30),
         /** How often the pruning job runs. */
         intervalMinutes: z.number().min(1).max(1440).default(60),

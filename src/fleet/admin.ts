@@ -62,6 +62,14 @@ export class FleetAdmin {
     return driver;
   }
 
+  /** What moveMoney did for this reference, if it ran before. */
+  moneyMoved(driverId: string, reference: string): MoneyMoved | null {
+    const entry = this.wallet.referencedEntry(driverId, reference);
+    return entry
+      ? { ledgerEntryId: entry.id, amount: entry.amount, balanceAfter: entry.balanceAfter }
+      : null;
+  }
+
   /** A top-up (> 0) or an adjustment (≠ 0) of a driver's wallet, once per reference. */
   moveMoney(
     driverId: string,

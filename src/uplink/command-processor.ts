@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeys } from '../auth/api-keys.js';
-import { FleetAdminError, type FleetAdmin } from '../fleet/admin.js';
+import { FleetAdminError, type FleetAdmin, type MoneyMoved } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { Clock } from '../shared/clock.js';
@@ -88,6 +88,8 @@ export class CommandProcessor {
           const result = JSON.parse(seen.result) as Record<string, unknown>;
           return this.reply({ ...base, commandType: seen.type, status: 'duplicate', result, at });
         }
+        const moved = this.moneyMovedBefore(command);
+        if (moved) return this.reply({ ...base, status: 'duplicate', result: { ...moved }, at });
         const result = this.apply(command, at);
         this.recordStmt.run(command.id, command.type, JSON.stringify(result), at);
         return this.reply({ ...base, status: 'applied', result, at });
@@ -102,6 +104,16 @@ export class CommandProcessor {
         at,
       });
     }
+  }
+
+  /**
+   * A money command whose id retention has since pruned (retention.uplinkCommandsDays) is still
+   * found by its ledger reference: without this the wallet refuses the second credit, the
+   * command fails unacknowledged and the broker redelivers it on every reconnect.
+   */
+  private moneyMovedBefore(c: Command): MoneyMoved | null {
+    if (c.type !== 'top_up' && c.type !== 'adjustment') return null;
+    return this.d.admin.moneyMoved(c.driverId, `cmd:${c.id}`);
   }
 
   private reply(reply: CommandReply): CommandReply {

@@ -51,7 +51,10 @@ export class Wallet {
   >;
   private readonly createStmt: Statement<[string, string]>;
   private readonly openingStmt: Statement<[string], { seq: number }>;
-  private readonly referenceStmt: Statement<[string, string], { seq: number }>;
+  private readonly referenceStmt: Statement<
+    [string, string],
+    { id: string; amount: number; balance_after: number }
+  >;
   // Prepared on first use: a Wallet also runs on a database of an older schema (seed, upgrade).
   private noteStmt: Statement<[string, string, string, string]> | undefined;
 
@@ -71,7 +74,7 @@ export class Wallet {
       "SELECT seq FROM ledger_entries WHERE driver_id = ? AND kind = 'opening'",
     );
     this.referenceStmt = db.prepare(
-      'SELECT seq FROM ledger_entries WHERE driver_id = ? AND reference = ?',
+      'SELECT id, amount, balance_after FROM ledger_entries WHERE driver_id = ? AND reference = ?',
     );
     this.createStmt = db.prepare(
       'INSERT INTO wallets (driver_id, balance, updated_at) VALUES (?, 0, ?) ON CONFLICT DO NOTHING',
@@ -86,6 +89,15 @@ export class Wallet {
     const row = this.balanceStmt.get(driverId);
     if (!row) throw new WalletNotFoundError(`no wallet for driver ${driverId}`);
     return row.balance;
+  }
+
+  /** The entry a credit with this reference made, if one did (references are kept forever). */
+  referencedEntry(
+    driverId: string,
+    reference: string,
+  ): { id: string; amount: number; balanceAfter: number } | undefined {
+    const row = this.referenceStmt.get(driverId, reference);
+    return row && { id: row.id, amount: row.amount, balanceAfter: row.balance_after };
   }
 
   /** A session's debit (amount as a positive figure) and the balance right after it. */

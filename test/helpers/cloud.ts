@@ -20,6 +20,7 @@ export const validators = {
   status: loadValidator('status.json', ajv),
   gateway: loadValidator('gateway.json', ajv),
   command: loadValidator('command.json', ajv),
+  bridge: loadValidator('bridge.json', ajv),
 };
 
 export interface Received {
@@ -58,12 +59,18 @@ export class Cloud {
     });
   }
 
-  static async connect(url: string, prefix: string, clientId = 'fleet-cloud-test'): Promise<Cloud> {
+  static async connect(
+    url: string,
+    prefix: string,
+    clientId = 'fleet-cloud-test',
+    login: { username: string; password: string } | Record<string, never> = {},
+  ): Promise<Cloud> {
     const client = mqtt.connect(url, {
       clientId,
       clean: false,
       protocolVersion: 4,
       reconnectPeriod: 100,
+      ...login,
     });
     const cloud = new Cloud(client, prefix);
     await new Promise<void>((resolve, reject) => {

@@ -59,27 +59,45 @@ async function waitForPort(port: number, up: boolean, timeoutMs = 10_000): Promi
 export async function startBroker(): Promise<TestBroker> {
   const port = await freePort();
   const binary = mosquittoPath();
-  return binary ? startMosquitto(binary, port) : startAedes(port);
+  return binary ? startMosquitto(binary, port, plainConfig) : startAedes(port);
 }
 
-async function startMosquitto(binary: string, port: number): Promise<TestBroker> {
+/**
+ * Mosquitto only (a bridge has no aedes stand-in): fails, never skips, where it is missing.
+ * `config` writes the whole config file for the port and the broker's own temp folder.
+ */
+export async function startMosquittoWith(
+  config: (port: number, dir: string) => string,
+): Promise<TestBroker> {
+  const binary = mosquittoPath();
+  if (!binary) throw new Error('this test needs mosquitto (apt-get install mosquitto)');
+  return startMosquitto(binary, await freePort(), config);
+}
+
+/** A standalone broker that keeps sessions and queued messages across a restart. */
+export function plainConfig(port: number, dir: string): string {
+  return [
+    `listener ${port} 127.0.0.1`,
+    'allow_anonymous true',
+    // root does not drop to the mosquitto user, which could not write the temp folder
+    'user root',
+    'persistence true',
+    `persistence_location ${dir}/`,
+    // never drop QoS 1 messages queued for an offline persistent session (default 1000)
+    'max_queued_messages 0',
+    'log_dest none',
+    '',
+  ].join('\n');
+}
+
+async function startMosquitto(
+  binary: string,
+  port: number,
+  config: (port: number, dir: string) => string,
+): Promise<TestBroker> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-mosquitto-'));
   const conf = join(dir, 'mosquitto.conf');
-  writeFileSync(
-    conf,
-    [
-      `listener ${port} 127.0.0.1`,
-      'allow_anonymous true',
-      // root does not drop to the mosquitto user, which could not write the temp folder
-      'user root',
-      'persistence true',
-      `persistence_location ${dir}/`,
-      // never drop QoS 1 messages queued for an offline persistent session (default 1000)
-      'max_queued_messages 0',
-      'log_dest none',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(conf, config(port, dir));
   let child: ChildProcess | null = null;
   const broker: TestBroker = {
     kind: 'mosquitto',
