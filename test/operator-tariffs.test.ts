@@ -192,6 +192,11 @@ describe('tariffs at run time (pricing.tariffSource: database)', () => {
       delivered_wh: delivered,
       cost: Math.min(amount, Math.floor((delivered * 412_500) / 1_000_000)),
     });
+    const read = await op(t.gw.operatorUrl, viewer, 'GET', `/sessions/${sessionId}`);
+    expect(read.body).toMatchObject({
+      session: { pricePerKwh: 412.5 },
+      tariff: { id: 'dc', version: 1, window: null },
+    });
   });
 
   it('after a restart the database keeps the operator’s price; the file’s differing one is named', async () => {
