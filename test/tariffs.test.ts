@@ -100,8 +100,28 @@ const windowArb: fc.Arbitrary<TariffWindowSpec> = fc.record({
   days: fc.uniqueArray(fc.constantFrom(...WEEKDAYS), { minLength: 1, maxLength: 7 }),
   from: minute.map(hhmm),
   to: minute.map(hhmm),
-  pricePerKwh: fc.integer({ min: 1, max: 2_000_000 }).map((n) => n / 1000),
+  // Often the base price or another window's: an edge between equal prices is no change.
+  pricePerKwh: fc.oneof(
+    fc.constantFrom(300, 450),
+    fc.integer({ min: 1, max: 2_000_000 }).map((n) => n / 1000),
+  ),
 });
+const DAY = 86_400_000;
+/** Any instant, or one within days of a daylight-saving change (Europe, then the US). */
+const instant = fc.oneof(
+  fc.integer({ min: ms('2020-01-01T00:00:00Z'), max: ms('2040-01-01T00:00:00Z') }),
+  fc
+    .tuple(
+      fc.constantFrom(
+        ms('2026-03-29T01:00:00Z'),
+        ms('2026-10-25T01:00:00Z'),
+        ms('2026-03-08T07:00:00Z'),
+        ms('2026-11-01T06:00:00Z'),
+      ),
+      fc.integer({ min: -3 * DAY, max: 3 * DAY }),
+    )
+    .map(([at, d]) => at + d),
+);
 
 /** Independent of the class: the windows covering local minute `m` of the week (Sunday 00:00 = 0). */
 function covering(windows: readonly TariffWindowSpec[], m: number): number[] {
@@ -156,32 +176,26 @@ describe('for all tariffs and instants', () => {
       }
     });
     fc.assert(
-      fc.property(
-        accepted,
-        fc.constantFrom(...ZONES),
-        fc.integer({ min: ms('2020-01-01T00:00:00Z'), max: ms('2040-01-01T00:00:00Z') }),
-        (windows, zone, at) => {
-          const tariff = new Tariff({ pricePerKwh: 300, windows }, zone);
-          const price = tariff.at(at);
-          const [only, ...more] = covering(windows, localWeekMinute(at, zone));
-          expect(more).toEqual([]);
-          const expected =
-            only === undefined ? 300 : (windows[only] as TariffWindowSpec).pricePerKwh;
-          expect(price.microNgnPerWh).toBe(Math.round(expected * 1000));
-          if (price.untilMs === null) {
-            // No change within the coming week means none ever (the pattern repeats weekly).
-            for (let m = 1; m <= 7 * 24; m++)
-              expect(tariff.at(at + m * 3_600_000).microNgnPerWh).toBe(price.microNgnPerWh);
-          } else {
-            expect(price.untilMs).toBeGreaterThan(at);
-            expect(tariff.at(price.untilMs).microNgnPerWh).not.toBe(price.microNgnPerWh);
-            // Never an earlier change: every minute up to it has the same price.
-            for (let t = at; t < price.untilMs; t += 60_000 * 17)
-              expect(tariff.at(t).microNgnPerWh).toBe(price.microNgnPerWh);
-            expect(tariff.at(price.untilMs - 1).microNgnPerWh).toBe(price.microNgnPerWh);
-          }
-        },
-      ),
+      fc.property(accepted, fc.constantFrom(...ZONES), instant, (windows, zone, at) => {
+        const tariff = new Tariff({ pricePerKwh: 300, windows }, zone);
+        const price = tariff.at(at);
+        const [only, ...more] = covering(windows, localWeekMinute(at, zone));
+        expect(more).toEqual([]);
+        const expected = only === undefined ? 300 : (windows[only] as TariffWindowSpec).pricePerKwh;
+        expect(price.microNgnPerWh).toBe(Math.round(expected * 1000));
+        if (price.untilMs === null) {
+          // No change within the coming week means none ever (the pattern repeats weekly).
+          for (let m = 1; m <= 7 * 24; m++)
+            expect(tariff.at(at + m * 3_600_000).microNgnPerWh).toBe(price.microNgnPerWh);
+        } else {
+          expect(price.untilMs).toBeGreaterThan(at);
+          expect(tariff.at(price.untilMs).microNgnPerWh).not.toBe(price.microNgnPerWh);
+          // Never an earlier change: every minute up to it has the same price.
+          for (let t = at; t < price.untilMs; t += 60_000 * 17)
+            expect(tariff.at(t).microNgnPerWh).toBe(price.microNgnPerWh);
+          expect(tariff.at(price.untilMs - 1).microNgnPerWh).toBe(price.microNgnPerWh);
+        }
+      }),
       { numRuns: 100 },
     );
   });
