@@ -199,10 +199,57 @@ describe('tariffs at run time (pricing.tariffSource: database)', () => {
     });
   });
 
+  it('inside a window a quote names its price and end, and a Start records the window', async () => {
+    // A window that began a minute ago and lasts two hours, in Lagos wall time (UTC+1, no DST).
+    const startMs = Math.floor((Date.now() - 60_000) / 60_000) * 60_000;
+    const lagos = (ms: number) => new Date(ms + 3_600_000);
+    const hhmm = (ms: number) => lagos(ms).toISOString().slice(11, 16);
+    const day = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'][
+      lagos(startMs).getUTCDay()
+    ] as string;
+    const window = {
+      days: [day],
+      from: hhmm(startMs),
+      to: hhmm(startMs + 7_200_000),
+      pricePerKwh: 500,
+    };
+    await op(t.gw.operatorUrl, operator, 'PUT', '/tariffs/dc', {
+      pricePerKwh: 600,
+      windows: [window],
+    });
+    const cp = await bootedCharger(ocpp16, t.gw, 'CP-1');
+    chargers.push(cp);
+    await cp.plugIn(2, IONIQ);
+    const target = { chargerId: 'CP-1', connectorId: '2', driverEmail: DRIVERS.ada.email };
+    const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
+    const q = (await quote(t.gw.url, token, target)).body as {
+      pricePerKwh: number;
+      priceValidUntil: string;
+    };
+    expect(q.pricePerKwh).toBe(500);
+    expect(q.priceValidUntil).toBe(new Date(startMs + 7_200_000).toISOString());
+    const res = await startSession(t.gw.url, token, target, 1_000);
+    expect(res.status).toBe(200);
+    const { sessionId } = res.body as { sessionId: string };
+    expect(
+      t.gw.db
+        .prepare(
+          'SELECT price_micro_ngn_per_wh, tariff_version, tariff_window FROM sessions WHERE id = ?',
+        )
+        .get(sessionId),
+    ).toEqual({
+      price_micro_ngn_per_wh: 500_000,
+      tariff_version: 3,
+      tariff_window: `${day} ${window.from}-${window.to}`,
+    });
+    // Back to the price the next test expects.
+    await op(t.gw.operatorUrl, operator, 'PUT', '/tariffs/dc', { pricePerKwh: 600 });
+  });
+
   it('after a restart the database keeps the operator’s price; the file’s differing one is named', async () => {
     await t.restart();
     const dc = await op(t.gw.operatorUrl, viewer, 'GET', '/tariffs/dc');
-    expect(dc.body).toMatchObject({ version: 2, pricePerKwh: 600 });
+    expect(dc.body).toMatchObject({ pricePerKwh: 600, windows: [], setBy: 'otto' });
     expect(
       t.logLines.some((l) => l.includes('differ from the database') && l.includes('"dc"')),
     ).toBe(true);

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/load.js';
 import { WEEKDAYS, type Weekday } from '../src/load/local-time.js';
 import { quoteFullCharge } from '../src/pricing/quote.js';
 import { Tariff, type TariffSpec, type TariffWindowSpec } from '../src/pricing/tariff.js';
+import { testConfig } from './helpers/gateway.js';
 
 const ms = (iso: string) => Date.parse(iso);
 const LAGOS = 'Africa/Lagos';
@@ -89,6 +91,30 @@ describe('a tariff’s price at an instant, in the site’s time zone', () => {
       microNgnPerWh: 50_000,
       untilMs: ms('2026-03-29T01:00:00Z'),
     });
+  });
+});
+
+describe('tariffs in the config file', () => {
+  it('windows are read in the site’s zone; overlapping ones stop the start, naming the key', () => {
+    const config = (windows: unknown[]) =>
+      parseConfig(
+        testConfig('/tmp/x', {
+          tariffs: { dc: { pricePerKwh: 412.5, windows }, ac: { pricePerKwh: 250 } },
+        }),
+        '/tmp/x',
+      );
+    expect(config([SITE.windows[0]]).tariffs.dc?.windows).toEqual([SITE.windows[0]]);
+    expect(() =>
+      config([
+        { days: ['mon'], from: '18:00', to: '22:00', pricePerKwh: 450 },
+        { days: ['mon'], from: '21:00', to: '23:00', pricePerKwh: 500 },
+      ]),
+    ).toThrow(
+      /^config key tariffs\.dc\.windows: window mon 21:00-23:00 overlaps window mon 18:00-22:00/,
+    );
+    expect(() => config([{ days: ['mon'], from: '6pm', to: '22:00', pricePerKwh: 450 }])).toThrow(
+      /tariffs\.dc\.windows\.0\.from/,
+    );
   });
 });
 
