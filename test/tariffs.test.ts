@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
+import type { GatewayConfigInput } from '../src/config/schema.js';
 import { WEEKDAYS, type Weekday } from '../src/load/local-time.js';
 import { quoteFullCharge } from '../src/pricing/quote.js';
 import { Tariff, type TariffSpec, type TariffWindowSpec } from '../src/pricing/tariff.js';
@@ -96,14 +97,15 @@ describe('a tariff’s price at an instant, in the site’s time zone', () => {
 
 describe('tariffs in the config file', () => {
   it('windows are read in the site’s zone; overlapping ones stop the start, naming the key', () => {
-    const config = (windows: unknown[]) =>
+    const config = (windows: NonNullable<GatewayConfigInput['tariffs'][string]['windows']>) =>
       parseConfig(
         testConfig('/tmp/x', {
           tariffs: { dc: { pricePerKwh: 412.5, windows }, ac: { pricePerKwh: 250 } },
         }),
         '/tmp/x',
       );
-    expect(config([SITE.windows[0]]).tariffs.dc?.windows).toEqual([SITE.windows[0]]);
+    const evening = { days: ['sat' as const], from: '18:00', to: '22:00', pricePerKwh: 450 };
+    expect(config([evening]).tariffs.dc?.windows).toEqual([evening]);
     expect(() =>
       config([
         { days: ['mon'], from: '18:00', to: '22:00', pricePerKwh: 450 },
