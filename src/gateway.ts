@@ -22,6 +22,7 @@ import { SessionViews } from './charging/session-view.js';
 import type { GatewayConfig } from './config/schema.js';
 import { ChargerRegistry } from './config/charger-registry.js';
 import { SiteDirectory } from './config/site.js';
+import { TariffBook } from './pricing/tariff-book.js';
 import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
@@ -124,7 +125,14 @@ export async function startGateway(
     lock?.release();
     throw err;
   }
-  const site = new SiteDirectory(config);
+  const tariffs = new TariffBook(db, config.site.timeZone, config.pricing.tariffSource);
+  const { differs } = tariffs.seed(config.tariffs, new Date(clock.now()).toISOString());
+  if (differs.length > 0)
+    log.warn(
+      { tariffIds: differs },
+      'tariffs in the config file differ from the database, which holds the prices (pricing.tariffSource: database)',
+    );
+  const site = new SiteDirectory(config, tariffs);
   const chargerRegistry = new ChargerRegistry(db, site);
   const retiredInConfig = chargerRegistry.syncFromConfig(config.chargers, clock.now());
   if (retiredInConfig.length > 0)
@@ -245,6 +253,7 @@ export async function startGateway(
     clock,
     log: log.child({ component: 'charging' }),
     site,
+    tariffs,
     wallet,
     sessions,
     idempotency: new IdempotencyKeys(db),
@@ -348,6 +357,7 @@ export async function startGateway(
       writableConfig: config.chargerOperations.writableConfig,
     }),
     site,
+    tariffs,
     chargerRegistry,
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,

@@ -176,4 +176,35 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await shot(page, 'charger');
     await context.close();
   }, 180_000);
+
+  it('saves the tariffs view, with a tariff given evening and weekend-night prices', async () => {
+    mkdirSync(OUT, { recursive: true });
+    const set = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'tariff',
+        'set',
+        'dc-fast',
+        '412.5',
+        '--window',
+        'mon,tue,wed,thu,fri 18:00-22:00 480',
+        '--window',
+        'sat,sun 22:00-06:00 380',
+        '--url',
+        url,
+      ],
+      { encoding: 'utf8', env: { ...process.env, FLEET_GATEWAY_OPERATOR_CREDENTIAL: credential } },
+    );
+    if (set.status !== 0) throw new Error(`tariff set: ${set.stdout}${set.stderr}`);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${url}/console/tariffs`);
+    await page.getByLabel('Operator name').fill('amaka');
+    await page.getByLabel('Credential').fill(credential);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.locator('[data-tariff="dc-fast"] table.windows').waitFor(WAIT);
+    await shot(page, 'tariffs');
+    await context.close();
+  }, 60_000);
 });

@@ -35,7 +35,8 @@ const asOperator = (...args: string[]) =>
   cli({ FLEET_GATEWAY_OPERATOR_CREDENTIAL_FILE: credentialFile }, ...args);
 
 beforeAll(async () => {
-  t = await startTestGateway();
+  // Tariffs in the database, so `tariff set` changes them.
+  t = await startTestGateway({ pricing: { tariffSource: 'database' } });
   configPath = join(t.dir, 'gateway.yaml');
   writeFileSync(configPath, stringify(t.configInput));
   // The credential comes from `operator create` against the same database file.
@@ -231,5 +232,39 @@ describe('operator CLI against a running gateway', { timeout: 60_000 }, () => {
     );
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cannot reach/);
+  });
+
+  it('tariffs, tariff set/show/delete: time-of-day windows from the command line', async () => {
+    const list = await asOperator('tariffs');
+    expect(list.stdout).toMatch(/^dc +1 +412\.5 +0 +412\.5 +2$/m);
+    expect(list.stdout).toMatch(/kept in the database; windows in Africa\/Lagos/);
+    const set = await asOperator(
+      'tariff',
+      'set',
+      'evening',
+      '300',
+      '--window',
+      'mon,tue,wed,thu,fri 18:00-22:00 450',
+      '--window',
+      'sat,sun 22:00-06:00 200.5',
+    );
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/^evening \(version 1, set by ops at /m);
+    expect(set.stdout).toMatch(/^window: sat,sun 22:00-06:00 200\.5 NGN\/kWh$/m);
+    const shown = JSON.parse((await asOperator('tariff', 'show', 'evening', '--json')).stdout) as {
+      windows: unknown[];
+      now: { until: string };
+    };
+    expect(shown.windows).toHaveLength(2);
+    expect(Date.parse(shown.now.until)).toBeGreaterThan(Date.now());
+    const badWindow = await asOperator('tariff', 'set', 'x', '300', '--window', 'weekdays 6pm 450');
+    expect(badWindow.code).not.toBe(0);
+    expect(badWindow.stderr).toMatch(/give days, times and NGN\/kWh/);
+    const inUse = await asOperator('tariff', 'delete', 'dc');
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toMatch(/CP-1\/1/);
+    expect((await asOperator('tariff', 'delete', 'evening')).stdout).toMatch(
+      /tariff evening deleted/,
+    );
   });
 });

@@ -58,6 +58,7 @@ export const quoteSchema = {
         socReportedAt: { type: ['string', 'null'] },
         energyWh: { type: 'integer' },
         pricePerKwh: { type: 'number' },
+        priceValidUntil: { type: ['string', 'null'] },
         /** Under site load management: minutes to deliver energyWh at the allocation now. */
         estimatedMinutes: { type: 'integer' },
       },

@@ -4,6 +4,7 @@ import type { TelematicsSoc } from '../fleet/telematics.js';
 import { ChargerOfflineError, ChargerTimeoutError, type ChargerCommands } from '../ocpp/port.js';
 import { paidEnergyWh } from '../pricing/money.js';
 import { quoteFullCharge } from '../pricing/quote.js';
+import type { TariffBook, TariffPrice } from '../pricing/tariff-book.js';
 import type { Clock } from '../shared/clock.js';
 import { isArmed, killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
@@ -41,6 +42,11 @@ export interface Quote {
   socReportedAt: string | null;
   energyWh: number;
   pricePerKwh: number;
+  /**
+   * Until when pricePerKwh holds (the next time-of-day change of the connector's tariff); null: it
+   * does not change. A session pays the price in force at its Start for all its energy.
+   */
+  priceValidUntil: string | null;
 }
 
 export interface StartedSession {
@@ -54,6 +60,7 @@ export interface ChargingDeps {
   clock: Clock;
   log: Logger;
   site: SiteDirectory;
+  tariffs: TariffBook;
   wallet: Wallet;
   sessions: SessionStore;
   idempotency: IdempotencyKeys;
@@ -111,10 +118,11 @@ export class Charging {
     // A charger that talks to the EV (ISO 15118) knows the real battery; it names no model.
     const vehicle = { ...assigned, batteryWh: view.batteryWh ?? assigned.batteryWh };
     const soc = this.socFor(telematics, view.socPercent, view.socAt);
+    const price = this.priceNow(connector);
     const figures = quoteFullCharge({
       vehicle,
       socPercent: soc.percent,
-      microNgnPerWh: connector.microNgnPerWh,
+      microNgnPerWh: price.microNgnPerWh,
       efficiencyPercent: this.deps.settings.efficiencyPercent,
     });
     return {
@@ -127,7 +135,8 @@ export class Charging {
       socSource: soc.source,
       socReportedAt: soc.at,
       energyWh: figures.energyWh,
-      pricePerKwh: connector.microNgnPerWh / 1000,
+      pricePerKwh: price.microNgnPerWh / 1000,
+      priceValidUntil: price.untilMs === null ? null : new Date(price.untilMs).toISOString(),
     };
   }
 
@@ -182,7 +191,9 @@ export class Charging {
         `amount must be a whole number of NGN from 1 to ${deps.settings.maxAmount}`,
       );
     }
-    const limitWh = paidEnergyWh(amount, connector.microNgnPerWh);
+    // The price in force now is the session's for all its energy, whatever window comes next.
+    const price = this.priceNow(connector);
+    const limitWh = paidEnergyWh(amount, price.microNgnPerWh);
     if (limitWh < 1) {
       throw new ChargingError(
         'invalid_amount',
@@ -196,7 +207,15 @@ export class Charging {
     killPoint('start.before_debit');
     let debit: number;
     try {
-      debit = await this.debit(driver, connector, amount, limitWh, sessionId, idToken, at, key);
+      debit = await this.debit(
+        driver,
+        connector,
+        { amount, price, limitWh },
+        sessionId,
+        idToken,
+        at,
+        key,
+      );
     } catch (err) {
       // A retry handed in the same turn as its first attempt (group commit) lost to it inside the
       // batch: it hears the first attempt's outcome, as a retry a moment later would.
@@ -282,6 +301,17 @@ export class Charging {
     throw startFailure(failureCode(session.endReason), session.chargerId, session.connectorId);
   }
 
+  private priceNow(connector: SiteConnector): TariffPrice {
+    const price = this.deps.tariffs.priceAt(connector.tariffId, this.deps.clock.now());
+    if (!price) {
+      throw new ChargingError(
+        'connector_unavailable',
+        `connector ${connector.id} on charger ${connector.chargerId} has no tariff ${connector.tariffId}`,
+      );
+    }
+    return price;
+  }
+
   /** The charger's reading first; else a fresh enough telematics reading; else none. */
   private socFor(
     t: TelematicsSoc | undefined,
@@ -362,8 +392,7 @@ export class Charging {
   private async debit(
     driver: Driver,
     connector: SiteConnector,
-    amount: number,
-    limitWh: number,
+    { amount, price, limitWh }: { amount: number; price: TariffPrice; limitWh: number },
     sessionId: string,
     idToken: string,
     at: string,
@@ -378,10 +407,11 @@ export class Charging {
           chargerId: connector.chargerId,
           connectorId: connector.id,
           amount,
-          microNgnPerWh: connector.microNgnPerWh,
+          microNgnPerWh: price.microNgnPerWh,
           limitWh,
           idToken,
           createdAt: at,
+          tariff: { id: price.tariffId, version: price.version, window: price.window },
         });
         const entry = deps.wallet.debitSession(driver.id, sessionId, amount, at);
         if (key) deps.idempotency.record(driver.id, key.key, key.hash, sessionId, at);

@@ -146,7 +146,22 @@ export interface NewSession {
   limitWh: number;
   idToken: string;
   createdAt: string;
+  /** Where the price came from (kept with the session: the price is fixed at its Start). */
+  tariff?: SessionTariff | undefined;
 }
+
+export interface SessionTariff {
+  id: string;
+  version: number;
+  /** The time-of-day window that set the price; null: the tariff's base price. */
+  window: string | null;
+}
+
+type InsertRow = Omit<NewSession, 'tariff'> & {
+  tariffId: string | null;
+  tariffVersion: number | null;
+  tariffWindow: string | null;
+};
 
 export interface SettledFigures {
   deliveredWh: number;
@@ -164,7 +179,7 @@ export interface ChargerStamp {
 }
 
 export class SessionStore {
-  private readonly insertStmt: Statement<NewSession>;
+  private readonly insertStmt: Statement<InsertRow>;
   private readonly byId: Statement<[string], Row>;
   private readonly byToken: Statement<[string], Row>;
   private readonly byTransaction: Statement<[string, string], Row>;
@@ -212,9 +227,9 @@ export class SessionStore {
   constructor(db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO sessions (id, driver_id, charger_id, connector_id, state, amount, price_micro_ngn_per_wh,
-         limit_wh, id_token, created_at)
+         limit_wh, id_token, created_at, tariff_id, tariff_version, tariff_window)
        VALUES (@id, @driverId, @chargerId, @connectorId, 'authorizing', @amount, @microNgnPerWh,
-         @limitWh, @idToken, @createdAt)`,
+         @limitWh, @idToken, @createdAt, @tariffId, @tariffVersion, @tariffWindow)`,
     );
     this.byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
     this.byToken = db.prepare('SELECT * FROM sessions WHERE id_token = ?');
@@ -269,8 +284,13 @@ export class SessionStore {
     );
   }
 
-  insert(session: NewSession): void {
-    this.insertStmt.run(session);
+  insert({ tariff, ...session }: NewSession): void {
+    this.insertStmt.run({
+      ...session,
+      tariffId: tariff?.id ?? null,
+      tariffVersion: tariff?.version ?? null,
+      tariffWindow: tariff?.window ?? null,
+    });
   }
 
   get(id: string): Session | undefined {

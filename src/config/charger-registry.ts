@@ -198,7 +198,7 @@ export class ChargerRegistry {
   ): void {
     for (const c of spec.connectors) {
       if (!this.site.hasTariff(c.tariff))
-        throw new ChargerRegistryError('unknown_tariff', `no tariff ${c.tariff} in the config`);
+        throw new ChargerRegistryError('unknown_tariff', `no tariff ${c.tariff}`);
     }
     const at = new Date(nowMs).toISOString();
     this.db.transaction(() => {

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 
 import { powerInputsProblem } from '../load/limit-inputs-config.js';
 import { microNgnPerWh } from '../pricing/money.js';
+import { Tariff } from '../pricing/tariff.js';
 import { configSchema, type CircuitConfig, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {}
@@ -96,6 +97,11 @@ function checkReferences(config: GatewayConfig): void {
       microNgnPerWh(tariff.pricePerKwh);
     } catch (err) {
       throw new ConfigError(`config key tariffs.${name}.pricePerKwh: ${(err as Error).message}`);
+    }
+    try {
+      new Tariff(tariff, config.site.timeZone);
+    } catch (err) {
+      throw new ConfigError(`config key tariffs.${name}.windows: ${(err as Error).message}`);
     }
   }
   const chargerIds = new Set<string>();

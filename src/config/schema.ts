@@ -4,7 +4,8 @@ import {
   GATEWAY_MANAGED_CONFIG,
   isGatewayManaged,
 } from './charger-config-keys.js';
-import { powerInputsShape } from '../load/limit-inputs-config.js';
+import { hhmm, powerInputsShape } from '../load/limit-inputs-config.js';
+import { WEEKDAYS } from '../load/local-time.js';
 
 const id = z
   .string()
@@ -74,10 +75,22 @@ const charger = z
     path: ['passwordHash'],
   });
 
+/** NGN per kWh, at most 3 decimals. */
+const pricePerKwh = z.number().positive().max(1_000_000);
+
+/** A time-of-day price: the power schedule's days and times (site.power.schedule). */
+const tariffWindow = z
+  .object({ days: z.array(z.enum(WEEKDAYS)).min(1).max(7), from: hhmm, to: hhmm, pricePerKwh })
+  .strict();
+
 const tariff = z
   .object({
-    /** NGN per kWh, at most 3 decimals. */
-    pricePerKwh: z.number().positive().max(1_000_000),
+    pricePerKwh,
+    /**
+     * Time-of-day prices in the site's time zone (site.timeZone); outside them, pricePerKwh.
+     * Windows of one tariff may not overlap (docs/money.md, "Tariffs").
+     */
+    windows: z.array(tariffWindow).max(100).default([]),
   })
   .strict();
 
@@ -386,6 +399,12 @@ export const configSchema = z
           })
           .strict()
           .default({ model: 'Unknown vehicle', batteryKwh: 60 }),
+        /**
+         * Where tariffs live. config: the file is the truth, written over the database at every
+         * start, and the operator API only reads them. database: the operator API, CLI and console
+         * change them at run time; the file only seeds tariffs the database does not hold.
+         */
+        tariffSource: z.enum(['config', 'database']).default('config'),
       })
       .strict()
       .prefault({}),

@@ -1,12 +1,11 @@
-import { microNgnPerWh } from '../pricing/money.js';
 import type { GatewayConfig } from './schema.js';
 
 export interface SiteConnector {
   chargerId: string;
   id: string;
   ocppConnectorId: number;
+  /** Its price is read from the tariff at the moment it is needed (pricing/tariff-book.ts). */
   tariffId: string;
-  microNgnPerWh: number;
   /** The connector's rated power, W: the most load management allocates it. */
   ratedPowerW: number;
   /**
@@ -53,18 +52,23 @@ export interface ChargerSpec {
   }[];
 }
 
+/** Which tariffs exist (the tariff book; the config file's names when there is none). */
+export interface TariffNames {
+  has(id: string): boolean;
+}
+
 /**
- * The site's chargers and tariffs, indexed for lookups on the hot path. Built from the config
- * file; chargers added, re-keyed or retired at runtime are set here by the charger registry
+ * The site's chargers, indexed for lookups on the hot path. Built from the config file; chargers
+ * added, re-keyed or retired at runtime are set here by the charger registry
  * (config/charger-registry.ts), so a lookup always sees the current state.
  */
 export class SiteDirectory {
   private readonly chargers = new Map<string, SiteCharger>();
-  private readonly tariffs: GatewayConfig['tariffs'];
+  private readonly tariffs: TariffNames;
   private readonly timeFactor: number;
 
-  constructor(config: GatewayConfig) {
-    this.tariffs = config.tariffs;
+  constructor(config: GatewayConfig, tariffs?: TariffNames) {
+    this.tariffs = tariffs ?? { has: (id) => Object.hasOwn(config.tariffs, id) };
     this.timeFactor = config.simulation.timeFactor;
     for (const charger of config.chargers) {
       this.set({
@@ -78,22 +82,20 @@ export class SiteDirectory {
   }
 
   hasTariff(id: string): boolean {
-    return Object.hasOwn(this.tariffs, id);
+    return this.tariffs.has(id);
   }
 
   /** Adds or replaces a charger (its connectors' tariffs must exist). */
   set(spec: ChargerSpec): void {
     const connectors = new Map<string, SiteConnector>();
     for (const c of spec.connectors) {
-      const tariff = this.tariffs[c.tariff];
-      if (!tariff) throw new Error(`unknown tariff ${c.tariff}`);
+      if (!this.tariffs.has(c.tariff)) throw new Error(`unknown tariff ${c.tariff}`);
       const ratedPowerW = (c.maxPowerKw ?? DEFAULT_MAX_POWER_KW[c.type ?? 'DC']) * 1000;
       connectors.set(c.id, {
         chargerId: spec.id,
         id: c.id,
         ocppConnectorId: c.ocppConnectorId ?? Number(c.id),
         tariffId: c.tariff,
-        microNgnPerWh: microNgnPerWh(tariff.pricePerKwh),
         ratedPowerW,
         maxPowerW: Math.ceil(ratedPowerW * POWER_MARGIN * this.timeFactor),
         type: c.type ?? null,

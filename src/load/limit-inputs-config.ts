@@ -5,7 +5,7 @@ import { WEEKDAYS } from './local-time.js';
 
 /** Config pieces of the run-time limit sources; schema.ts places them under `site`. */
 
-const hhmm = z
+export const hhmm = z
   .string()
   .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'a local time HH:MM (00:00-23:59)');
 const kw = z.number().min(0).max(1_000_000);

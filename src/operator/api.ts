@@ -9,6 +9,7 @@ import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
+import type { TariffBook } from '../pricing/tariff-book.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
 import type { PowerLimits } from '../load/limit-sources.js';
@@ -48,6 +49,7 @@ export interface OperatorDeps {
   /** Commands to chargers and operator session stops (charger-actions.ts). */
   chargerActions: ChargerActions;
   site: SiteDirectory;
+  tariffs: TariffBook;
   chargerRegistry: ChargerRegistry;
   /** Ends a charger's live connection (retired); false when it had none. */
   disconnect: (chargerId: string, reason: string) => boolean;

@@ -6,6 +6,7 @@ import {
   type SessionView,
   type SessionViewRow,
 } from '../charging/session-view.js';
+import type { SessionTariff } from '../charging/session-store.js';
 import { costDown } from '../pricing/money.js';
 
 export const SESSION_STATES = [
@@ -355,17 +356,35 @@ export class SiteReadModel {
       .get(chargerId, connectorId) as ReturnType<SiteReadModel['openSessionOn']>;
   }
 
-  session(sessionId: string): (SessionRow & { transactionRef: string | null }) | undefined {
+  session(
+    sessionId: string,
+  ): (SessionRow & { transactionRef: string | null; tariff: SessionTariff | null }) | undefined {
     const row = this.db
       .prepare(
-        `SELECT d.fleet_id, s.transaction_ref, ${SESSION_VIEW_COLUMNS} FROM sessions s
+        `SELECT d.fleet_id, s.transaction_ref, s.tariff_id, s.tariff_version, s.tariff_window,
+           ${SESSION_VIEW_COLUMNS} FROM sessions s
          JOIN drivers d ON d.id = s.driver_id WHERE s.id = ?`,
       )
       .get(sessionId) as
-      (SessionViewRow & { fleet_id: string; transaction_ref: string | null }) | undefined;
-    return row
-      ? { ...toSessionView(row), fleetId: row.fleet_id, transactionRef: row.transaction_ref }
-      : undefined;
+      | (SessionViewRow & {
+          fleet_id: string;
+          transaction_ref: string | null;
+          tariff_id: string | null;
+          tariff_version: number | null;
+          tariff_window: string | null;
+        })
+      | undefined;
+    if (!row) return undefined;
+    return {
+      ...toSessionView(row),
+      fleetId: row.fleet_id,
+      transactionRef: row.transaction_ref,
+      // Sessions started before tariffs were versioned recorded only their price.
+      tariff:
+        row.tariff_id === null || row.tariff_version === null
+          ? null
+          : { id: row.tariff_id, version: row.tariff_version, window: row.tariff_window },
+    };
   }
 
   /** The charger's own record of the session's transaction (1.6 or 2.0.1 tables). */

@@ -367,6 +367,17 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
           properties: {
             session: sessionRow,
             transactionRef: nullable('string'),
+            /** The tariff version and window its price (fixed at Start) came from; null: older. */
+            tariff: {
+              type: ['object', 'null'],
+              properties: {
+                id: { type: 'string' },
+                version: { type: 'integer' },
+                window: nullable('string'),
+              },
+              required: ['id', 'version', 'window'],
+              additionalProperties: false,
+            },
             ledger: { type: 'array', items: ledgerRow },
             transaction: { type: ['object', 'null'], additionalProperties: true },
             meterSamples: { type: 'array', items: anyObject },
@@ -402,6 +413,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
           },
           required: [
             'session',
+            'tariff',
             'ledger',
             'transaction',
             'meterSamples',
@@ -418,7 +430,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       const { sessionId } = request.params as { sessionId: string };
       const found = read.session(sessionId);
       if (!found) throw notFound('session_not_found', `no session with id ${sessionId}`);
-      const { transactionRef, ...session } = found;
+      const { transactionRef, tariff, ...session } = found;
       const ledger = read.ledger({ sessionId }, undefined, 10).items.reverse();
       const uplink = read.outboxFor(sessionId);
       const transaction = read.transaction(sessionId);
@@ -471,6 +483,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       return {
         session,
         transactionRef,
+        tariff,
         ledger,
         transaction,
         meterSamples,

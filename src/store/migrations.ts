@@ -18,6 +18,7 @@ import { schemaClockOffsets } from './schema-clock-offsets.js';
 import { schemaMeterTruth } from './schema-meter-truth.js';
 import { schemaChargerSampling } from './schema-charger-sampling.js';
 import { schemaClockEpochs } from './schema-clock-epochs.js';
+import { schemaTariffs } from './schema-tariffs.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -40,6 +41,7 @@ const migrations: readonly string[] = [
   schemaChargerSampling,
   schemaClockEpochs,
   schemaChargerPasswordPushes,
+  schemaTariffs,
 ];
 
 /**

@@ -8,6 +8,7 @@ import { DriverView, MoneyView } from './money';
 import { SessionView } from './session';
 import { SessionsView } from './sessions';
 import { SiteView } from './site';
+import { TariffsView } from './tariffs';
 import type { Login, Status } from './types';
 import { html, Link, navigate, useLocation } from './ui';
 
@@ -137,6 +138,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   else if (section === 'money' && parts[1] === 'drivers' && parts[2])
     view = html`<${DriverView} id=${parts[2]} canAct=${canAct} />`;
   else if (section === 'money') view = html`<${MoneyView} />`;
+  else if (section === 'tariffs') view = html`<${TariffsView} canAct=${canAct} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -151,7 +153,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       </div>
       <nav aria-label="Main">
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
-        ${tab('/console/money', 'Money', 'money')}
+        ${tab('/console/money', 'Money', 'money')} ${tab('/console/tariffs', 'Tariffs', 'tariffs')}
       </nav>
       <div class="who">
         <${LiveBadge} />

@@ -36,6 +36,17 @@ export function SessionView(props: { id: string }) {
       <div><dt>Charger</dt><dd><${Link} href=${`/console/chargers/${encodeURIComponent(s.chargerId)}`}>${s.chargerId}</${Link}> / ${s.connectorId}</dd></div>
       <div><dt>Driver</dt><dd><${Link} href=${`/console/money/drivers/${encodeURIComponent(s.driverId)}`}>${s.driverId}</${Link}> (${s.fleetId})</dd></div>
       <div><dt>Paid</dt><dd>${ngn(s.amount)} at ${price(s.pricePerKwh)}/kWh</dd></div>
+      ${
+        d.tariff
+          ? html`<div>
+              <dt>Tariff</dt>
+              <dd data-field="tariff">
+                ${d.tariff.id} version
+                ${d.tariff.version}${d.tariff.window ? `, window ${d.tariff.window}` : ''}
+              </dd>
+            </div>`
+          : null
+      }
       <div><dt>Paid energy</dt><dd>${kwh(s.paidEnergyWh)}</dd></div>
       <div><dt>Delivered</dt><dd>${kwh(s.energyWh)}</dd></div>
       <div><dt>Cost</dt><dd>${ngn(s.cost)}</dd></div>

@@ -95,6 +95,8 @@ export interface MeterSample {
 
 export interface SessionDetail {
   session: SessionRow;
+  /** Where its price (fixed at Start) came from; null for sessions from before tariff versions. */
+  tariff?: { id: string; version: number; window: string | null } | null;
   ledger: LedgerEntry[];
   transaction: { meterStartWh: number | null; meterStopWh: number | null } | null;
   meterSamples: MeterSample[];
