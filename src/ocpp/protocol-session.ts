@@ -8,6 +8,9 @@ import type {
   ChargerSettings,
   CommandOutcome,
   ConfigurationReport,
+  FirmwareRequest,
+  LogReply,
+  LogRequest,
   PowerLimit,
   ResetKind,
   StepOutcome,
@@ -72,6 +75,8 @@ export interface OperatorCalls {
   trigger(ocppConnectorId: number | null, kind: TriggerKind): Promise<ChargerReply>;
   readConfiguration(keys: readonly string[]): Promise<ConfigurationReport>;
   changeConfiguration(key: string, value: string): Promise<ChargerReply>;
+  updateFirmware(request: FirmwareRequest): Promise<ChargerReply>;
+  requestLog(request: LogRequest): Promise<LogReply>;
 }
 
 export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;
