@@ -9,6 +9,7 @@ import { registerRosterRoutes } from './roster-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 import { registerSitePowerRoutes } from './site-power-routes.js';
 import { registerStopRecordRoutes } from './stop-record-routes.js';
+import { registerTransferRoutes } from './transfer-routes.js';
 
 /**
  * Every module of the operator API, in registration order. A new module (charger actions, …) is
@@ -25,4 +26,5 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerStopRecordRoutes,
   registerEnergyRoutes,
   registerPowerLimitRoutes,
+  registerTransferRoutes,
 ];
