@@ -2,12 +2,7 @@ import { downloadFile, simulatedLog, uploadFile, versionOf } from '../shared/fil
 import { handlerRegistrar, NO_REPLY } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
 import type { Connector } from './connector.js';
-import type {
-  DiagnosticsStatus,
-  FirmwareStatus,
-  IncomingCalls,
-  StopReason,
-} from './ocpp-types.js';
+import type { DiagnosticsStatus, FirmwareStatus, IncomingCalls, StopReason } from './ocpp-types.js';
 import { ChargePointTransactions } from './transactions.js';
 
 type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
