@@ -15,6 +15,7 @@ import { loadConfigFile } from './config/load.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
 import { registerPowerLimitCommands } from './operator/power-limit-cli.js';
+import { registerTransferCommands } from './operator/transfer-cli.js';
 import { packageVersion } from './shared/package-version.js';
 import { openDatabase } from './store/database.js';
 
@@ -376,5 +377,6 @@ export function buildProgram(): Command {
 
   registerOperatorCommands(program);
   registerPowerLimitCommands(program);
+  registerTransferCommands(program);
   return program;
 }

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHARGER_PASSWORD,
@@ -286,5 +290,44 @@ describe('URL tokens and size limits', () => {
     expect((await uploadFirmware('v.bin', Buffer.from('v'), viewer)).status).toBe(403);
     const res = await op(t.gw.operatorUrl, viewer, 'POST', '/chargers/CP-OFF/log-request');
     expect(res.status).toBe(403);
+  });
+});
+
+describe('the CLI', () => {
+  const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+  const cli = async (...args: string[]) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: {
+        ...process.env,
+        FLEET_GATEWAY_OPERATOR_URL: t.gw.operatorUrl,
+        FLEET_GATEWAY_OPERATOR_CREDENTIAL: operator,
+      },
+    });
+    return stdout;
+  };
+
+  it('uploads firmware, updates a charger, requests its log, shows the job and saves the log', async () => {
+    const cp = await bootedCharger(ocpp201, t.gw, 'CP-AC', { connectors: 1 });
+    try {
+      const firmwareFile = join(t.dir, 'cli-3.1.bin');
+      writeFileSync(firmwareFile, Buffer.alloc(5000, 3));
+      const uploaded = JSON.parse(await cli('firmware', 'upload', firmwareFile, '--json')) as {
+        fileId: string;
+      };
+      const update = await cli('firmware', 'update', 'CP-AC', uploaded.fileId);
+      const jobId = Number(/^job (\d+) on CP-AC: Accepted/.exec(update)?.[1]);
+      expect((await finished(jobId)).status).toBe('Installed');
+      expect(await cli('transfers', 'show', String(jobId))).toMatch(
+        /InstallRebooting[\s\S]*Installed/,
+      );
+
+      const requested = await cli('logs', 'request', 'CP-AC');
+      const logJob = await finished(Number(/^job (\d+)/.exec(requested)?.[1]));
+      const out = join(t.dir, 'saved.log');
+      await cli('logs', 'download', logJob.logFileId as string, '--out', out);
+      expect(readFileSync(out, 'utf8')).toContain('CP-AC firmware cli-3.1');
+    } finally {
+      await cp.disconnect();
+    }
   });
 });
