@@ -286,6 +286,16 @@ describe('URL tokens and size limits', () => {
     ).toBeNull();
   });
 
+  it('keeps a status a charger repeats once, and moves the 1.6 job it cannot name', async () => {
+    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-OFF/log-request');
+    const jobId = jobOf(res).jobId;
+    for (const status of ['Uploading', 'Uploading', 'Uploading', 'Uploaded']) {
+      await raw.call('DiagnosticsStatusNotification', { status });
+    }
+    expect((await finished(jobId)).status).toBe('Uploaded');
+    expect(await history(jobId)).toEqual(['Requested', 'Accepted', 'Uploading', 'Uploaded']);
+  });
+
   it('lets a viewer read but not upload or update', async () => {
     expect((await uploadFirmware('v.bin', Buffer.from('v'), viewer)).status).toBe(403);
     const res = await op(t.gw.operatorUrl, viewer, 'POST', '/chargers/CP-OFF/log-request');

@@ -179,6 +179,8 @@ export class Transfers {
       );
       return;
     }
+    // Some chargers repeat a status every few seconds (EVerest libocpp #459): kept once.
+    if (report.status === job.status) return;
     this.setStatus(job.jobId, report.status, null, FINAL[report.kind].has(report.status));
   }
 
