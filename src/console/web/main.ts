@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
 import { ChargerPage } from './charger';
+import { FirmwareView } from './firmware';
 import { setSiteTimeZone, siteTimeZone } from './format';
 import { onLiveState, startLive, stopLive } from './live';
 import { DriverView, MoneyView } from './money';
@@ -137,6 +138,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   else if (section === 'money' && parts[1] === 'drivers' && parts[2])
     view = html`<${DriverView} id=${parts[2]} canAct=${canAct} />`;
   else if (section === 'money') view = html`<${MoneyView} />`;
+  else if (section === 'firmware') view = html`<${FirmwareView} canAct=${canAct} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -152,6 +154,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       <nav aria-label="Main">
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
         ${tab('/console/money', 'Money', 'money')}
+        ${tab('/console/firmware', 'Firmware', 'firmware')}
       </nav>
       <div class="who">
         <${LiveBadge} />
