@@ -16,6 +16,7 @@ import { registerOperatorCommands } from './operator/cli-commands.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
 import { registerPowerLimitCommands } from './operator/power-limit-cli.js';
 import { registerTariffCommands } from './operator/tariff-cli.js';
+import { registerTransferCommands } from './operator/transfer-cli.js';
 import { packageVersion } from './shared/package-version.js';
 import { openDatabase } from './store/database.js';
 
@@ -378,5 +379,6 @@ export function buildProgram(): Command {
   registerOperatorCommands(program);
   registerPowerLimitCommands(program);
   registerTariffCommands(program);
+  registerTransferCommands(program);
   return program;
 }

@@ -1,5 +1,7 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.js';
 import { refuseUpgrade } from './api/edge-answers.js';
@@ -62,6 +64,10 @@ import { Outbox } from './store/outbox.js';
 import { Retention } from './store/retention.js';
 import { StorageHealth } from './store/storage-health.js';
 import { WriteProbe } from './store/write-probe.js';
+import { registerTransferRoutes } from './transfers/charger-routes.js';
+import { FileArea } from './transfers/file-area.js';
+import { TransferStore } from './transfers/transfer-store.js';
+import { Transfers } from './transfers/transfers.js';
 import { startUplink } from './uplink/start.js';
 import { Wallet } from './wallet/wallet.js';
 
@@ -202,6 +208,7 @@ export async function startGateway(
     onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
     onCredentialUsed: (chargerId, credential) =>
       chargerRegistry.credentialUsed(chargerId, credential, clock.now()),
+    onTransferStatus: (chargerId, status) => transfers.statusReported(chargerId, status),
     ...(options.settingsPacing ? { settingsPacing: options.settingsPacing } : {}),
   });
   const lifecycle = new SessionLifecycle({
@@ -292,6 +299,19 @@ export async function startGateway(
     log: log.child({ component: 'drain' }),
     pollMs: DRAIN_POLL_MS,
   });
+  // Chargers are given the operator listener's address once it listens, unless configured.
+  let transferBaseUrl = config.transfers.baseUrl ?? '';
+  const transfers: Transfers = new Transfers({
+    store: new TransferStore(db),
+    area: new FileArea(transferDirectory(config)),
+    clock,
+    log: log.child({ component: 'transfers' }),
+    site,
+    chargers: central,
+    openSessions: (chargerId) => sessions.openOnCharger(chargerId).map((s) => s.id),
+    baseUrl: () => transferBaseUrl,
+    settings: config.transfers,
+  });
   const writeProbe = new WriteProbe(db);
   let ocppTls: HttpsServer | undefined;
 
@@ -359,6 +379,7 @@ export async function startGateway(
     site,
     tariffs,
     chargerRegistry,
+    transfers,
     disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
     live,
     calls: recentCalls,
@@ -411,6 +432,7 @@ export async function startGateway(
   if (config.metrics.bearerTokenSha256) {
     registerMetricsRoute(operatorApi ?? api, metrics, config.metrics.bearerTokenSha256);
   }
+  registerTransferRoutes(operatorApi ?? api, transfers, config.transfers.maxLogBytes);
   const document = () => openApiDocument(api, operatorApi);
   serveOpenApi(api, document);
   if (operatorApi) serveOpenApi(operatorApi, document);
@@ -431,6 +453,7 @@ export async function startGateway(
     operatorUrl = `${operatorHttp.tls ? 'https' : 'http'}://${hostOf(opAddress)}:${opAddress.port}`;
     log.info({ host: opAddress.address, port: opAddress.port }, 'operator api listening');
   }
+  if (config.transfers.baseUrl === undefined) transferBaseUrl = operatorUrl;
   let ocppTlsUrl: string | undefined;
   if (config.ocpp.tls) {
     const tlsConfig = config.ocpp.tls;
@@ -493,6 +516,14 @@ export async function startGateway(
       log.info('gateway stopped');
     },
   };
+}
+
+/** Where firmware and logs are kept: configured, else `files` beside the database. */
+function transferDirectory(config: GatewayConfig): string {
+  if (config.transfers.directory !== undefined) return config.transfers.directory;
+  if (config.database.path === ':memory:')
+    return join(tmpdir(), `fleet-gateway-files-${process.pid}`);
+  return join(dirname(config.database.path), 'files');
 }
 
 /** One gateway per database file (an in-memory one is its own). */

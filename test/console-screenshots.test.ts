@@ -83,7 +83,7 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('saves the site, session, money and charger views', async () => {
+  it('saves the site, session, money, charger and firmware views', async () => {
     mkdirSync(OUT, { recursive: true });
     const seed = JSON.parse(readFileSync(join(ROOT, 'config', 'demo-seed.json'), 'utf8')) as {
       fleets: { apiKeys: string[]; drivers: { email: string }[] }[];
@@ -174,6 +174,32 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await page.goto(`${url}/console/chargers/CP-DC-01`);
     await page.getByRole('heading', { name: 'Boot details' }).waitFor(WAIT);
     await shot(page, 'charger');
+
+    // Firmware and logs: a file uploaded, sent to the settled DC charger, a log from the AC one.
+    await page.goto(`${url}/console/firmware`);
+    await page.getByRole('heading', { name: 'Firmware and logs' }).waitFor(WAIT);
+    await page.getByLabel('Upload a firmware file').setInputFiles({
+      name: 'dc-charger-4.2.0.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.alloc(48_000, 5),
+    });
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, upload' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('combobox', { name: 'Charger', exact: true }).selectOption('CP-DC-01');
+    await page.getByRole('button', { name: 'Update firmware' }).click();
+    await page.getByRole('button', { name: 'Yes, update firmware' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('combobox', { name: 'Charger', exact: true }).selectOption('CP-AC-02');
+    await page.getByRole('button', { name: 'Request log' }).click();
+    await page.getByRole('button', { name: 'Yes, request log' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
+    const jobs = page.getByRole('table', { name: 'Jobs' });
+    await jobs.filter({ hasText: 'Installed' }).waitFor(WAIT);
+    await jobs.filter({ hasText: 'Uploaded' }).waitFor(WAIT);
+    await jobs.getByRole('button').last().click();
+    await page.locator('.history').filter({ hasText: 'Installed' }).waitFor(WAIT);
+    await shot(page, 'firmware');
     await context.close();
   }, 180_000);
 

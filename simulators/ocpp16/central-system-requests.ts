@@ -1,7 +1,8 @@
+import { downloadFile, simulatedLog, uploadFile, versionOf } from '../shared/file-transfer.js';
 import { handlerRegistrar, NO_REPLY } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
 import type { Connector } from './connector.js';
-import type { IncomingCalls, StopReason } from './ocpp-types.js';
+import type { DiagnosticsStatus, FirmwareStatus, IncomingCalls, StopReason } from './ocpp-types.js';
 import { ChargePointTransactions } from './transactions.js';
 
 type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
@@ -22,6 +23,15 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     handleCall('ChangeAvailability', (params) => this.onChangeAvailability(params));
     handleCall('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handleCall('ClearCache', async () => ({ status: 'Accepted' }));
+    handleCall('UpdateFirmware', async ({ location }) => {
+      this.defer(() => this.updateFirmware(location));
+      return {};
+    });
+    handleCall('GetDiagnostics', async ({ location }) => {
+      const fileName = `${this.identity}-diagnostics.log`.replace(/[^A-Za-z0-9._-]/g, '_');
+      this.defer(() => this.uploadDiagnostics(location, fileName));
+      return { fileName };
+    });
     if (!this.smartCharging) return;
     handleCall('SetChargingProfile', (params) => this.onSetChargingProfile(params));
     handleCall('ClearChargingProfile', async (params) => ({
@@ -282,6 +292,38 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
       }
     });
     return { status: scheduled ? 'Scheduled' : 'Accepted' };
+  }
+
+  /** TC_044: Downloading, Downloaded, Installing, a reboot, then Installed on the new version. */
+  private async updateFirmware(location: string): Promise<void> {
+    const status = (s: FirmwareStatus) => this.send('FirmwareStatusNotification', { status: s });
+    await status('Downloading');
+    try {
+      await downloadFile(location);
+    } catch (error) {
+      this.warn('firmware download failed', error);
+      await status('DownloadFailed');
+      return;
+    }
+    await status('Downloaded');
+    await status('Installing');
+    this.settings.firmwareVersion = versionOf(location, 50);
+    await this.resetAndReboot('Reboot');
+    await status('Installed');
+  }
+
+  /** TC_045: Uploading, then Uploaded or UploadFailed; the file goes up as multipart/form-data. */
+  private async uploadDiagnostics(location: string, fileName: string): Promise<void> {
+    await this.send('DiagnosticsStatusNotification', { status: 'Uploading' });
+    let status: DiagnosticsStatus = 'Uploaded';
+    try {
+      const log = simulatedLog(this.identity, this.settings.firmwareVersion);
+      await uploadFile(location, fileName, log, 'multipart');
+    } catch (error) {
+      this.warn('diagnostics upload failed', error);
+      status = 'UploadFailed';
+    }
+    await this.send('DiagnosticsStatusNotification', { status });
   }
 
   private resetAndReboot(reason: StopReason): Promise<void> {

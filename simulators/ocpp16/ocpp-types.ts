@@ -147,7 +147,20 @@ export interface OutgoingCalls {
     conf: { transactionId: number; idTagInfo: IdTagInfo };
   };
   StopTransaction: { req: StopTransactionRequest; conf: { idTagInfo?: IdTagInfo } };
+  FirmwareStatusNotification: { req: { status: FirmwareStatus }; conf: Empty };
+  DiagnosticsStatusNotification: { req: { status: DiagnosticsStatus }; conf: Empty };
 }
+
+export type FirmwareStatus =
+  | 'Downloaded'
+  | 'DownloadFailed'
+  | 'Downloading'
+  | 'Idle'
+  | 'InstallationFailed'
+  | 'Installing'
+  | 'Installed';
+
+export type DiagnosticsStatus = 'Idle' | 'Uploaded' | 'UploadFailed' | 'Uploading';
 
 export type TriggerableMessage =
   | 'BootNotification'
@@ -203,6 +216,14 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' | 'UnknownMessageId' | 'UnknownVendorId' };
   };
   ClearCache: { req: Empty; conf: { status: 'Accepted' | 'Rejected' } };
+  UpdateFirmware: {
+    req: { location: string; retrieveDate: string; retries?: number; retryInterval?: number };
+    conf: Empty;
+  };
+  GetDiagnostics: {
+    req: { location: string; retries?: number; retryInterval?: number };
+    conf: { fileName?: string };
+  };
   SetChargingProfile: {
     req: {
       connectorId: number;

@@ -1,8 +1,9 @@
+import { downloadFile, simulatedLog, uploadFile, versionOf } from '../shared/file-transfer.js';
 import { handlerRegistrar } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
 import type { Evse } from './evse.js';
 import type { SetVariableResult } from './ocpp-types.js';
-import type { IncomingCalls } from './ocpp-messages.js';
+import type { FirmwareStatus, IncomingCalls, UploadLogStatus } from './ocpp-messages.js';
 import { RemoteControl } from './remote-control.js';
 import type { Conf } from './remote-control.js';
 
@@ -38,6 +39,16 @@ export abstract class CsmsRequests extends RemoteControl {
     }));
     handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
     handle('ClearCache', async () => ({ status: 'Accepted' }));
+    handle('UpdateFirmware', async ({ requestId, firmware }) => {
+      this.defer(() => this.updateFirmware(requestId, firmware.location));
+      return { status: 'Accepted' };
+    });
+    handle('GetLog', async ({ requestId, log, logType }) => {
+      if (logType !== 'DiagnosticsLog') return { status: 'Rejected' };
+      const filename = `${this.identity}-log.txt`.replace(/[^A-Za-z0-9._-]/g, '_');
+      this.defer(() => this.uploadLog(requestId, log.remoteLocation, filename));
+      return { status: 'Accepted', filename };
+    });
     if (!this.smartCharging) return;
     handle('SetChargingProfile', (params) => this.onSetChargingProfile(params));
     handle(
@@ -158,6 +169,48 @@ export abstract class CsmsRequests extends RemoteControl {
     if (!this.resetWhenIdle || this.evses.some((evse) => evse.transaction)) return;
     this.resetWhenIdle = false;
     this.defer(() => this.resetNow());
+  }
+
+  /**
+   * TC_L_01 without signatures: Downloading, Downloaded, Installing, InstallRebooting, a reboot
+   * (BootNotification reason FirmwareUpdate), then Installed on the new version.
+   */
+  private async updateFirmware(requestId: number, location: string): Promise<void> {
+    const status = (s: FirmwareStatus) =>
+      this.send('FirmwareStatusNotification', { status: s, requestId });
+    await status('Downloading');
+    try {
+      await downloadFile(location);
+    } catch (error) {
+      this.warn('firmware download failed', error);
+      await status('DownloadFailed');
+      return;
+    }
+    await status('Downloaded');
+    await status('Installing');
+    await status('InstallRebooting');
+    this.settings.firmwareVersion = versionOf(location, 50);
+    this.bootReason = 'FirmwareUpdate';
+    await this.reboot(async () => {
+      for (const evse of this.evses) {
+        if (evse.transaction) await this.endTransaction(evse, 'ImmediateReset', 'ResetCommand');
+      }
+    });
+    await status('Installed');
+  }
+
+  /** TC_N_25: Uploading, then Uploaded or UploadFailure; the log goes up as a raw PUT. */
+  private async uploadLog(requestId: number, location: string, filename: string): Promise<void> {
+    await this.send('LogStatusNotification', { status: 'Uploading', requestId });
+    let status: UploadLogStatus = 'Uploaded';
+    try {
+      const log = simulatedLog(this.identity, this.settings.firmwareVersion);
+      await uploadFile(location, filename, log, 'put');
+    } catch (error) {
+      this.warn('log upload failed', error);
+      status = 'UploadFailure';
+    }
+    await this.send('LogStatusNotification', { status, requestId });
   }
 
   private resetNow(): Promise<void> {

@@ -24,6 +24,18 @@ import type {
 } from './ocpp-types.js';
 
 type Empty = Record<string, never>;
+
+export type FirmwareStatus =
+  | 'Downloaded'
+  | 'DownloadFailed'
+  | 'Downloading'
+  | 'Idle'
+  | 'InstallationFailed'
+  | 'Installing'
+  | 'Installed'
+  | 'InstallRebooting';
+
+export type UploadLogStatus = 'Idle' | 'Uploaded' | 'UploadFailure' | 'Uploading';
 type RegistrationStatus = 'Accepted' | 'Pending' | 'Rejected';
 
 /** Calls the charging station makes, keyed by action, with the response the schema guarantees. */
@@ -41,6 +53,8 @@ export interface OutgoingCalls {
     conf: { status: RegistrationStatus; currentTime: string; interval: number };
   };
   Heartbeat: { req: Empty; conf: { currentTime: string } };
+  FirmwareStatusNotification: { req: { status: FirmwareStatus; requestId?: number }; conf: Empty };
+  LogStatusNotification: { req: { status: UploadLogStatus; requestId?: number }; conf: Empty };
   StatusNotification: {
     req: {
       timestamp: string;
@@ -148,6 +162,25 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' | 'UnknownMessageId' | 'UnknownVendorId' };
   };
   ClearCache: { req: Empty; conf: { status: 'Accepted' | 'Rejected' } };
+  UpdateFirmware: {
+    req: {
+      requestId: number;
+      retries?: number;
+      retryInterval?: number;
+      firmware: { location: string; retrieveDateTime: string };
+    };
+    conf: { status: 'Accepted' | 'Rejected' | 'AcceptedCanceled' };
+  };
+  GetLog: {
+    req: {
+      logType: 'DiagnosticsLog' | 'SecurityLog';
+      requestId: number;
+      retries?: number;
+      retryInterval?: number;
+      log: { remoteLocation: string };
+    };
+    conf: { status: 'Accepted' | 'Rejected' | 'AcceptedCanceled'; filename?: string };
+  };
   SetChargingProfile: {
     req: {
       evseId: number;

@@ -35,6 +35,9 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfi
   if (config.database.path !== ':memory:' && !isAbsolute(config.database.path)) {
     config.database.path = resolve(baseDir, config.database.path);
   }
+  if (config.transfers.directory !== undefined && !isAbsolute(config.transfers.directory)) {
+    config.transfers.directory = resolve(baseDir, config.transfers.directory);
+  }
   for (const tls of [
     config.uplink.tls,
     config.http.tls,

@@ -426,6 +426,29 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Firmware the gateway serves to chargers and the diagnostics and logs they upload to it, on
+     * the operator listener (docs/firmware-and-logs.md).
+     */
+    transfers: z
+      .object({
+        /** Where the files are kept; default `files` beside the database. */
+        directory: z.string().min(1).optional(),
+        /** The base URL chargers are given (the site LAN address); default the operator listener's. */
+        baseUrl: z
+          .url({ protocol: /^https?$/ })
+          .refine((u) => !u.endsWith('/'), 'no trailing slash')
+          .optional(),
+        maxFirmwareBytes: z.number().int().min(1024).max(4_294_967_296).default(268_435_456),
+        maxLogBytes: z.number().int().min(1024).max(1_073_741_824).default(33_554_432),
+        /** How long a URL given to a charger works (from the firmware's retrieve time). */
+        tokenMinutes: z.number().int().min(1).max(10_080).default(60),
+        /** What the charger is told to do when a download or upload fails. */
+        retries: z.number().int().min(0).max(10).default(3),
+        retryIntervalSeconds: z.number().int().min(1).max(3600).default(60),
+      })
+      .strict()
+      .prefault({}),
     /** Prometheus metrics at /metrics; off unless a bearer token's hash is configured. */
     metrics: z
       .object({

@@ -40,7 +40,11 @@ import {
   type CommandOutcome,
   type ConfigurationReport,
   type ConnectorView,
+  type FirmwareRequest,
+  type LogReply,
+  type LogRequest,
   type ResetKind,
+  type TransferStatus,
   type MeteringCapability,
   type StartRequest,
   type StepOutcome,
@@ -83,6 +87,8 @@ export interface CentralSystemOptions {
   onDeviation?: (chargerId: string, kind: string) => void;
   /** Optional: every call with one charger, once answered (its action and outcome, no payload). */
   onCall?: (chargerId: string, call: OcppCall) => void;
+  /** Optional: a charger's firmware or log job progress (its status notifications). */
+  onTransferStatus?: (chargerId: string, status: TransferStatus) => void;
   /** When booted chargers' settings are read (settings-pacing.ts); default SETTINGS_PACING. */
   settingsPacing?: SettingsPacingOptions;
   /** A charger holding several passwords was admitted with the one stored as `credential`. */
@@ -431,6 +437,14 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     return this.live(chargerId).session.operator.setBasicAuthPassword(password);
   }
 
+  updateFirmware(chargerId: string, request: FirmwareRequest): Promise<ChargerReply> {
+    return this.live(chargerId).session.operator.updateFirmware(request);
+  }
+
+  requestLog(chargerId: string, request: LogRequest): Promise<LogReply> {
+    return this.live(chargerId).session.operator.requestLog(request);
+  }
+
   /** The metrics observer and, when configured, the per-charger call hook, as one observer. */
   private observerFor(chargerId: string): OcppObserver | undefined {
     const { observer, onCall } = this.opts;
@@ -652,6 +666,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         this.deviations.record(chargerId, kind, example);
         this.opts.onDeviation?.(chargerId, kind);
       },
+      transfer: (status) => this.opts.onTransferStatus?.(chargerId, status),
       metering: (measurands) => {
         if (this.metering.record(chargerId, measurands)) {
           this.eventLog.record(chargerId, 'configure', `meters: ${measurands.join(',') || 'none'}`);

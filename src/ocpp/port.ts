@@ -210,6 +210,39 @@ export type ResetKind = 'soft' | 'hard';
 /** What an operator may ask a charger to report now. */
 export type TriggerKind = 'status' | 'meter';
 
+/**
+ * A firmware file the charger is to fetch and install: `requestId` names the job in the
+ * charger's status notifications (2.0.1 echoes it; 1.6 has none).
+ */
+export interface FirmwareRequest {
+  requestId: number;
+  location: string;
+  retrieveAt: string;
+  retries: number;
+  retryIntervalSeconds: number;
+}
+
+/** Where the charger is to upload its diagnostics (1.6) or its log (2.0.1 DiagnosticsLog). */
+export interface LogRequest {
+  requestId: number;
+  location: string;
+  retries: number;
+  retryIntervalSeconds: number;
+}
+
+/** The charger's answer to a log request, with the name of the file it will upload, if any. */
+export interface LogReply extends ChargerReply {
+  fileName: string | null;
+}
+
+/** A firmware or log job's progress as the charger tells it, in its own status words. */
+export interface TransferStatus {
+  kind: 'firmware' | 'log';
+  status: string;
+  /** The job's requestId when the charger says it (2.0.1); null in 1.6. */
+  requestId: number | null;
+}
+
 /** One configuration key (1.6) or device-model variable (2.0.1, named `Component.Variable`). */
 export interface ConfigurationEntry {
   key: string;
@@ -247,4 +280,6 @@ export interface ChargerOperations {
   changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply>;
   /** Sets the password the charger sends in HTTP basic auth; the reply's status is its answer. */
   setBasicAuthPassword(chargerId: string, password: string): Promise<ChargerReply>;
+  updateFirmware(chargerId: string, request: FirmwareRequest): Promise<ChargerReply>;
+  requestLog(chargerId: string, request: LogRequest): Promise<LogReply>;
 }

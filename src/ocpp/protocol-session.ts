@@ -8,6 +8,9 @@ import type {
   ChargerSettings,
   CommandOutcome,
   ConfigurationReport,
+  FirmwareRequest,
+  LogReply,
+  LogRequest,
   PowerLimit,
   ResetKind,
   StepOutcome,
@@ -74,6 +77,8 @@ export interface OperatorCalls {
   changeConfiguration(key: string, value: string): Promise<ChargerReply>;
   /** Sets the password the charger sends in HTTP basic auth (profiles 1 and 2). */
   setBasicAuthPassword(password: string): Promise<ChargerReply>;
+  updateFirmware(request: FirmwareRequest): Promise<ChargerReply>;
+  requestLog(request: LogRequest): Promise<LogReply>;
 }
 
 export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;

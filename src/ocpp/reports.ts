@@ -1,4 +1,4 @@
-import type { ConnectorStatus } from './port.js';
+import type { ConnectorStatus, TransferStatus } from './port.js';
 
 /** What a charger says about itself at boot, in either protocol. */
 export interface BootInfo {
@@ -36,6 +36,8 @@ export interface ChargerReports {
   noted(action: string, note: string, payload?: unknown): void;
   /** A departure from the schema the edge accepted (counted per charger and kind). */
   deviation(kind: string, example: unknown): void;
+  /** A firmware or log job's progress (Firmware/Diagnostics/LogStatusNotification). */
+  transfer(status: TransferStatus): void;
   /** The measurands the charger says it will send during a transaction (read back). */
   metering(measurands: string[]): void;
 }

@@ -18,6 +18,7 @@ import type { LoadManager } from '../load/load-manager.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
+import type { Transfers } from '../transfers/transfers.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
@@ -51,6 +52,8 @@ export interface OperatorDeps {
   site: SiteDirectory;
   tariffs: TariffBook;
   chargerRegistry: ChargerRegistry;
+  /** Firmware files, log uploads and their jobs (transfers/transfers.ts). */
+  transfers: Transfers;
   /** Ends a charger's live connection (retired); false when it had none. */
   disconnect: (chargerId: string, reason: string) => boolean;
   live: LiveMeters;

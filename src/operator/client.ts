@@ -69,6 +69,20 @@ export class OperatorClient {
     return this.json<T>(method, path, body, idempotencyKey);
   }
 
+  /** A file's bytes as the body (application/octet-stream), JSON back. */
+  async upload<T>(path: string, query: Query, file: Blob): Promise<T> {
+    const res = await this.fetch('POST', path + queryString(query), file);
+    if (!res.ok) throw await asError(res);
+    return (await res.json()) as T;
+  }
+
+  /** A binary answer (a firmware file, a charger's log), as the response to read. */
+  async download(path: string): Promise<Response> {
+    const res = await this.fetch('GET', path);
+    if (!res.ok) throw await asError(res);
+    return res;
+  }
+
   /** A text answer (CSV exports) as it arrives, chunk by chunk. */
   async *text(path: string, query: Query = {}): AsyncGenerator<string> {
     const res = await this.fetch('GET', path + queryString(query));
@@ -96,13 +110,15 @@ export class OperatorClient {
     idempotencyKey?: string,
   ): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.credential}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const raw = body instanceof Blob;
+    if (body !== undefined)
+      headers['content-type'] = raw ? 'application/octet-stream' : 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     try {
       return await fetch(this.base + path, {
         method,
         headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? String(err);

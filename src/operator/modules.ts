@@ -10,6 +10,7 @@ import { registerSiteRoutes } from './site-routes.js';
 import { registerSitePowerRoutes } from './site-power-routes.js';
 import { registerStopRecordRoutes } from './stop-record-routes.js';
 import { registerTariffRoutes } from './tariff-routes.js';
+import { registerTransferRoutes } from './transfer-routes.js';
 
 /**
  * Every module of the operator API, in registration order. A new module (charger actions, …) is
@@ -27,4 +28,5 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerEnergyRoutes,
   registerPowerLimitRoutes,
   registerTariffRoutes,
+  registerTransferRoutes,
 ];

@@ -19,6 +19,7 @@ import { schemaMeterTruth } from './schema-meter-truth.js';
 import { schemaChargerSampling } from './schema-charger-sampling.js';
 import { schemaClockEpochs } from './schema-clock-epochs.js';
 import { schemaTariffs } from './schema-tariffs.js';
+import { schemaTransfers } from './schema-transfers.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -42,6 +43,7 @@ const migrations: readonly string[] = [
   schemaClockEpochs,
   schemaChargerPasswordPushes,
   schemaTariffs,
+  schemaTransfers,
 ];
 
 /**

@@ -36,11 +36,16 @@ async function request<T>(
       credentials: 'same-origin',
       headers: {
         accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(body === undefined
+          ? {}
+          : {
+              'content-type':
+                body instanceof Blob ? 'application/octet-stream' : 'application/json',
+            }),
         ...(method !== 'GET' && csrfToken ? { 'x-csrf-token': csrfToken } : {}),
         ...headers,
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: body instanceof Blob ? body : JSON.stringify(body) }),
     });
   } catch {
     throw new ApiError(0, 'network', 'The gateway cannot be reached: check the network.');
@@ -69,6 +74,8 @@ export const api = {
     request<T>('POST', `/admin/v1${path}`, body ?? {}, headers),
   put: <T>(path: string, body: unknown) => request<T>('PUT', `/admin/v1${path}`, body),
   delete: <T>(path: string) => request<T>('DELETE', `/admin/v1${path}`),
+  /** A file's raw bytes as the body (a firmware upload). */
+  upload: <T>(path: string, file: Blob) => request<T>('POST', `/admin/v1${path}`, file),
 };
 
 export const session = {

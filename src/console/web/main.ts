@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
 import { ChargerPage } from './charger';
+import { FirmwareView } from './firmware';
 import { setSiteTimeZone, siteTimeZone } from './format';
 import { onLiveState, startLive, stopLive } from './live';
 import { DriverView, MoneyView } from './money';
@@ -139,6 +140,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
     view = html`<${DriverView} id=${parts[2]} canAct=${canAct} />`;
   else if (section === 'money') view = html`<${MoneyView} />`;
   else if (section === 'tariffs') view = html`<${TariffsView} canAct=${canAct} />`;
+  else if (section === 'firmware') view = html`<${FirmwareView} canAct=${canAct} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -154,6 +156,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       <nav aria-label="Main">
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
         ${tab('/console/money', 'Money', 'money')} ${tab('/console/tariffs', 'Tariffs', 'tariffs')}
+        ${tab('/console/firmware', 'Firmware', 'firmware')}
       </nav>
       <div class="who">
         <${LiveBadge} />

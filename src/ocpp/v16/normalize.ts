@@ -14,8 +14,8 @@ export interface Requests16 {
   Authorize: AuthorizeReq;
   BootNotification: BootNotificationReq;
   DataTransfer: DataTransferReq;
-  DiagnosticsStatusNotification: unknown;
-  FirmwareStatusNotification: unknown;
+  DiagnosticsStatusNotification: { status: string };
+  FirmwareStatusNotification: { status: string };
   Heartbeat: unknown;
   MeterValues: MeterValuesReq;
   StartTransaction: StartTransactionReq;

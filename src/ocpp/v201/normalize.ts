@@ -15,9 +15,9 @@ export interface Requests201 {
   Authorize: AuthorizeReq;
   BootNotification: BootNotificationReq;
   DataTransfer: DataTransferReq;
-  FirmwareStatusNotification: unknown;
+  FirmwareStatusNotification: { status: string; requestId?: number };
   Heartbeat: unknown;
-  LogStatusNotification: unknown;
+  LogStatusNotification: { status: string; requestId?: number };
   MeterValues: MeterValuesReq;
   NotifyChargingLimit: unknown;
   NotifyEVChargingNeeds: NotifyEVChargingNeedsReq;

@@ -1,3 +1,7 @@
-import { recorded } from './recorded.js';
+import type { Session16 } from '../session-context.js';
 
-export const diagnosticsStatusNotification = recorded('DiagnosticsStatusNotification');
+/** Diagnostics upload progress; 1.6 names no job, so it belongs to the charger's latest one. */
+export function diagnosticsStatusNotification({ ctx }: Session16, req: { status: string }) {
+  ctx.reports.transfer({ kind: 'log', status: req.status, requestId: null });
+  return {};
+}

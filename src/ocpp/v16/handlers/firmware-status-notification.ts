@@ -1,3 +1,7 @@
-import { recorded } from './recorded.js';
+import type { Session16 } from '../session-context.js';
 
-export const firmwareStatusNotification = recorded('FirmwareStatusNotification');
+/** Firmware progress; 1.6 names no job, so it belongs to the charger's latest one. */
+export function firmwareStatusNotification({ ctx }: Session16, req: { status: string }) {
+  ctx.reports.transfer({ kind: 'firmware', status: req.status, requestId: null });
+  return {};
+}

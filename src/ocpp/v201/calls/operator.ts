@@ -1,11 +1,13 @@
 import type { OperatorCalls } from '../../protocol-session.js';
 import type { CallTarget } from '../../operator-call.js';
 import { changeAvailability } from './change-availability.js';
+import { getLog } from './get-log.js';
 import { readVariables } from './get-variables.js';
 import { requestStopTransaction } from './request-stop-transaction.js';
 import { reset } from './reset.js';
 import { setBasicAuthPassword, setVariable } from './set-variables.js';
 import { triggerMessage } from './trigger-message.js';
+import { updateFirmware } from './update-firmware.js';
 import { unlockConnector } from './unlock-connector.js';
 
 /** The operator's commands in OCPP 2.0.1. */
@@ -19,5 +21,7 @@ export function operatorCalls201(target: CallTarget): OperatorCalls {
     readConfiguration: (keys) => readVariables(target, keys),
     changeConfiguration: (key, value) => setVariable(target, key, value),
     setBasicAuthPassword: (password) => setBasicAuthPassword(target, password),
+    updateFirmware: (request) => updateFirmware(target, request),
+    requestLog: (request) => getLog(target, request),
   };
 }

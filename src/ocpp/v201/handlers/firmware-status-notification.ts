@@ -1,3 +1,10 @@
-import { recorded } from './recorded.js';
+import type { Session201 } from '../session-context.js';
 
-export const firmwareStatusNotification = recorded('FirmwareStatusNotification');
+/** Firmware progress of the UpdateFirmware that `requestId` names (absent when Idle). */
+export function firmwareStatusNotification(
+  { ctx }: Session201,
+  req: { status: string; requestId?: number },
+) {
+  ctx.reports.transfer({ kind: 'firmware', status: req.status, requestId: req.requestId ?? null });
+  return {};
+}

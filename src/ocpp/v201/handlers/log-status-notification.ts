@@ -1,3 +1,10 @@
-import { recorded } from './recorded.js';
+import type { Session201 } from '../session-context.js';
 
-export const logStatusNotification = recorded('LogStatusNotification');
+/** Log upload progress of the GetLog that `requestId` names (absent when Idle). */
+export function logStatusNotification(
+  { ctx }: Session201,
+  req: { status: string; requestId?: number },
+) {
+  ctx.reports.transfer({ kind: 'log', status: req.status, requestId: req.requestId ?? null });
+  return {};
+}

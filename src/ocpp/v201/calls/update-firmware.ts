@@ -1,0 +1,15 @@
+import { callForReply, type CallTarget } from '../../operator-call.js';
+import type { ChargerReply, FirmwareRequest } from '../../port.js';
+
+/** UpdateFirmware (unsigned): Accepted, Rejected, AcceptedCanceled, InvalidCertificate or RevokedCertificate. */
+export function updateFirmware(
+  target: CallTarget,
+  request: FirmwareRequest,
+): Promise<ChargerReply> {
+  return callForReply(target, 'UpdateFirmware', {
+    requestId: request.requestId,
+    retries: request.retries,
+    retryInterval: request.retryIntervalSeconds,
+    firmware: { location: request.location, retrieveDateTime: request.retrieveAt },
+  });
+}

@@ -1,0 +1,255 @@
+import type { Db } from '../store/database.js';
+
+export type TransferKind = 'firmware' | 'log';
+
+/** A file the gateway keeps: firmware an operator uploaded, or a log a charger sent. */
+export interface TransferFile {
+  fileId: string;
+  kind: TransferKind;
+  name: string;
+  sizeBytes: number;
+  sha256: string;
+  chargerId: string | null;
+  jobId: number | null;
+  createdBy: string;
+  createdAt: string;
+}
+
+/** One UpdateFirmware, GetDiagnostics or GetLog; `jobId` is its OCPP requestId. */
+export interface TransferJob {
+  jobId: number;
+  chargerId: string;
+  kind: TransferKind;
+  firmwareFileId: string | null;
+  logFileId: string | null;
+  status: string;
+  finished: boolean;
+  requestedBy: string;
+  requestedAt: string;
+  updatedAt: string;
+  urlExpiresAt: string;
+}
+
+export interface JobStatus {
+  status: string;
+  detail: string | null;
+  at: string;
+}
+
+interface JobRow {
+  job_id: number;
+  charger_id: string;
+  kind: TransferKind;
+  firmware_file_id: string | null;
+  log_file_id: string | null;
+  status: string;
+  finished: number;
+  requested_by: string;
+  requested_at: string;
+  updated_at: string;
+  token_expires_at: string;
+}
+
+interface FileRow {
+  file_id: string;
+  kind: TransferKind;
+  name: string;
+  size_bytes: number;
+  sha256: string;
+  charger_id: string | null;
+  job_id: number | null;
+  created_by: string;
+  created_at: string;
+}
+
+const jobOf = (r: JobRow): TransferJob => ({
+  jobId: r.job_id,
+  chargerId: r.charger_id,
+  kind: r.kind,
+  firmwareFileId: r.firmware_file_id,
+  logFileId: r.log_file_id,
+  status: r.status,
+  finished: r.finished === 1,
+  requestedBy: r.requested_by,
+  requestedAt: r.requested_at,
+  updatedAt: r.updated_at,
+  urlExpiresAt: r.token_expires_at,
+});
+
+const fileOf = (r: FileRow): TransferFile => ({
+  fileId: r.file_id,
+  kind: r.kind,
+  name: r.name,
+  sizeBytes: r.size_bytes,
+  sha256: r.sha256,
+  chargerId: r.charger_id,
+  jobId: r.job_id,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+});
+
+/** The transfer tables (schema-transfers.ts): files, jobs and each job's statuses. */
+export class TransferStore {
+  constructor(private readonly db: Db) {}
+
+  addFile(file: TransferFile): void {
+    this.db
+      .prepare(
+        `INSERT INTO transfer_files (file_id, kind, name, size_bytes, sha256, charger_id, job_id, created_by, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        file.fileId,
+        file.kind,
+        file.name,
+        file.sizeBytes,
+        file.sha256,
+        file.chargerId,
+        file.jobId,
+        file.createdBy,
+        file.createdAt,
+      );
+  }
+
+  file(fileId: string): TransferFile | undefined {
+    const row = this.db.prepare('SELECT * FROM transfer_files WHERE file_id = ?').get(fileId) as
+      FileRow | undefined;
+    return row && fileOf(row);
+  }
+
+  files(kind: TransferKind, limit: number): TransferFile[] {
+    const rows = this.db
+      .prepare('SELECT * FROM transfer_files WHERE kind = ? ORDER BY created_at DESC LIMIT ?')
+      .all(kind, limit) as FileRow[];
+    return rows.map(fileOf);
+  }
+
+  /** A new job, its first status `Requested`. */
+  createJob(job: {
+    chargerId: string;
+    kind: TransferKind;
+    firmwareFileId: string | null;
+    tokenSha256: string;
+    urlExpiresAt: string;
+    requestedBy: string;
+    at: string;
+  }): number {
+    return this.db.transaction(() => {
+      const { lastInsertRowid } = this.db
+        .prepare(
+          `INSERT INTO transfer_jobs (charger_id, kind, firmware_file_id, token_sha256, token_expires_at,
+             status, requested_by, requested_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, 'Requested', ?, ?, ?)`,
+        )
+        .run(
+          job.chargerId,
+          job.kind,
+          job.firmwareFileId,
+          job.tokenSha256,
+          job.urlExpiresAt,
+          job.requestedBy,
+          job.at,
+          job.at,
+        );
+      const jobId = Number(lastInsertRowid);
+      this.addStatus(jobId, 'Requested', null, job.at);
+      return jobId;
+    })();
+  }
+
+  /**
+   * Adds to the job's history and makes it the latest status, unless `over` names the only status
+   * it may replace (the charger's first notification can overtake its reply to our call).
+   */
+  setStatus(
+    jobId: number,
+    change: { status: string; detail: string | null; at: string; finished: boolean; over?: string },
+  ): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE transfer_jobs SET status = @status, finished = max(finished, @finished), updated_at = @at
+           WHERE job_id = @jobId AND (@over IS NULL OR status = @over)`,
+        )
+        .run({
+          jobId,
+          status: change.status,
+          finished: change.finished ? 1 : 0,
+          at: change.at,
+          over: change.over ?? null,
+        });
+      this.addStatus(jobId, change.status, change.detail, change.at);
+    })();
+  }
+
+  /** A received log: the file, and the job it answers; false (nothing kept) when the job has one. */
+  attachLog(jobId: number, file: TransferFile): boolean {
+    const taken = new Error('log already attached');
+    try {
+      this.db.transaction(() => {
+        this.addFile(file);
+        const { changes } = this.db
+          .prepare(
+            'UPDATE transfer_jobs SET log_file_id = ? WHERE job_id = ? AND log_file_id IS NULL',
+          )
+          .run(file.fileId, jobId);
+        if (changes !== 1) throw taken;
+      })();
+      return true;
+    } catch (err) {
+      if (err === taken) return false;
+      throw err;
+    }
+  }
+
+  job(jobId: number): TransferJob | undefined {
+    const row = this.db.prepare('SELECT * FROM transfer_jobs WHERE job_id = ?').get(jobId) as
+      JobRow | undefined;
+    return row && jobOf(row);
+  }
+
+  byToken(tokenSha256: string): TransferJob | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM transfer_jobs WHERE token_sha256 = ?')
+      .get(tokenSha256) as JobRow | undefined;
+    return row && jobOf(row);
+  }
+
+  /** The charger's latest unfinished job of a kind: what a 1.6 notification (no requestId) is about. */
+  latestOpen(chargerId: string, kind: TransferKind): TransferJob | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT * FROM transfer_jobs WHERE charger_id = ? AND kind = ? AND finished = 0
+         ORDER BY job_id DESC LIMIT 1`,
+      )
+      .get(chargerId, kind) as JobRow | undefined;
+    return row && jobOf(row);
+  }
+
+  jobs(filter: { chargerId?: string; kind?: TransferKind; limit: number }): TransferJob[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM transfer_jobs
+         WHERE (@chargerId IS NULL OR charger_id = @chargerId) AND (@kind IS NULL OR kind = @kind)
+         ORDER BY job_id DESC LIMIT @limit`,
+      )
+      .all({
+        chargerId: filter.chargerId ?? null,
+        kind: filter.kind ?? null,
+        limit: filter.limit,
+      }) as JobRow[];
+    return rows.map(jobOf);
+  }
+
+  history(jobId: number): JobStatus[] {
+    return this.db
+      .prepare('SELECT status, detail, at FROM transfer_job_statuses WHERE job_id = ? ORDER BY seq')
+      .all(jobId) as JobStatus[];
+  }
+
+  private addStatus(jobId: number, status: string, detail: string | null, at: string): void {
+    this.db
+      .prepare('INSERT INTO transfer_job_statuses (job_id, status, detail, at) VALUES (?, ?, ?, ?)')
+      .run(jobId, status, detail, at);
+  }
+}
