@@ -1,6 +1,8 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { AlertStore } from './alerts/alert-store.js';
+import { startAlerts, type RunningAlerts } from './alerts/start.js';
 import { buildApi } from './api/app.js';
 import { refuseUpgrade } from './api/edge-answers.js';
 import { openApiDocument, serveOpenApi } from './api/openapi.js';
@@ -40,6 +42,7 @@ import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
+import { alertRoutes } from './operator/alert-routes.js';
 import { Telematics } from './fleet/telematics.js';
 import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
 import { startLoadManagement } from './load/start.js';
@@ -129,6 +132,12 @@ export async function startGateway(
   if (retiredInConfig.length > 0)
     log.warn({ chargerIds: retiredInConfig }, 'chargers in the config file were retired: refused');
   const outbox = new Outbox(db);
+  const alertStore = new AlertStore(
+    db,
+    outbox,
+    config.siteId,
+    config.alerts?.webhook !== undefined,
+  );
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
   const admin = new FleetAdmin(roster, wallet);
@@ -167,6 +176,7 @@ export async function startGateway(
   const consoleEvents = new ConsoleEventHub();
   const recentCalls = new RecentCalls();
   metrics.observeConsole(() => consoleEvents.clients);
+  metrics.observeAlerts(() => alertStore.open());
   const central: CentralSystem = new CentralSystem({
     db,
     site,
@@ -369,6 +379,7 @@ export async function startGateway(
   const operatorModules = [
     ...operatorRouteModules,
     eventStreamRoutes(consoleEvents, { ...EVENT_STREAM_DEFAULTS, tls: operatorTls }),
+    alertRoutes(alertStore),
   ];
   const operatorApi = operatorHttp
     ? buildOperatorServer(operatorDeps, operatorModules, {
@@ -432,6 +443,23 @@ export async function startGateway(
   }
 
   retention.start();
+  const alerts: RunningAlerts | undefined = config.alerts
+    ? startAlerts({
+        config,
+        alerts: config.alerts,
+        db,
+        store: alertStore,
+        clock,
+        log,
+        chargers: {
+          chargers: () =>
+            site.all().map((c) => ({ id: c.id, connectorIds: [...c.connectors.keys()] })),
+          isOnline: (chargerId) => central.isOnline(chargerId),
+          connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+        },
+        outboxBacklog: () => storage.outboxHealth(),
+      })
+    : undefined;
 
   let closed = false;
   return {
@@ -456,6 +484,7 @@ export async function startGateway(
       closed = true;
       drain.interrupt();
       retention.stop();
+      alerts?.close();
       try {
         logOpenSessions(log, drain.openSessions());
       } catch (err) {

@@ -101,6 +101,20 @@ export class GatewayMetrics implements OcppObserver {
     });
   }
 
+  /** Open alerts by kind, read at scrape time. */
+  observeAlerts(open: () => readonly { kind: string }[]): void {
+    new Gauge({
+      name: 'fleetgw_alerts_open',
+      help: 'Open alerts by kind (GET /admin/v1/alerts)',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const a of open()) this.inc({ kind: a.kind });
+      },
+    });
+  }
+
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

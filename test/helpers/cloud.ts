@@ -20,6 +20,7 @@ export const validators = {
   status: loadValidator('status.json', ajv),
   gateway: loadValidator('gateway.json', ajv),
   command: loadValidator('command.json', ajv),
+  alerts: loadValidator('alert.json', ajv),
 };
 
 export interface Received {
