@@ -8,7 +8,7 @@ import { startTestGateway, testChargers, type TestGateway } from './helpers/gate
 import { freePort, startBroker, type TestBroker } from './helpers/mqtt-broker.js';
 import { createOperator, op } from './helpers/operator.js';
 import { raw16, type RawStation } from './helpers/raw-stations.js';
-import { sleep } from './helpers/session-harness.js';
+import { harness, LIMIT_WH, sleep } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
@@ -323,5 +323,56 @@ describe('alerts: certificates', () => {
     const far = await gateway({ ocpp, alerts: alerts(null, { certificateDays: 1 }) });
     await sleep(A_FEW_CHECKS_MS);
     expect(rows(far, 'certificate_expiry')).toEqual([]);
+  });
+});
+
+describe('alerts: a stop past the remote stop, and the operator loss', () => {
+  const h = harness({ stopVerifySeconds: 0.2 }, { alerts: alerts(null) });
+
+  it('raises stop_escalated once, clears it when the session settles; the loss stays open until acknowledged', async () => {
+    const { station, sessionId } = await h.paidSession(raw16);
+    const t = h.t;
+    const { tx } = await station.start(10_000);
+    // Past the paid 2,424 Wh: every stop is Accepted and the energy keeps rising.
+    await station.send(station.sample(tx, 12_500));
+    let register = 12_500;
+    await waitUntil(
+      async () => {
+        if (rows(t, 'stop_escalated', sessionId).length > 0) return true;
+        register += 50;
+        await station.send(station.sample(tx, register));
+        await sleep(50);
+        return false;
+      },
+      10_000,
+      'the stop_escalated alert',
+    );
+    const [escalated] = rows(t, 'stop_escalated', sessionId);
+    expect(escalated).toMatchObject({ cleared_at: null });
+    expect(JSON.parse(escalated!.detail)).toMatchObject({
+      chargerId: 'CP-1',
+      steps: expect.arrayContaining(['zero_power']),
+    });
+    expect(rows(t, 'operator_loss')).toEqual([]);
+
+    await station.send(station.end(tx, register, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    await waitUntil(() => rows(t, 'stop_escalated', sessionId)[0]?.cleared_at, 5000, 'cleared');
+    const [loss] = await waitUntil(() => {
+      const r = rows(t, 'operator_loss', sessionId);
+      return r.length > 0 && r;
+    });
+    expect(JSON.parse(loss!.detail)).toMatchObject({ wh: register - 10_000 - LIMIT_WH });
+    await sleep(A_FEW_CHECKS_MS);
+    expect(rows(t, 'stop_escalated')).toHaveLength(1);
+    expect(rows(t, 'operator_loss')).toHaveLength(1);
+    expect(rows(t, 'operator_loss')[0]?.cleared_at).toBeNull();
+
+    const operator = createOperator(t.gw.db, 'loss-operator', 'operator');
+    const acked = await op(t.gw.operatorUrl, operator, 'POST', `/alerts/${loss!.id}/acknowledge`);
+    expect(acked.body).toMatchObject({ kind: 'operator_loss', acknowledgedBy: 'loss-operator' });
+    expect((acked.body as { clearedAt: string | null }).clearedAt).not.toBeNull();
+    await sleep(A_FEW_CHECKS_MS);
+    expect(rows(t, 'operator_loss')).toHaveLength(1);
   });
 });
