@@ -174,6 +174,9 @@ export async function startGateway(
     },
   });
   const consoleEvents = new ConsoleEventHub();
+  alertStore.onEvent((e) =>
+    consoleEvents.publish(e.type, { kind: e.alert.kind, subject: e.alert.subject }),
+  );
   const recentCalls = new RecentCalls();
   metrics.observeConsole(() => consoleEvents.clients);
   metrics.observeAlerts(() => alertStore.open());

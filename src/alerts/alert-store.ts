@@ -77,7 +77,7 @@ export class AlertStore {
   private readonly ackStmt: Statement<[string, string, string]>;
   private readonly countStmt: Statement<[], { n: number }>;
   private readonly deliveryStmt: Statement<[string, string, string, string]>;
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: ((event: AlertEvent) => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -108,8 +108,8 @@ export class AlertStore {
     );
   }
 
-  /** Hears that an event was written (the webhook sender), after the statement, not the commit. */
-  onEvent(listener: () => void): void {
+  /** Hears each event written (the webhook sender, the console), after the statement, not the commit. */
+  onEvent(listener: (event: AlertEvent) => void): void {
     this.listeners.push(listener);
   }
 
@@ -173,10 +173,8 @@ export class AlertStore {
   private send(type: AlertEvent['type'], alert: Alert, at: string): void {
     const event = { type, siteId: this.siteId, at, alert };
     const id = this.outbox.enqueue('alerts', event, at);
-    if (this.webhook) {
-      const body: AlertEvent = { id, ...event };
-      this.deliveryStmt.run(id, JSON.stringify(body), at, at);
-    }
-    for (const listener of this.listeners) listener();
+    const body: AlertEvent = { id, ...event };
+    if (this.webhook) this.deliveryStmt.run(id, JSON.stringify(body), at, at);
+    for (const listener of this.listeners) listener(body);
   }
 }

@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { AlertsView, useOpenAlerts } from './alerts';
 import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
 import { ChargerPage } from './charger';
 import { setSiteTimeZone, siteTimeZone } from './format';
@@ -124,6 +125,7 @@ function LiveBadge() {
 function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   const { path } = useLocation();
   const canAct = props.login.operator.role === 'operator';
+  const openAlerts = useOpenAlerts();
   const parts = path
     .replace(/^\/console\/?/, '')
     .split('/')
@@ -137,6 +139,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   else if (section === 'money' && parts[1] === 'drivers' && parts[2])
     view = html`<${DriverView} id=${parts[2]} canAct=${canAct} />`;
   else if (section === 'money') view = html`<${MoneyView} />`;
+  else if (section === 'alerts') view = html`<${AlertsView} canAct=${canAct} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -152,6 +155,9 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       <nav aria-label="Main">
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
         ${tab('/console/money', 'Money', 'money')}
+        <${Link} href="/console/alerts" class=${section === 'alerts' ? 'current' : ''}
+          >Alerts ${openAlerts ? html`<span class="count" data-open-alerts=${openAlerts}>${openAlerts}</span>` : null}</${Link}
+        >
       </nav>
       <div class="who">
         <${LiveBadge} />
