@@ -376,3 +376,24 @@ describe('alerts: a stop past the remote stop, and the operator loss', () => {
     expect(rows(t, 'operator_loss')).toHaveLength(1);
   });
 });
+
+describe('alerts: the disk and the outbox', () => {
+  it('free space below diskFreePercent and an outbox at outboxDepth are raised, with what was measured', async () => {
+    // Below 100 % free is every real file system; the uplink is off, so the outbox only grows
+    // (the first alert's own event is a row in it).
+    const t = await gateway({
+      alerts: alerts(null, { diskFreePercent: 100, outboxDepth: 1 }),
+    });
+    await waitUntil(() => rows(t, 'disk_space').length === 1, 5000, 'disk alert');
+    await waitUntil(() => rows(t, 'outbox_backlog').length === 1, 5000, 'outbox alert');
+    expect(JSON.parse(rows(t, 'disk_space')[0]!.detail)).toMatchObject({
+      minPercent: 100,
+      freeBytes: expect.any(Number),
+    });
+    expect(rows(t, 'disk_space')[0]!.subject).toBe(t.dir);
+    expect(JSON.parse(rows(t, 'outbox_backlog')[0]!.detail)).toMatchObject({ depthLimit: 1 });
+    await sleep(A_FEW_CHECKS_MS);
+    expect(rows(t, 'disk_space')).toHaveLength(1);
+    expect(rows(t, 'outbox_backlog')).toHaveLength(1);
+  });
+});
