@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/alerts/signature.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { openDatabase } from '../src/store/database.js';
+import { chargePastTheStop } from './helpers/alert-site.js';
 import { makeTestPki, type TestPki } from './helpers/certs.js';
 import { Cloud } from './helpers/cloud.js';
 import { startTestGateway, testChargers, type TestGateway } from './helpers/gateway.js';
@@ -334,18 +335,10 @@ describe('alerts: a stop past the remote stop, and the operator loss', () => {
     const t = h.t;
     const { tx } = await station.start(10_000);
     // Past the paid 2,424 Wh: every stop is Accepted and the energy keeps rising.
-    await station.send(station.sample(tx, 12_500));
-    let register = 12_500;
-    await waitUntil(
-      async () => {
-        if (rows(t, 'stop_escalated', sessionId).length > 0) return true;
-        register += 50;
-        await station.send(station.sample(tx, register));
-        await sleep(50);
-        return false;
-      },
-      10_000,
-      'the stop_escalated alert',
+    const register = await chargePastTheStop(
+      station,
+      tx,
+      () => rows(t, 'stop_escalated', sessionId).length > 0,
     );
     const [escalated] = rows(t, 'stop_escalated', sessionId);
     expect(escalated).toMatchObject({ cleared_at: null });

@@ -2,7 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
-import type { AlertKind, AlertStore } from './alert-store.js';
+import type { AlertKind } from './alert.js';
+import type { AlertStore } from './alert-store.js';
 import type { Observation } from './conditions.js';
 
 /** Kinds raised once per session ever, from rows the stop assurance wrote. */

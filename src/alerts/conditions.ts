@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, statfsSync } from 'node:fs';
-import type { AlertKind } from './alert-store.js';
+import type { AlertKind } from './alert.js';
 
 /** A condition that holds now; the watch raises it once it has held long enough. */
 export interface Observation {

@@ -3,7 +3,8 @@ import type { AlertsConfig, GatewayConfig } from '../config/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
-import type { AlertKind, AlertStore } from './alert-store.js';
+import type { AlertKind } from './alert.js';
+import type { AlertStore } from './alert-store.js';
 import { AlertWatch } from './alert-watch.js';
 import {
   certificateObservations,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../api/errors.js';
-import { ALERT_KINDS, type AlertState, type AlertStore } from '../alerts/alert-store.js';
+import { ALERT_KINDS } from '../alerts/alert.js';
+import type { AlertState, AlertStore } from '../alerts/alert-store.js';
 import type { OperatorRoutes } from './api.js';
 import { operatorAction } from './guard.js';
 import { errorResponses, objectParams } from './schemas.js';

@@ -1,6 +1,7 @@
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './gateway.js';
 import { mintToken, startSession } from './http.js';
-import { raw16, type RawStation } from './raw-stations.js';
+import { HARNESS_SESSIONS } from './session-harness.js';
+import { raw16, type RawStation, type StationTx } from './raw-stations.js';
 import { waitUntil } from './wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -11,6 +12,31 @@ export interface AlertSite {
   /** The session whose stop escalated and left an operator loss. */
   sessionId: string;
   close(): Promise<void>;
+}
+
+/**
+ * A charger that takes every stop and keeps charging: from 12,500 Wh (past the 2,424 Wh that
+ * 1,000 NGN pays for, from 10,000), 50 Wh more every 50 ms until `done`; the last register.
+ */
+export async function chargePastTheStop(
+  station: RawStation,
+  tx: StationTx,
+  done: () => boolean,
+): Promise<number> {
+  let register = 12_500;
+  await station.send(station.sample(tx, register));
+  await waitUntil(
+    async () => {
+      if (done()) return true;
+      register += 50;
+      await station.send(station.sample(tx, register));
+      await sleep(50);
+      return false;
+    },
+    15_000,
+    'the stop escalated',
+  );
+  return register;
 }
 
 const count = (t: TestGateway, sql: string): number =>
@@ -24,14 +50,7 @@ const count = (t: TestGateway, sql: string): number =>
  */
 export async function alertSite(): Promise<AlertSite> {
   const t = await startTestGateway({
-    sessions: {
-      startTimeoutSeconds: 5,
-      maxAmount: 1_000_000,
-      stopLeadMilliseconds: 0,
-      stopRetrySeconds: 0.05,
-      stopGraceSeconds: 0.3,
-      stopVerifySeconds: 0.2,
-    },
+    sessions: { ...HARNESS_SESSIONS, stopVerifySeconds: 0.2 },
     alerts: {
       checkSeconds: 0.05,
       raiseAfterSeconds: 0,
@@ -57,18 +76,10 @@ export async function alertSite(): Promise<AlertSite> {
   );
   const { sessionId } = started.body as { sessionId: string };
   const { tx } = await station.start(10_000);
-  let register = 12_500;
-  await station.send(station.sample(tx, register));
-  await waitUntil(
-    async () => {
-      if (count(t, `kind = 'stop_escalated' AND subject = '${sessionId}'`) > 0) return true;
-      register += 50;
-      await station.send(station.sample(tx, register));
-      await sleep(50);
-      return false;
-    },
-    15_000,
-    'the stop escalated',
+  const register = await chargePastTheStop(
+    station,
+    tx,
+    () => count(t, `kind = 'stop_escalated' AND subject = '${sessionId}'`) > 0,
   );
   await station.send(station.end(tx, register, { reason: 'Remote' }));
   await waitUntil(

@@ -1,3 +1,4 @@
+import type { Alert } from '../../alerts/alert.js';
 import { api } from './api';
 import { kwh, time } from './format';
 import { useLiveReload } from './live';
@@ -14,17 +15,6 @@ import {
 
 // The site's alerts (docs/alerts.md): open ones first, what each is about in words, and for an
 // operator the acknowledgement (which clears only an operator loss).
-
-export interface Alert {
-  id: string;
-  kind: string;
-  subject: string;
-  raisedAt: string;
-  clearedAt: string | null;
-  detail: Record<string, unknown>;
-  acknowledgedAt: string | null;
-  acknowledgedBy: string | null;
-}
 
 interface AlertList {
   alerts: Alert[];
