@@ -179,7 +179,10 @@ export async function startGateway(
   );
   const recentCalls = new RecentCalls();
   metrics.observeConsole(() => consoleEvents.clients);
-  metrics.observeAlerts(() => alertStore.open());
+  metrics.observeAlerts(
+    () => alertStore.open(),
+    () => alertStore.undelivered(),
+  );
   const central: CentralSystem = new CentralSystem({
     db,
     site,

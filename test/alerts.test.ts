@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../src/alerts/signature.js';
+import { sha256Hex } from '../src/auth/secrets.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { openDatabase } from '../src/store/database.js';
 import { chargePastTheStop } from './helpers/alert-site.js';
@@ -82,6 +83,19 @@ function signedRight(
     r.body,
     nowMs,
     toleranceS,
+  );
+}
+
+const METRICS_TOKEN = 'alerts-test-metrics-token';
+
+/** The alert series of /metrics, by name and labels as printed. */
+async function gauges(t: TestGateway): Promise<Record<string, number>> {
+  const res = await fetch(`${t.gw.operatorUrl}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  const lines = (await res.text()).split('\n').filter((l) => l.startsWith('fleetgw_alert'));
+  return Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
   );
 }
 
@@ -245,6 +259,7 @@ describe('alerts: the webhook', () => {
     const port = await freePort();
     // Nothing listens yet: every attempt fails to connect.
     const t = await gateway({
+      metrics: { bearerTokenSha256: sha256Hex(METRICS_TOKEN) },
       alerts: alerts(`http://127.0.0.1:${port}/hook`, { chargerOfflineSeconds: 0 }),
     });
     const pending = (db = t.gw.db) =>
@@ -254,6 +269,10 @@ describe('alerts: the webhook', () => {
         delivered_at: string | null;
       }[];
     await waitUntil(() => pending()[0]?.attempts, 5000, 'a failed attempt');
+    expect(await gauges(t)).toMatchObject({
+      'fleetgw_alerts_open{kind="charger_offline"}': 1,
+      fleetgw_alert_webhook_undelivered: 1,
+    });
     await t.gw.close();
     const db = openDatabase(t.configInput.database!.path!);
     const [queued] = pending(db);
@@ -268,6 +287,7 @@ describe('alerts: the webhook', () => {
     expect(hook.requests.map((r) => r.headers['x-fleetgw-event-id'])).toEqual([queued!.event_id]);
     expect(rows(t, 'charger_offline', 'CP-1')).toHaveLength(1);
     expect(pending()[0]?.delivered_at).not.toBeNull();
+    expect(await gauges(t)).toMatchObject({ fleetgw_alert_webhook_undelivered: 0 });
   });
 });
 

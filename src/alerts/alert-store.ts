@@ -47,6 +47,7 @@ export class AlertStore {
   private readonly ackStmt: Statement<[string, string, string]>;
   private readonly countStmt: Statement<[], { n: number }>;
   private readonly deliveryStmt: Statement<[string, string, string, string]>;
+  private readonly undeliveredStmt: Statement<[], { n: number }>;
   private readonly listeners: ((event: AlertEvent) => void)[] = [];
 
   constructor(
@@ -72,6 +73,10 @@ export class AlertStore {
        WHERE id = ? AND acknowledged_at IS NULL`,
     );
     this.countStmt = db.prepare('SELECT count(*) AS n FROM alerts WHERE cleared_at IS NULL');
+    this.undeliveredStmt = db.prepare(
+      `SELECT count(*) AS n FROM alert_deliveries
+       WHERE delivered_at IS NULL AND given_up_at IS NULL`,
+    );
     this.deliveryStmt = db.prepare(
       `INSERT INTO alert_deliveries (event_id, body, created_at, next_attempt_at)
        VALUES (?, ?, ?, ?)`,
@@ -89,6 +94,11 @@ export class AlertStore {
 
   openCount(): number {
     return this.countStmt.get()?.n ?? 0;
+  }
+
+  /** Webhook events neither delivered nor given up. */
+  undelivered(): number {
+    return this.undeliveredStmt.get()?.n ?? 0;
   }
 
   get(id: string): Alert | undefined {

@@ -42,7 +42,6 @@ export class WebhookSender {
   private readonly deliveredStmt: Statement<[number, string, string]>;
   private readonly failedStmt: Statement<[number, string, string, string]>;
   private readonly givenUpStmt: Statement<[string, string, string]>;
-  private readonly pendingStmt: Statement<[], { n: number }>;
 
   constructor(private readonly o: WebhookOptions) {
     const open = 'delivered_at IS NULL AND given_up_at IS NULL';
@@ -64,7 +63,6 @@ export class WebhookSender {
     this.givenUpStmt = o.db.prepare(
       'UPDATE alert_deliveries SET given_up_at = ?, last_error = ? WHERE event_id = ?',
     );
-    this.pendingStmt = o.db.prepare(`SELECT count(*) AS n FROM alert_deliveries WHERE ${open}`);
   }
 
   start(): void {
@@ -76,11 +74,6 @@ export class WebhookSender {
     this.closing.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-  }
-
-  /** Events not yet delivered nor given up. */
-  pending(): number {
-    return this.pendingStmt.get()?.n ?? 0;
   }
 
   /** An event may be waiting: send soon (after the writing transaction has committed). */
