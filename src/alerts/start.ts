@@ -21,14 +21,26 @@ export interface RunningAlerts {
   close(): void;
 }
 
+/** A listener's TLS config: one cert, or several (`certificates`, an RSA and an ECDSA one). */
+interface ListenerTls {
+  cert?: string | undefined;
+  certificates?: readonly { cert: string }[] | undefined;
+}
+
 /** The listeners' certificates, named by their config key. */
 function certificateFiles(config: GatewayConfig): { listener: string; cert: string }[] {
-  const files: { listener: string; cert: string }[] = [];
-  if (config.http.tls) files.push({ listener: 'http.tls', cert: config.http.tls.cert });
-  if (config.ocpp.tls) files.push({ listener: 'ocpp.tls', cert: config.ocpp.tls.cert });
-  const operatorTls = config.operator.http?.tls;
-  if (operatorTls) files.push({ listener: 'operator.http.tls', cert: operatorTls.cert });
-  return files;
+  const listeners: [string, ListenerTls | undefined][] = [
+    ['http.tls', config.http.tls],
+    ['ocpp.tls', config.ocpp.tls],
+    ['operator.http.tls', config.operator.http?.tls],
+  ];
+  return listeners.flatMap(([listener, tls]) => [
+    ...(tls?.cert === undefined ? [] : [{ listener, cert: tls.cert }]),
+    ...(tls?.certificates ?? []).map((c, i) => ({
+      listener: `${listener}.certificates.${i}`,
+      cert: c.cert,
+    })),
+  ]);
 }
 
 /** Starts the watch and the webhook sender of config `alerts` (absent: nothing runs). */
