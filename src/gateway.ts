@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { AlertStore } from './alerts/alert-store.js';
+import { startAlerts, type RunningAlerts } from './alerts/start.js';
 import { buildApi } from './api/app.js';
 import { refuseUpgrade } from './api/edge-answers.js';
 import { openApiDocument, serveOpenApi } from './api/openapi.js';
@@ -43,6 +45,7 @@ import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
+import { alertRoutes } from './operator/alert-routes.js';
 import { Telematics } from './fleet/telematics.js';
 import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
 import { startLoadManagement } from './load/start.js';
@@ -144,6 +147,12 @@ export async function startGateway(
   if (retiredInConfig.length > 0)
     log.warn({ chargerIds: retiredInConfig }, 'chargers in the config file were retired: refused');
   const outbox = new Outbox(db);
+  const alertStore = new AlertStore(
+    db,
+    outbox,
+    config.siteId,
+    config.alerts?.webhook !== undefined,
+  );
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
   const admin = new FleetAdmin(roster, wallet);
@@ -180,8 +189,15 @@ export async function startGateway(
     },
   });
   const consoleEvents = new ConsoleEventHub();
+  alertStore.onEvent((e) =>
+    consoleEvents.publish(e.type, { kind: e.alert.kind, subject: e.alert.subject }),
+  );
   const recentCalls = new RecentCalls();
   metrics.observeConsole(() => consoleEvents.clients);
+  metrics.observeAlerts(
+    () => alertStore.open(),
+    () => alertStore.undelivered(),
+  );
   const central: CentralSystem = new CentralSystem({
     db,
     site,
@@ -403,6 +419,7 @@ export async function startGateway(
   const operatorModules = [
     ...operatorRouteModules,
     eventStreamRoutes(consoleEvents, { ...EVENT_STREAM_DEFAULTS, tls: operatorTls }),
+    alertRoutes(alertStore),
   ];
   const operatorApi = operatorHttp
     ? buildOperatorServer(operatorDeps, operatorModules, {
@@ -468,6 +485,23 @@ export async function startGateway(
   }
 
   retention.start();
+  const alerts: RunningAlerts | undefined = config.alerts
+    ? startAlerts({
+        config,
+        alerts: config.alerts,
+        db,
+        store: alertStore,
+        clock,
+        log,
+        chargers: {
+          chargers: () =>
+            site.all().map((c) => ({ id: c.id, connectorIds: [...c.connectors.keys()] })),
+          isOnline: (chargerId) => central.isOnline(chargerId),
+          connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+        },
+        outboxBacklog: () => storage.outboxHealth(),
+      })
+    : undefined;
 
   let closed = false;
   return {
@@ -492,6 +526,7 @@ export async function startGateway(
       closed = true;
       drain.interrupt();
       retention.stop();
+      alerts?.close();
       try {
         logOpenSessions(log, drain.openSessions());
       } catch (err) {

@@ -206,7 +206,12 @@ describe('example config placeholders', () => {
         : `site-broker-password-${keys.length}`;
       edited = edited.replace(/: CHANGE-ME[\w-]*/, () => `: ${value}`);
     }
-    expect(keys).toEqual(['chargers.0.passwordHash', 'chargers.1.passwordHash', 'uplink.password']);
+    expect(keys).toEqual([
+      'chargers.0.passwordHash',
+      'chargers.1.passwordHash',
+      'uplink.password',
+      'alerts.webhook.secret',
+    ]);
     expect(loadConfigFile(path).siteId).toBe('lagos-depot-01');
   });
 

@@ -6,8 +6,11 @@ import { createInterface } from 'node:readline';
 import type { Browser, Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { alertSite } from './helpers/alert-site.js';
 import { launchChromium } from './helpers/browser.js';
+import { logIn } from './helpers/console-page.js';
 import { mintToken, startSession } from './helpers/http.js';
+import { createOperator, op } from './helpers/operator.js';
 import { waitUntil } from './helpers/wait.js';
 
 // `npm run screenshots`: runs the demo site (`fleet-gateway demo`, its simulated chargers as child
@@ -232,5 +235,30 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await page.locator('[data-tariff="dc-fast"] table.windows').waitFor(WAIT);
     await shot(page, 'tariffs');
     await context.close();
+  }, 60_000);
+});
+
+describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshot of the alerts', () => {
+  it('saves the alerts view of a site whose chargers raised them', async () => {
+    // Not the demo: its chargers behave. These alerts come from raw chargers (helpers/alert-site.ts).
+    const site = await alertSite();
+    const browser = await launchChromium();
+    try {
+      const amaka = createOperator(site.t.gw.db, 'amaka', 'operator');
+      const offline = site.t.gw.db
+        .prepare("SELECT id FROM alerts WHERE kind = 'charger_offline' AND subject = 'CP-OFF'")
+        .get() as { id: string };
+      await op(site.t.gw.operatorUrl, amaka, 'POST', `/alerts/${offline.id}/acknowledge`);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await logIn(context, site.t.gw.operatorUrl, 'amaka', amaka);
+      await page.goto(`${site.t.gw.operatorUrl}/console/alerts?state=all`);
+      await page.locator('[data-alert="stop_escalated"]').waitFor(WAIT);
+      await page.locator('[data-live="live"]').waitFor(WAIT);
+      await shot(page, 'alerts');
+      await context.close();
+    } finally {
+      await browser.close();
+      await site.close();
+    }
   }, 60_000);
 });

@@ -247,6 +247,51 @@ function validTimeZone(name: string): boolean {
   }
 }
 
+/**
+ * Alerts (docs/alerts.md): conditions watched every `checkSeconds`, each raised once after it has
+ * held `raiseAfterSeconds` (offline: `chargerOfflineSeconds`) and cleared once after it has been
+ * gone `clearAfterSeconds`. Without this key nothing is watched.
+ */
+const alerts = z
+  .object({
+    checkSeconds: z.number().min(0.05).max(3600).default(15),
+    raiseAfterSeconds: z.number().min(0).max(86_400).default(60),
+    clearAfterSeconds: z.number().min(0).max(86_400).default(120),
+    /** A charger without a live connection this long (also one not seen since the start). */
+    chargerOfflineSeconds: z.number().min(0).max(604_800).default(300),
+    /** Raise `charger_faulted` for a connector (or charger) reporting Faulted. */
+    chargerFaulted: z.boolean().default(true),
+    /** Raise `stop_escalated` when a stop goes past the remote stop (docs/ocpp.md). */
+    stopEscalated: z.boolean().default(true),
+    /** A session's recorded operator loss above this many Wh; it stays open until acknowledged. */
+    operatorLossWh: z.number().int().min(0).max(100_000_000).default(1000),
+    /** Unsent outbox rows from this many, or its oldest row this old. */
+    outboxDepth: z.number().int().min(1).max(100_000_000).default(10_000),
+    outboxAgeSeconds: z.number().min(1).max(31_536_000).default(3600),
+    /** Free space on the database's file system below this percentage. */
+    diskFreePercent: z.number().min(0).max(100).default(10),
+    /** A listener's certificate (http.tls, ocpp.tls, operator.http.tls) expiring within this. */
+    certificateDays: z.number().min(0).max(3650).default(21),
+    webhook: z
+      .object({
+        /** Receives each raised and cleared event as a signed JSON POST (docs/alerts.md). */
+        url: z.string().regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL'),
+        /** HMAC-SHA256 key of the X-Fleetgw-Signature header; at least 16 characters. */
+        secret: z.string().min(16).max(1024),
+        timeoutSeconds: z.number().min(0.05).max(120).default(10),
+        /** First wait after a failed delivery; doubles per attempt up to maxRetrySeconds. */
+        retrySeconds: z.number().min(0.01).max(3600).default(5),
+        maxRetrySeconds: z.number().min(0.01).max(86_400).default(900),
+        /** An event still undelivered this long after it happened is given up (logged). */
+        giveUpHours: z.number().min(0.001).max(8760).default(72),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type AlertsConfig = z.output<typeof alerts>;
+
 export const configSchema = z
   .object({
     siteId: id,
@@ -464,6 +509,7 @@ export const configSchema = z
     chargers: z.array(charger),
     power: power.optional(),
     uplink: uplink.prefault({}),
+    alerts: alerts.optional(),
     /** How long rows that only grow are kept (days; 0 keeps them forever). Money rows are never pruned. */
     retention: z
       .object({

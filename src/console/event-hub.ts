@@ -12,7 +12,9 @@ export type ConsoleEventName =
   | 'meter.sample'
   | 'session.state'
   | 'ledger.entry'
-  | 'deviation';
+  | 'deviation'
+  | 'alert.raised'
+  | 'alert.cleared';
 
 type Listener = (event: ConsoleEvent, seq: number) => void;
 

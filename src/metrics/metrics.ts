@@ -101,6 +101,28 @@ export class GatewayMetrics implements OcppObserver {
     });
   }
 
+  /** Open alerts by kind and the webhook's undelivered events, read at scrape time. */
+  observeAlerts(open: () => readonly { kind: string }[], undelivered: () => number): void {
+    new Gauge({
+      name: 'fleetgw_alerts_open',
+      help: 'Open alerts by kind (GET /admin/v1/alerts)',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const a of open()) this.inc({ kind: a.kind });
+      },
+    });
+    new Gauge({
+      name: 'fleetgw_alert_webhook_undelivered',
+      help: 'Alert events the webhook has not accepted yet (given-up ones not counted)',
+      registers: [this.registry],
+      collect() {
+        this.set(undelivered());
+      },
+    });
+  }
+
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

@@ -20,6 +20,7 @@ import { schemaChargerSampling } from './schema-charger-sampling.js';
 import { schemaClockEpochs } from './schema-clock-epochs.js';
 import { schemaTariffs } from './schema-tariffs.js';
 import { schemaTransfers } from './schema-transfers.js';
+import { schemaAlerts } from './schema-alerts.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -44,6 +45,7 @@ const migrations: readonly string[] = [
   schemaChargerPasswordPushes,
   schemaTariffs,
   schemaTransfers,
+  schemaAlerts,
 ];
 
 /**

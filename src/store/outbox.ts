@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { uuid7 } from '../shared/uuid7.js';
 
-export type OutboxTopic = 'ledger' | 'sessions' | 'replies';
+export type OutboxTopic = 'ledger' | 'sessions' | 'replies' | 'alerts';
 
 /**
  * The outbox is written in the same transaction as the change it reports, so the uplink can

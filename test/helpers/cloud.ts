@@ -21,6 +21,7 @@ export const validators = {
   gateway: loadValidator('gateway.json', ajv),
   command: loadValidator('command.json', ajv),
   bridge: loadValidator('bridge.json', ajv),
+  alerts: loadValidator('alert.json', ajv),
 };
 
 export interface Received {

@@ -30,6 +30,15 @@ interface SessionRow {
   ended_at: string | null;
 }
 
+/** The session timings of these tests: stops retried and given up on in fractions of a second. */
+export const HARNESS_SESSIONS = {
+  startTimeoutSeconds: 5,
+  maxAmount: 1_000_000,
+  stopLeadMilliseconds: 0,
+  stopRetrySeconds: 0.05,
+  stopGraceSeconds: 0.3,
+};
+
 export function harness(
   sessions: Record<string, number>,
   overrides: Partial<GatewayConfigInput> = {},
@@ -38,14 +47,7 @@ export function harness(
   const stations: RawStation[] = [];
   beforeAll(async () => {
     t = await startTestGateway({
-      sessions: {
-        startTimeoutSeconds: 5,
-        maxAmount: 1_000_000,
-        stopLeadMilliseconds: 0,
-        stopRetrySeconds: 0.05,
-        stopGraceSeconds: 0.3,
-        ...sessions,
-      },
+      sessions: { ...HARNESS_SESSIONS, ...sessions },
       ...overrides,
     });
   });

@@ -21,6 +21,8 @@ const EVENT_NAMES = [
   'session.state',
   'ledger.entry',
   'deviation',
+  'alert.raised',
+  'alert.cleared',
 ];
 
 const listeners = new Set<Listener>();

@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { AlertsView, useOpenAlerts } from './alerts';
 import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
 import { ChargerPage } from './charger';
 import { FirmwareView } from './firmware';
@@ -126,6 +127,7 @@ function LiveBadge() {
 function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   const { path } = useLocation();
   const canAct = props.login.operator.role === 'operator';
+  const openAlerts = useOpenAlerts();
   const parts = path
     .replace(/^\/console\/?/, '')
     .split('/')
@@ -141,6 +143,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   else if (section === 'money') view = html`<${MoneyView} />`;
   else if (section === 'tariffs') view = html`<${TariffsView} canAct=${canAct} />`;
   else if (section === 'firmware') view = html`<${FirmwareView} canAct=${canAct} />`;
+  else if (section === 'alerts') view = html`<${AlertsView} canAct=${canAct} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -157,6 +160,9 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
         ${tab('/console/money', 'Money', 'money')} ${tab('/console/tariffs', 'Tariffs', 'tariffs')}
         ${tab('/console/firmware', 'Firmware', 'firmware')}
+        <${Link} href="/console/alerts" class=${section === 'alerts' ? 'current' : ''}
+          >Alerts ${openAlerts ? html`<span class="count" data-open-alerts=${openAlerts}>${openAlerts}</span>` : null}</${Link}
+        >
       </nav>
       <div class="who">
         <${LiveBadge} />

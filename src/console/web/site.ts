@@ -1,4 +1,5 @@
 import { useEffect, useMemo } from 'preact/hooks';
+import { SiteAlerts } from './alerts';
 import { api } from './api';
 import { kw, kwh, pct, time } from './format';
 import { onLive, useLiveReload, type LiveEvent } from './live';
@@ -102,6 +103,7 @@ export function SiteView(props: { canAct: boolean }) {
     <p class="summary">
       ${`${online} of ${chargers.length} chargers online · ${openSessions.size} ${openSessions.size === 1 ? 'session' : 'sessions'} open`}
     </p>
+    <${SiteAlerts} />
     <${ErrorText} error=${site.error} />
     <${PowerPanel} state=${power} canAct=${props.canAct} onChange=${site.reload} />
     <div class="tiles">

@@ -1,0 +1,31 @@
+/** What an alert is, for the gateway, its receivers and the console (no dependencies). */
+export const ALERT_KINDS = [
+  'charger_offline',
+  'charger_faulted',
+  'stop_escalated',
+  'operator_loss',
+  'outbox_backlog',
+  'disk_space',
+  'certificate_expiry',
+] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export interface Alert {
+  id: string;
+  kind: AlertKind;
+  subject: string;
+  raisedAt: string;
+  clearedAt: string | null;
+  detail: Record<string, unknown>;
+  acknowledgedAt: string | null;
+  acknowledgedBy: string | null;
+}
+
+/** What a receiver gets, by webhook and on the MQTT alert topic: `id` is stable per event. */
+export interface AlertEvent {
+  id: string;
+  type: 'alert.raised' | 'alert.cleared';
+  siteId: string;
+  at: string;
+  alert: Alert;
+}
