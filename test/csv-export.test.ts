@@ -14,7 +14,7 @@ function cells(line: string): string[] {
     if (line[i] === '"') {
       i++;
       for (;;) {
-        if (line[i] === '"' && line[i + 1] === '"') (cell += '"'), (i += 2);
+        if (line[i] === '"' && line[i + 1] === '"') ((cell += '"'), (i += 2));
         else if (line[i] === '"') break;
         else cell += line[i++];
       }
@@ -75,9 +75,16 @@ describe('exports', () => {
     ).toBe(200);
     const formula = '=HYPERLINK("http://evil.test","refund")';
     const move = (path: string, amount: number, reason: string) =>
-      op(t.gw.operatorUrl, operator, 'POST', path, { amount, reason }, {
-        'idempotency-key': randomUUID(),
-      });
+      op(
+        t.gw.operatorUrl,
+        operator,
+        'POST',
+        path,
+        { amount, reason },
+        {
+          'idempotency-key': randomUUID(),
+        },
+      );
     expect((await move(`/drivers/${driverId}/top-ups`, 700, formula)).status).toBe(200);
     expect((await move(`/drivers/${driverId}/adjustments`, -500, '-1 for the towel')).status).toBe(
       200,
