@@ -382,6 +382,39 @@ describe('field sessions, connectors after a transaction: OCPP 2.0.1', () => {
   });
 });
 
+describe('field sessions, a triggered status mid-charge: OCPP 2.0.1', () => {
+  const h = harness({});
+
+  it('2.0.1: Occupied answered to a TriggerMessage during a transaction keeps the EVSE charging; a fault is still taken', async () => {
+    const { station } = await h.paidSession(raw201);
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 10_300));
+    const viewer = createOperator(h.t.gw.db, 'viewer-trigger', 'viewer');
+    const connector = async () =>
+      (
+        (await op(h.t.gw.operatorUrl, viewer, 'GET', '/chargers/CP-1')).body as {
+          connectors: { connectorId: string; status: string }[];
+        }
+      ).connectors.find((c) => c.connectorId === '1')?.status;
+    expect(await connector()).toBe('charging');
+    await station.send(station.status(1, 'Charging')); // on the wire: Occupied
+    expect(await connector()).toBe('charging');
+    const fault = {
+      action: 'StatusNotification',
+      params: {
+        timestamp: new Date().toISOString(),
+        connectorStatus: 'Faulted',
+        evseId: 1,
+        connectorId: 1,
+      },
+    };
+    await station.send(fault);
+    expect(await connector()).toBe('faulted');
+    await station.send(station.status(1, 'Charging'));
+    expect(await connector()).toBe('occupied');
+  });
+});
+
 describe('field sessions, connectors after a transaction: OCPP 1.6J', () => {
   const h = harness({});
 
