@@ -14,8 +14,10 @@ function cells(line: string): string[] {
     if (line[i] === '"') {
       i++;
       for (;;) {
-        if (line[i] === '"' && line[i + 1] === '"') ((cell += '"'), (i += 2));
-        else if (line[i] === '"') break;
+        if (line[i] === '"' && line[i + 1] === '"') {
+          cell += '"';
+          i += 2;
+        } else if (line[i] === '"') break;
         else cell += line[i++];
       }
       i++;
