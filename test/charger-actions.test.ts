@@ -365,6 +365,25 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
     expect(events.map((e) => JSON.parse(e.payload) as Record<string, unknown>)).toContainEqual(
       expect.objectContaining({ state: 'stopping', stoppedBy: 'operator', operator: 'otto' }),
     );
+    // The session's story names the operator, not the paid energy.
+    const { id: ottoId } = t.gw.db
+      .prepare("SELECT id FROM operators WHERE name = 'otto'")
+      .get() as {
+      id: string;
+    };
+    const story = (await act('GET', `/sessions/${sessionId}`)).body as {
+      stoppedBy: unknown;
+      timeline: { kind: string; event: string }[];
+    };
+    expect(story.stoppedBy).toMatchObject({
+      by: 'operator',
+      operatorId: ottoId,
+      operatorName: 'otto',
+    });
+    const said = story.timeline.map((e) => e.event).join('\n');
+    expect(said).toContain(`operator otto (${ottoId}) stopped the session: stop sent`);
+    expect(said).not.toContain('paid energy reached');
+    expect(said).toMatch(/settled \(Remote\): stopped by operator otto/);
 
     const again = await act('POST', `/sessions/${sessionId}/stop`);
     expect(again.status).toBe(409);

@@ -181,6 +181,12 @@ describe.each(RAW_PROTOCOLS)('field sessions, the stop: $name', (protocol) => {
       `/sessions/${sessionId}/stop-record`,
     );
     expect(record.status).toBe(200);
+    const story = (await op(h.t.gw.operatorUrl, viewer, 'GET', `/sessions/${sessionId}`)).body as {
+      stoppedBy: unknown;
+      timeline: { event: string }[];
+    };
+    expect(story.stoppedBy).toMatchObject({ by: 'paid_energy', operatorId: null });
+    expect(story.timeline.map((e) => e.event)).toContain('paid energy reached: stop sent');
     expect(record.body).toMatchObject({
       sessionId,
       lossWh: register - 10_000 - LIMIT_WH,

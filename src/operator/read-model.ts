@@ -7,6 +7,7 @@ import {
   type SessionViewRow,
 } from '../charging/session-view.js';
 import { costDown } from '../pricing/money.js';
+import type { StopAskerRow } from './stopped-by.js';
 
 export const SESSION_STATES = [
   'authorizing',
@@ -167,6 +168,7 @@ export class SiteReadModel {
   /** Tables other branches add; read when present (the seam for charger deviations and losses). */
   private readonly hasDeviations: boolean;
   private recordedLossStmt: Statement | undefined;
+  private stopAskerStmt: Statement<[string], StopAskerRow> | undefined;
 
   constructor(private readonly db: Db) {
     const has = (name: string) =>
@@ -482,6 +484,15 @@ export class SiteReadModel {
       }
     }
     return { sessions, beyondPaidWh: wh, beyondPaidNgn: ngn };
+  }
+
+  /** Who asked the gateway to stop the session, if anyone did. */
+  stopAsker(sessionId: string): StopAskerRow | undefined {
+    this.stopAskerStmt ??= this.db.prepare(
+      `SELECT origin, operator_id AS operatorId, operator_name AS operatorName
+       FROM session_stop_requests WHERE session_id = ?`,
+    );
+    return this.stopAskerStmt.get(sessionId);
   }
 
   /**

@@ -7,6 +7,7 @@ import { csvRows } from './csv.js';
 import { notFound } from './errors.js';
 import { SESSION_STATES, type LedgerFilter, type SessionFilter } from './read-model.js';
 import { entityId, errorResponses, objectParams } from './schemas.js';
+import { stoppedBy } from './stopped-by.js';
 
 const anyObject = { type: 'object', additionalProperties: true } as const;
 const nullable = (t: string) => ({ type: [t, 'null'] }) as const;
@@ -385,6 +386,21 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
               },
             },
             loss: { type: ['object', 'null'], additionalProperties: true },
+            stoppedBy: {
+              type: ['object', 'null'],
+              properties: {
+                by: {
+                  type: 'string',
+                  enum: ['operator', 'paid_energy', 'driver', 'ev', 'charger', 'gateway'],
+                },
+                operatorId: nullable('string'),
+                operatorName: nullable('string'),
+                reason: nullable('string'),
+                words: { type: 'string' },
+              },
+              required: ['by', 'operatorId', 'operatorName', 'reason', 'words'],
+              additionalProperties: false,
+            },
             uplink: { type: 'array', items: anyObject },
             timeline: {
               type: 'array',
@@ -407,6 +423,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
             'meterSamples',
             'meterSeries',
             'loss',
+            'stoppedBy',
             'uplink',
             'timeline',
           ],
@@ -424,6 +441,15 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       const transaction = read.transaction(sessionId);
       const at = (time: string | null, kind: TimelineKind, event: string) =>
         time === null ? [] : [{ at: time, kind, event }];
+      const asked = read.stopAsker(sessionId);
+      const stopper = stoppedBy(session, asked);
+      const stopSent =
+        asked?.origin === 'operator'
+          ? `${stopper?.words ?? 'an operator'} stopped the session: stop sent`
+          : asked?.origin === 'paid_energy'
+            ? 'paid energy reached: stop sent'
+            : 'stop sent';
+      const ended = `${session.state} (${session.endReason ?? 'no reason given'})`;
       const timeline = [
         ...at(
           session.createdAt,
@@ -432,11 +458,11 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
         ),
         ...at(session.authorizedAt, 'charger_accepted', 'charger accepted the remote start'),
         ...at(session.startedAt, 'charging', `transaction ${transactionRef ?? ''} started`),
-        ...at(session.stopRequestedAt, 'stop_requested', 'paid energy reached: stop sent'),
+        ...at(session.stopRequestedAt, 'stop_requested', stopSent),
         ...at(
           session.endedAt,
           session.state === 'refunded' ? 'refunded' : 'settled',
-          `${session.state} (${session.endReason ?? 'no reason given'})`,
+          stopper ? `${ended}: stopped by ${stopper.words}` : ended,
         ),
         ...stops.attempts(sessionId).map((a) => ({
           at: a.sentAt,
@@ -476,6 +502,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
         meterSamples,
         meterSeries,
         loss: read.sessionLoss(session),
+        stoppedBy: stopper,
         uplink,
         timeline,
       };

@@ -16,6 +16,7 @@ import { schemaConsole } from './schema-console.js';
 import { schemaClockOffsets } from './schema-clock-offsets.js';
 import { schemaMeterTruth } from './schema-meter-truth.js';
 import { schemaChargerSampling } from './schema-charger-sampling.js';
+import { schemaStopOrigin } from './schema-stop-origin.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -36,6 +37,7 @@ const migrations: readonly string[] = [
   schemaClockOffsets,
   schemaMeterTruth,
   schemaChargerSampling,
+  schemaStopOrigin,
 ];
 
 /**

@@ -106,6 +106,8 @@ export interface SessionDetail {
     socPercent: number | null;
   }[];
   loss?: LossSession | null;
+  /** Who stopped it (an operator, the paid energy, the driver, the EV, the charger, the gateway). */
+  stoppedBy?: { by: string; operatorId: string | null; words: string } | null;
   timeline: { at: string; kind?: string; event: string }[];
 }
 
