@@ -165,4 +165,38 @@ describe('the site console in a browser', () => {
     expect(audit.n).toBe(1);
     await context.close();
   });
+
+  it('says who took a connector out of service, when and why, to the operator and a viewer', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await logIn(context, 'otto', operator);
+    await page.goto(`${t.gw.operatorUrl}/console/chargers/CP-1`);
+    const connector2 = page.locator('[data-connector="2"]');
+    await connector2.getByRole('button', { name: 'Out of service' }).click();
+    const dialog = connector2.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Yes, out of service' }).click();
+    await shows(dialog.getByRole('status'), 'answered “Accepted”');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await shows(
+      connector2.locator('[data-field="out-of-service"]'),
+      /Out of service: by otto, .*“from the site console”/,
+    );
+    expect(await page.locator('[data-connector="1"] [data-field="out-of-service"]').count()).toBe(
+      0,
+    );
+
+    const viewing = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const seen = await logIn(viewing, 'vera', viewer);
+    await seen.goto(`${t.gw.operatorUrl}/console/chargers/CP-1`);
+    await shows(seen.locator('[data-connector="2"] [data-field="out-of-service"]'), 'by otto');
+    await viewing.close();
+
+    await connector2.getByRole('button', { name: 'Into service' }).click();
+    await dialog.getByRole('button', { name: 'Yes, into service' }).click();
+    await shows(dialog.getByRole('status'), 'answered “Accepted”');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await connector2
+      .locator('[data-field="out-of-service"]')
+      .waitFor({ ...WAIT, state: 'detached' });
+    await context.close();
+  });
 });

@@ -9,6 +9,13 @@ import {
 import { costDown } from '../pricing/money.js';
 import type { StopAskerRow } from './stopped-by.js';
 
+/** An operator's decision that a connector or charger takes no new session. */
+export interface OutOfService {
+  by: string;
+  reason: string | null;
+  at: string;
+}
+
 export const SESSION_STATES = [
   'authorizing',
   'authorized',
@@ -302,6 +309,20 @@ export class SiteReadModel {
          FROM charger_info WHERE charger_id = ?`,
       )
       .get(chargerId) as ReturnType<SiteReadModel['chargerInfo']>;
+  }
+
+  /**
+   * What the operators took out of service on a charger, by connector id (`*`: the whole
+   * charger): who, why and when, from the intents the gateway re-applies at every boot.
+   */
+  outOfService(chargerId: string): Map<string, OutOfService> {
+    const rows = this.db
+      .prepare(
+        `SELECT connector_id AS connectorId, set_by AS by, reason, set_at AS at
+         FROM operator_availability WHERE charger_id = ? AND operative = 0`,
+      )
+      .all(chargerId) as (OutOfService & { connectorId: string })[];
+    return new Map(rows.map(({ connectorId, ...hold }) => [connectorId, hold]));
   }
 
   /**

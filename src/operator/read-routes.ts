@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { StopRecords } from '../charging/stop-records.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sessionViewSchema } from '../charging/session-view.js';
+import { WHOLE_CHARGER } from '../ocpp/connector-state.js';
 import type { OperatorDeps } from './api.js';
 import { csvRows } from './csv.js';
 import { notFound } from './errors.js';
@@ -87,11 +88,23 @@ const driverRow = {
   required: ['driverId', 'fleetId', 'email', 'active', 'balance'],
   additionalProperties: false,
 } as const;
+/** Who took it out of service, why and when; null while it is in service. */
+const outOfService = {
+  type: ['object', 'null'],
+  properties: {
+    by: { type: 'string' },
+    reason: nullable('string'),
+    at: { type: 'string' },
+  },
+  required: ['by', 'reason', 'at'],
+  additionalProperties: false,
+} as const;
 const connectorRow = {
   type: 'object',
   properties: {
     connectorId: { type: 'string' },
     status: { type: 'string' },
+    outOfService,
     errorCode: nullable('string'),
     socPercent: nullable('number'),
     session: {
@@ -141,6 +154,7 @@ const chargerRow = {
         },
       },
     },
+    outOfService,
     connectors: { type: 'array', items: connectorRow },
   },
   required: ['chargerId', 'connected', 'securityProfile', 'deviations', 'connectors'],
@@ -201,6 +215,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
     const charger = deps.site.charger(chargerId);
     if (!charger) return undefined;
     const info = read.chargerInfo(chargerId);
+    const held = read.outOfService(chargerId);
     return {
       chargerId,
       connected: deps.chargers.isOnline(chargerId),
@@ -213,6 +228,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       bootedAt: info?.bootedAt ?? null,
       lastSeenAt: info?.lastSeenAt ?? null,
       deviations: read.deviations(chargerId),
+      outOfService: held.get(WHOLE_CHARGER) ?? null,
       connectors: [...charger.connectors.values()].map((c) => {
         const view = deps.chargers.connector(chargerId, c.id);
         const live = deps.live.connector(chargerId, c.id);
@@ -220,6 +236,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
           connectorId: c.id,
           status: view.status,
           errorCode: view.errorCode,
+          outOfService: held.get(c.id) ?? null,
           socPercent: view.socPercent,
           session: read.openSessionOn(chargerId, c.id) ?? null,
           powerW: live?.powerW ?? null,
