@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
+import { AuditView } from './audit';
 import { ChargerPage } from './charger';
 import { setSiteTimeZone, siteTimeZone } from './format';
 import { onLiveState, startLive, stopLive } from './live';
@@ -137,6 +138,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   else if (section === 'money' && parts[1] === 'drivers' && parts[2])
     view = html`<${DriverView} id=${parts[2]} canAct=${canAct} />`;
   else if (section === 'money') view = html`<${MoneyView} />`;
+  else if (section === 'audit') view = html`<${AuditView} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -151,7 +153,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       </div>
       <nav aria-label="Main">
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
-        ${tab('/console/money', 'Money', 'money')}
+        ${tab('/console/money', 'Money', 'money')} ${tab('/console/audit', 'Audit trail', 'audit')}
       </nav>
       <div class="who">
         <${LiveBadge} />

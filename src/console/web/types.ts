@@ -236,3 +236,20 @@ export interface PowerLimits {
   timeZone: string;
   nodes: NodeLimit[];
 }
+
+/** One entry of the operator audit trail (GET /audit). */
+export interface AuditEntry {
+  seq: number;
+  at: string;
+  operatorId: string;
+  operatorName: string;
+  action: string;
+  params?: unknown;
+  status: number;
+  result?: unknown;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor: string | null;
+}
