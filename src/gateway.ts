@@ -59,6 +59,7 @@ import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
 import { readTlsFiles } from './shared/tls-files.js';
 import { serverTlsOptions } from './shared/tls-server.js';
+import { packageVersion } from './shared/package-version.js';
 import { releaseRelaxed } from './store/durability.js';
 import { closeGroupCommit } from './store/group-commit.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -343,6 +344,13 @@ export async function startGateway(
     database: storage.databaseSize(),
     drain: drain.status(),
   });
+  const version = packageVersion();
+  // Degraded: it answers, but the outbox alarm is at error (the cloud has taken nothing for hours).
+  const liveness = () =>
+    ({
+      status: storage.outboxHealth().level === 'error' ? 'degraded' : 'ok',
+      version,
+    }) as const;
   const api = buildApi({
     log,
     clock,
@@ -361,7 +369,7 @@ export async function startGateway(
       const power = load?.sessionPower(sessionId);
       return power ? { allocatedKw: power.allocatedW / 1000, waiting: power.waiting } : null;
     },
-    health,
+    liveness,
     readiness: () => {
       const problems: string[] = [];
       const written = writeProbe.check(clock.now());
@@ -412,7 +420,7 @@ export async function startGateway(
         clientCa: config.ocpp.tls?.ca !== undefined,
       },
     },
-    health,
+    health: () => ({ ...liveness(), ...health() }),
   };
   const operatorHttp = config.operator.http;
   const operatorTls = operatorHttp ? operatorHttp.tls !== undefined : config.http.tls !== undefined;

@@ -217,6 +217,20 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
     expect((refused.body as { error: { message: string } }).error.message).toMatch(
       /connector 2 on charger CP-1 was taken out of service by operator otto .*: cable damaged/,
     );
+    // Who, why and when are in the charger's read, as a viewer sees it.
+    const read = async () =>
+      (await act('GET', '/chargers/CP-1', undefined, viewer)).body as {
+        outOfService: unknown;
+        connectors: { connectorId: string; outOfService: unknown }[];
+      };
+    const held = await read();
+    expect(held.outOfService).toBeNull();
+    expect(held.connectors.find((c) => c.connectorId === '2')?.outOfService).toEqual({
+      by: 'otto',
+      reason: 'cable damaged',
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(held.connectors.find((c) => c.connectorId === '1')?.outOfService).toBeNull();
 
     // The decision is the gateway's, not only the charger's: it outlives a gateway restart.
     const reconnected = cp.waitFor('reconnected');
@@ -239,6 +253,7 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
       await act('POST', '/chargers/CP-1/connectors/2/availability', { operative: true }),
     );
     expect(on.status).toBe('Accepted');
+    expect((await read()).connectors.find((c) => c.connectorId === '2')?.outOfService).toBeNull();
     await waitUntil(() => cp.state(2).status === 'Available', 5000, 'Available');
     expect((await start('2')).status).toBe(200);
   });
@@ -265,6 +280,8 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
     expect((refused.body as { error: { message: string } }).error.message).toMatch(
       /^charger CP-1 was taken out of service by operator otto/,
     );
+    const read = (await act('GET', '/chargers/CP-1')).body as { outOfService: unknown };
+    expect(read.outOfService).toMatchObject({ by: 'otto', reason: null });
   });
 
   it('triggers status and meter reports; an unknown connector is the charger’s Rejected', async () => {
@@ -365,6 +382,25 @@ describe.each(PROTOCOLS)('operator actions on chargers: $name', (protocol) => {
     expect(events.map((e) => JSON.parse(e.payload) as Record<string, unknown>)).toContainEqual(
       expect.objectContaining({ state: 'stopping', stoppedBy: 'operator', operator: 'otto' }),
     );
+    // The session's story names the operator, not the paid energy.
+    const { id: ottoId } = t.gw.db
+      .prepare("SELECT id FROM operators WHERE name = 'otto'")
+      .get() as {
+      id: string;
+    };
+    const story = (await act('GET', `/sessions/${sessionId}`)).body as {
+      stoppedBy: unknown;
+      timeline: { kind: string; event: string }[];
+    };
+    expect(story.stoppedBy).toMatchObject({
+      by: 'operator',
+      operatorId: ottoId,
+      operatorName: 'otto',
+    });
+    const said = story.timeline.map((e) => e.event).join('\n');
+    expect(said).toContain(`operator otto (${ottoId}) stopped the session: stop sent`);
+    expect(said).not.toContain('paid energy reached');
+    expect(said).toMatch(/settled \(Remote\): stopped by operator otto/);
 
     const again = await act('POST', `/sessions/${sessionId}/stop`);
     expect(again.status).toBe(409);

@@ -4,7 +4,7 @@ import { launchChromium } from './helpers/browser.js';
 import { logIn as logInAt, shows, WAIT } from './helpers/console-page.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
-import { createOperator } from './helpers/operator.js';
+import { createOperator, op } from './helpers/operator.js';
 import {
   bootedCharger,
   IONIQ,
@@ -163,6 +163,71 @@ describe('the site console in a browser', () => {
       )
       .get() as { n: number };
     expect(audit.n).toBe(1);
+    await context.close();
+  });
+
+  it('shows the audit trail: who did what, with what, and the answer, refusals too', async () => {
+    const renamed = await op(t.gw.operatorUrl, operator, 'PUT', '/fleets/fleet-b', {
+      name: 'Fleet B, Ikeja',
+    });
+    expect(renamed.status).toBe(200);
+    const refused = await op(t.gw.operatorUrl, viewer, 'DELETE', '/fleets/fleet-b');
+    expect(refused.status).toBe(403);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await logIn(context, 'vera', viewer);
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Audit trail' })
+      .click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor(WAIT);
+    const rename = page.locator('[data-table="audit"] [data-action="fleet.upsert"]').first();
+    await shows(rename, 'otto');
+    await shows(rename, 'fleetId: fleet-b, name: Fleet B, Ikeja');
+    await shows(rename, '200');
+    const denied = page.locator('[data-table="audit"] [data-action="fleet.delete"]').first();
+    await shows(denied, 'vera');
+    await shows(denied, '403');
+    await shows(denied, 'error: forbidden');
+    // Newest first: the refusal came after the rename.
+    const actions = await page
+      .locator('[data-table="audit"] tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+    expect(actions.indexOf('fleet.delete')).toBeLessThan(actions.indexOf('fleet.upsert'));
+    await context.close();
+  });
+
+  it('says who took a connector out of service, when and why, to the operator and a viewer', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await logIn(context, 'otto', operator);
+    await page.goto(`${t.gw.operatorUrl}/console/chargers/CP-1`);
+    const connector2 = page.locator('[data-connector="2"]');
+    await connector2.getByRole('button', { name: 'Out of service' }).click();
+    const dialog = connector2.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Yes, out of service' }).click();
+    await shows(dialog.getByRole('status'), 'answered “Accepted”');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await shows(
+      connector2.locator('[data-field="out-of-service"]'),
+      /Out of service: by otto, .*“from the site console”/,
+    );
+    expect(await page.locator('[data-connector="1"] [data-field="out-of-service"]').count()).toBe(
+      0,
+    );
+
+    const viewing = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const seen = await logIn(viewing, 'vera', viewer);
+    await seen.goto(`${t.gw.operatorUrl}/console/chargers/CP-1`);
+    await shows(seen.locator('[data-connector="2"] [data-field="out-of-service"]'), 'by otto');
+    await viewing.close();
+
+    await connector2.getByRole('button', { name: 'Into service' }).click();
+    await dialog.getByRole('button', { name: 'Yes, into service' }).click();
+    await shows(dialog.getByRole('status'), 'answered “Accepted”');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await connector2
+      .locator('[data-field="out-of-service"]')
+      .waitFor({ ...WAIT, state: 'detached' });
     await context.close();
   });
 });

@@ -86,7 +86,7 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('saves the site, session, money, charger and firmware views', async () => {
+  it('saves the site, session, money, charger, firmware and audit trail views', async () => {
     mkdirSync(OUT, { recursive: true });
     const seed = JSON.parse(readFileSync(join(ROOT, 'config', 'demo-seed.json'), 'utf8')) as {
       fleets: { apiKeys: string[]; drivers: { email: string }[] }[];
@@ -203,6 +203,28 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await jobs.getByRole('button').last().click();
     await page.locator('.history').filter({ hasText: 'Installed' }).waitFor(WAIT);
     await shot(page, 'firmware');
+
+    // The audit trail after a few things an operator does at a site.
+    const asAmaka = (method: string, path: string, body?: unknown) =>
+      fetch(`${url}/admin/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${credential}`,
+          'content-type': 'application/json',
+          'idempotency-key': `shot-${path}`,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    await asAmaka('POST', '/drivers/drv-tunde/top-ups', {
+      amount: 5000,
+      reason: 'cash at the kiosk, receipt 0412',
+    });
+    await asAmaka('PUT', '/fleets/demo-fleet', { name: 'Demo Logistics Ltd, Ikeja depot' });
+    await asAmaka('PUT', '/fleets/demo-flet', { name: 'typo' });
+    await (await asAmaka('GET', '/exports/ledger.csv?fleetId=demo-fleet')).text();
+    await page.goto(`${url}/console/audit`);
+    await page.locator('[data-table="audit"] [data-action="wallet.top_up"]').waitFor(WAIT);
+    await shot(page, 'audit');
     await context.close();
   }, 180_000);
 

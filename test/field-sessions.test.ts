@@ -181,6 +181,12 @@ describe.each(RAW_PROTOCOLS)('field sessions, the stop: $name', (protocol) => {
       `/sessions/${sessionId}/stop-record`,
     );
     expect(record.status).toBe(200);
+    const story = (await op(h.t.gw.operatorUrl, viewer, 'GET', `/sessions/${sessionId}`)).body as {
+      stoppedBy: unknown;
+      timeline: { event: string }[];
+    };
+    expect(story.stoppedBy).toMatchObject({ by: 'paid_energy', operatorId: null });
+    expect(story.timeline.map((e) => e.event)).toContain('paid energy reached: stop sent');
     expect(record.body).toMatchObject({
       sessionId,
       lossWh: register - 10_000 - LIMIT_WH,
@@ -379,6 +385,39 @@ describe('field sessions, connectors after a transaction: OCPP 2.0.1', () => {
     await h.settled(sessionId);
     // The station keeps reporting the EVSE Occupied and sends no StatusNotification.
     expect((await startAgain(h.t.gw.url)).status).toBe(200);
+  });
+});
+
+describe('field sessions, a triggered status mid-charge: OCPP 2.0.1', () => {
+  const h = harness({});
+
+  it('2.0.1: Occupied answered to a TriggerMessage during a transaction keeps the EVSE charging; a fault is still taken', async () => {
+    const { station } = await h.paidSession(raw201);
+    const { tx } = await station.start(10_000);
+    await station.send(station.sample(tx, 10_300));
+    const viewer = createOperator(h.t.gw.db, 'viewer-trigger', 'viewer');
+    const connector = async () =>
+      (
+        (await op(h.t.gw.operatorUrl, viewer, 'GET', '/chargers/CP-1')).body as {
+          connectors: { connectorId: string; status: string }[];
+        }
+      ).connectors.find((c) => c.connectorId === '1')?.status;
+    expect(await connector()).toBe('charging');
+    await station.send(station.status(1, 'Charging')); // on the wire: Occupied
+    expect(await connector()).toBe('charging');
+    const fault = {
+      action: 'StatusNotification',
+      params: {
+        timestamp: new Date().toISOString(),
+        connectorStatus: 'Faulted',
+        evseId: 1,
+        connectorId: 1,
+      },
+    };
+    await station.send(fault);
+    expect(await connector()).toBe('faulted');
+    await station.send(station.status(1, 'Charging'));
+    expect(await connector()).toBe('occupied');
   });
 });
 

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { makeTestPki } from './helpers/certs.js';
+import { packageVersion } from '../src/shared/package-version.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createOperator, op } from './helpers/operator.js';
 
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
 
@@ -55,6 +57,28 @@ describe('fleet-gateway health (the container HEALTHCHECK)', () => {
     // Plain HTTP to a TLS port gets no 200: the probe must follow the config, not guess.
     const plain = await health(t, { host: '127.0.0.1', port: t.gw.port });
     expect(plain.status).toBe(1);
+  });
+
+  it('/healthz tells anyone only ok and the version; the details are for an operator', async () => {
+    const t = await startTestGateway();
+    gateways.push(t);
+    const anyone = await fetch(`${t.gw.url}/healthz`);
+    expect(anyone.status).toBe(200);
+    const said = await anyone.text();
+    expect(JSON.parse(said)).toEqual({ status: 'ok', version: packageVersion() });
+    expect(said).not.toContain(t.dir);
+    expect((await op(t.gw.operatorUrl, null, 'GET', '/health')).status).toBe(401);
+    const viewer = createOperator(t.gw.db, 'vera', 'viewer');
+    const details = await op(t.gw.operatorUrl, viewer, 'GET', '/health');
+    expect(details.status).toBe(200);
+    expect(details.body).toMatchObject({
+      status: 'ok',
+      version: packageVersion(),
+      chargersOnline: 0,
+      database: { path: expect.stringContaining(t.dir) },
+      drain: { state: 'running' },
+      uplink: { enabled: false },
+    });
   });
 
   it('exits 1 when nothing answers on the configured port', async () => {

@@ -12,6 +12,7 @@ import { mintToken, startSession } from './helpers/http.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
 import { IONIQ, PROTOCOLS } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
+import { gatewayHealth } from './helpers/operator.js';
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -51,8 +52,7 @@ async function rawSocket(identity: string, options: ClientOptions = {}): Promise
 }
 
 const online = async (): Promise<number> =>
-  ((await fetch(`${t.gw.url}/healthz`).then((r) => r.json())) as { chargersOnline: number })
-    .chargersOnline;
+  (await gatewayHealth<{ chargersOnline: number }>(t.gw.operatorUrl, t.gw.db)).chargersOnline;
 
 describe('connection hygiene', () => {
   it('closes a connection that sends a frame above ocpp.maxFrameBytes (1009)', async () => {

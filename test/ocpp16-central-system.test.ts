@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
 import { waitUntil } from './helpers/wait.js';
+import { gatewayHealth } from './helpers/operator.js';
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -238,9 +239,7 @@ describe('OCPP 1.6J central system', () => {
       await closed;
       const hb = await second.call('Heartbeat', {});
       expect(hb).toHaveProperty('currentTime');
-      expect((await fetch(`${t.gw.url}/healthz`).then((r) => r.json())) as object).toMatchObject({
-        chargersOnline: 1,
-      });
+      expect(await gatewayHealth(t.gw.operatorUrl, t.gw.db)).toMatchObject({ chargersOnline: 1 });
     } finally {
       await second.close();
     }

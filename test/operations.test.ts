@@ -13,6 +13,7 @@ import { spawnGateway, type GatewayProcess, type SpawnOptions } from './helpers/
 import { errorCode, mintToken, startSession } from './helpers/http.js';
 import { IONIQ, ocpp16, type SimulatedChargePoint } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
+import { gatewayHealth } from './helpers/operator.js';
 
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
@@ -216,9 +217,9 @@ describe('drain and graceful stop', () => {
     expect(((await ready.json()) as { error: { message: string } }).error.message).toContain(
       'draining',
     );
-    const health = (await getJson(`${g.url}/healthz`)).body as {
+    const health = await gatewayHealth<{
       drain: { state: string; openSessions: { sessionId: string; chargerId: string }[] };
-    };
+    }>(g.url, db);
     expect(health.drain.state).toBe('draining');
     expect(health.drain.openSessions).toEqual([
       expect.objectContaining({

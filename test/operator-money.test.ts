@@ -191,8 +191,13 @@ describe('operator money: top-ups and adjustments', () => {
 describe('operator roster: fleets, drivers, vehicles, API keys', () => {
   it('adds a fleet and a driver, assigns a vehicle, deactivates the driver', async () => {
     expect(
-      (await op(t.gw.operatorUrl, operator, 'PUT', '/fleets/fleet-c', { name: 'Fleet C' })).status,
-    ).toBe(200);
+      (
+        await op(t.gw.operatorUrl, operator, 'PUT', '/fleets/fleet-c', {
+          name: 'Fleet C',
+          create: true,
+        })
+      ).body,
+    ).toEqual({ created: true, changed: true });
     const put = await op(t.gw.operatorUrl, operator, 'PUT', '/drivers/drv-new', {
       fleetId: 'fleet-c',
       email: 'New@Fleet.test',
@@ -221,6 +226,40 @@ describe('operator roster: fleets, drivers, vehicles, API keys', () => {
       (await op(t.gw.operatorUrl, operator, 'POST', '/drivers/drv-new/deactivate')).body,
     ).toEqual({ changed: true });
     expect(balance('drv-new')).toBe(0);
+  });
+
+  it('creates a fleet only on purpose; a fleet with nothing in it can be deleted', async () => {
+    const fleets = () => t.gw.db.prepare('SELECT id FROM fleets ORDER BY id').all();
+    const before = fleets();
+    const typo = await op(t.gw.operatorUrl, operator, 'PUT', '/fleets/flete-a', {
+      name: 'Fleet A',
+    });
+    expect(typo.status).toBe(404);
+    expect(errorCode(typo)).toBe('fleet_not_found');
+    expect(fleets()).toEqual(before);
+    const rename = await op(t.gw.operatorUrl, operator, 'PUT', '/fleets/fleet-b', {
+      name: 'Fleet B, Ikeja',
+    });
+    expect(rename.body).toEqual({ created: false, changed: true });
+
+    // A fleet made by mistake (as the old PUT did) goes again while nothing belongs to it.
+    const made = await op(t.gw.operatorUrl, operator, 'PUT', '/fleets/fleet-tmp', {
+      name: 'made by mistake',
+      create: true,
+    });
+    expect(made.body).toEqual({ created: true, changed: true });
+    const gone = await op(t.gw.operatorUrl, operator, 'DELETE', '/fleets/fleet-tmp');
+    expect(gone.body).toEqual({ deleted: true });
+    expect(fleets()).toEqual(before);
+    const again = await op(t.gw.operatorUrl, operator, 'DELETE', '/fleets/fleet-tmp');
+    expect(errorCode(again)).toBe('fleet_not_found');
+    // One with drivers (and so wallets and money) stays.
+    const full = await op(t.gw.operatorUrl, operator, 'DELETE', '/fleets/fleet-a');
+    expect(full.status).toBe(409);
+    expect(errorCode(full)).toBe('fleet_not_empty');
+    expect((await op(t.gw.operatorUrl, viewer, 'DELETE', '/fleets/fleet-b')).status).toBe(403);
+    expect(fleets()).toEqual(before);
+    expect(auditRows('fleet.delete').map((a) => a.status)).toEqual([200, 404, 409, 403]);
   });
 
   it('creates, lists, rotates and revokes fleet API keys; the key is shown once and works at once', async () => {

@@ -14,6 +14,7 @@ import { mintToken, post, quote } from './helpers/http.js';
 import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';
 import { ocpp16 } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
+import { gatewayHealth } from './helpers/operator.js';
 
 const PREFIX = 'fleetgw/test-site/';
 let broker: TestBroker;
@@ -418,7 +419,7 @@ describe('uplink commands (down, exactly once in effect)', () => {
     for (const kind of ['ledger', 'replies', 'gateway'])
       expect(cloud.of(kind).length).toBeGreaterThan(0);
     expect(cloud.schemaErrors).toEqual([]);
-    const health = (await (await fetch(`${t.gw.url}/healthz`)).json()) as { uplink: unknown };
+    const health = await gatewayHealth<{ uplink: unknown }>(t.gw.operatorUrl, t.gw.db);
     expect(health.uplink).toMatchObject({ enabled: true, connected: true });
   });
 });

@@ -12,6 +12,7 @@ import { uplinkSettings } from '../src/uplink/settings.js';
 import { Topics } from '../src/uplink/topics.js';
 import { startTestGateway, testConfig } from './helpers/gateway.js';
 import { Writable } from 'node:stream';
+import { gatewayHealth } from './helpers/operator.js';
 
 const parse = (uplink: unknown) => parseConfig({ ...testConfig('/tmp/x'), uplink }, '/etc/fgw');
 
@@ -101,10 +102,10 @@ describe('outbox bound', () => {
     const t = await startTestGateway();
     try {
       expect(t.logLines.some((l) => l.includes('uplink off: no broker configured'))).toBe(true);
-      const health = (await (await fetch(`${t.gw.url}/healthz`)).json()) as {
+      const health = await gatewayHealth<{
         outboxDepth: number;
         uplink: { enabled: boolean; outboxDepth: number };
-      };
+      }>(t.gw.operatorUrl, t.gw.db);
       expect(health.uplink.enabled).toBe(false);
       expect(health.uplink.outboxDepth).toBe(health.outboxDepth);
       expect(health.outboxDepth).toBeGreaterThan(0); // the seed's opening balances wait for an uplink

@@ -16,6 +16,7 @@ import { mintToken, startSession } from './helpers/http.js';
 import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';
 import { IONIQ, ocpp16 } from './helpers/simulated-charger.js';
 import { waitUntil } from './helpers/wait.js';
+import { gatewayHealth } from './helpers/operator.js';
 
 const PREFIX = 'fleetgw/test-site/';
 const BROKER_PASSWORD = 'broker-password-never-logged-0001';
@@ -130,9 +131,9 @@ describe('uplink through outages (real broker, gateway as a child process)', () 
       10_000,
       'settlement',
     );
-    const health = (await (await fetch(`${g.url}/healthz`)).json()) as {
+    const health = await gatewayHealth<{
       uplink: { connected: boolean; outboxDepth: number };
-    };
+    }>(g.url, db);
     expect(health.uplink.connected).toBe(false);
     expect(health.uplink.outboxDepth).toBeGreaterThan(0);
     await cp.disconnect();

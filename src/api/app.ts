@@ -12,6 +12,12 @@ import { collectOpenApi } from './openapi.js';
 import { registerRoutes } from './routes.js';
 import { createJsonServer } from './server.js';
 
+/** All a load balancer or a container check needs; details are on the operator API. */
+export interface Liveness {
+  status: 'ok' | 'degraded';
+  version: string;
+}
+
 export interface ApiDeps {
   log: Logger;
   clock: Clock;
@@ -29,7 +35,8 @@ export interface ApiDeps {
   sessionPower?: (sessionId: string) => SessionPowerView | null;
   /** Under site load management: what a session started now on this connector would get, W. */
   quotePower?: (chargerId: string, connectorId: string, energyWh: number) => number | null;
-  health: () => Record<string, unknown>;
+  /** What /healthz tells anyone: alive, and whether something needs an operator's look. */
+  liveness: () => Liveness;
   /** What keeps the gateway from taking work (empty: ready), for /readyz. */
   readiness: () => string[];
 }

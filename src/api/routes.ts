@@ -146,7 +146,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
     throw new ApiError(405, 'method_not_allowed', 'GET is not allowed on /v1/sessions/quote');
   });
 
-  app.get('/healthz', async () => ({ status: 'ok', ...deps.health() }));
+  // Unauthenticated, so it says nothing about the site: the details are GET /admin/v1/health.
+  app.get('/healthz', async () => deps.liveness());
   // Readiness beside liveness: 503 while the database takes no write, the listener is down or
   // the gateway drains, so a load balancer or supervisor sends no new work here.
   app.get('/readyz', async (_request, reply) => {

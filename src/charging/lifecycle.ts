@@ -749,7 +749,7 @@ export class SessionLifecycle implements ChargerEvents {
    * stop the charger refused or left unanswered to keepStopping(). A session whose charger is
    * offline is left as it is.
    */
-  beginOperatorStop(sessionId: string, by: string): OperatorStop {
+  beginOperatorStop(sessionId: string, by: { id: string; name: string }): OperatorStop {
     const s = this.o.sessions.get(sessionId);
     if (!s) return { kind: 'not_found' };
     if ((s.state !== 'charging' && s.state !== 'stopping') || !s.transactionRef) {
@@ -759,11 +759,12 @@ export class SessionLifecycle implements ChargerEvents {
     if (!this.o.chargers.isOnline(s.chargerId)) return { kind: 'offline', chargerId: s.chargerId };
     const at = this.now();
     this.o.db.transaction(() => {
-      if (this.o.sessions.markStopping(s.id, at)) {
-        this.o.outcomes.event(s, 'stopping', at, { stoppedBy: 'operator', operator: by });
+      const asker = { origin: 'operator', operatorId: by.id, operatorName: by.name } as const;
+      if (this.o.sessions.markStopping(s.id, at, asker)) {
+        this.o.outcomes.event(s, 'stopping', at, { stoppedBy: 'operator', operator: by.name });
       }
     })();
-    this.o.log.info({ sessionId, operator: by }, 'operator stop: stopping');
+    this.o.log.info({ sessionId, operator: by.name }, 'operator stop: stopping');
     return { kind: 'stopping', chargerId: s.chargerId, transactionRef: s.transactionRef };
   }
 
@@ -787,7 +788,9 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.o.db.transaction(() => {
-      if (this.o.sessions.markStopping(s.id, at)) this.o.outcomes.event(s, 'stopping', at);
+      if (this.o.sessions.markStopping(s.id, at, { origin: 'paid_energy' })) {
+        this.o.outcomes.event(s, 'stopping', at);
+      }
     })();
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
     this.stops.stop(sessionId);

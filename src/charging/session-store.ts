@@ -7,7 +7,8 @@ import type { MeterTrack } from './meter-track.js';
  * - authorizing: debited, remote start sent, no answer yet;
  * - authorized:  the charger accepted the remote start; waiting for the EV to start charging;
  * - charging:    the charger reported the transaction started;
- * - stopping:    we asked the charger to stop (paid energy reached); waiting for its stop message;
+ * - stopping:    we asked the charger to stop (paid energy reached, or an operator); waiting for
+ *                its stop message;
  * - settled:     the charger reported the end; cost taken, shortfall credited (terminal);
  * - refunded:    never charged (refused, unanswered, EV never started, gateway restarted before the
  *                charger answered); the whole debit went back (terminal).
@@ -28,6 +29,10 @@ export type SessionState = (typeof SESSION_STATES)[number];
  * SQLite uses a partial index only for a WHERE that matches its own.
  */
 export const OPEN_STATE = "state IN ('authorizing', 'authorized', 'charging', 'stopping')";
+
+/** Who asked the gateway to stop a session (session_stop_requests). */
+export type StopAsker =
+  { origin: 'paid_energy' } | { origin: 'operator'; operatorId: string; operatorName: string };
 
 export interface Session {
   id: string;
@@ -221,6 +226,7 @@ export class SessionStore {
   private readonly possibleStmt: Statement<[number, string, string]>;
   private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
+  private readonly askerStmt: Statement<[string, string, string | null, string | null]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
   private readonly refundStmt: Statement<[string, string, string]>;
 
@@ -273,6 +279,9 @@ export class SessionStore {
     );
     this.stoppingStmt = db.prepare(
       "UPDATE sessions SET state = 'stopping', stop_requested_at = ? WHERE id = ? AND state = 'charging'",
+    );
+    this.askerStmt = db.prepare(
+      'INSERT INTO session_stop_requests (session_id, origin, operator_id, operator_name) VALUES (?, ?, ?, ?)',
     );
     this.settleStmt = db.prepare(
       `UPDATE sessions SET state = 'settled', delivered_wh = ?, cost = ?, credited = ?, end_reason = ?,
@@ -416,8 +425,12 @@ export class SessionStore {
     this.activityStmt.run(at, id);
   }
 
-  markStopping(id: string, at: string): boolean {
-    return this.stoppingStmt.run(at, id).changes === 1;
+  /** Charging to stopping, with who asked; the caller holds the transaction. */
+  markStopping(id: string, at: string, by: StopAsker): boolean {
+    if (this.stoppingStmt.run(at, id).changes !== 1) return false;
+    const operator = by.origin === 'operator' ? by : null;
+    this.askerStmt.run(id, by.origin, operator?.operatorId ?? null, operator?.operatorName ?? null);
+    return true;
   }
 
   markSettled(id: string, figures: SettledFigures): boolean {

@@ -9,6 +9,7 @@ export class FleetAdminError extends Error {
       | 'fleet_not_found'
       | 'driver_in_other_fleet'
       | 'email_taken'
+      | 'fleet_not_empty'
       | 'insufficient_balance',
     message: string,
   ) {
@@ -99,6 +100,39 @@ export class FleetAdmin {
 
   upsertFleet(fleetId: string, name: string, at: string): { changed: boolean } {
     return { changed: this.roster.upsertFleet(fleetId, name, at) };
+  }
+
+  /**
+   * An operator's fleet change: a new fleet only when `create` says so, so that a mistyped id
+   * is refused rather than made (the cloud's roster, upsertFleet, creates as it always did).
+   */
+  putFleet(
+    fleetId: string,
+    name: string,
+    create: boolean,
+    at: string,
+  ): { created: boolean; changed: boolean } {
+    const exists = this.roster.hasFleet(fleetId);
+    if (!exists && !create) {
+      throw new FleetAdminError(
+        'fleet_not_found',
+        `no fleet with id ${fleetId}; send "create": true to create it`,
+      );
+    }
+    return { created: !exists, changed: this.roster.upsertFleet(fleetId, name, at) };
+  }
+
+  deleteFleet(fleetId: string): { deleted: true } {
+    const outcome = this.roster.deleteEmptyFleet(fleetId);
+    if (outcome === 'not_found')
+      throw new FleetAdminError('fleet_not_found', `no fleet with id ${fleetId}`);
+    if (outcome === 'not_empty') {
+      throw new FleetAdminError(
+        'fleet_not_empty',
+        `fleet ${fleetId} has drivers or API keys; only a fleet with neither can be deleted`,
+      );
+    }
+    return { deleted: true };
   }
 
   upsertDriver(c: DriverChange, at: string): { created: boolean; changed: boolean } {

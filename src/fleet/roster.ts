@@ -54,7 +54,7 @@ export class Roster {
     [string, string, string, number, string | null, number | null, string, string]
   >;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.byIdStmt = db.prepare('SELECT * FROM drivers WHERE id = ?');
     this.byEmailStmt = db.prepare('SELECT * FROM drivers WHERE fleet_id = ? AND email = ?');
     this.fleetStmt = db.prepare('SELECT id FROM fleets WHERE id = ?');
@@ -90,6 +90,20 @@ export class Roster {
   /** Returns true when the fleet was created or changed. */
   upsertFleet(id: string, name: string, at: string): boolean {
     return this.upsertFleetStmt.run(id, name, at).changes > 0;
+  }
+
+  /** Deletes a fleet nothing belongs to (no driver, so no wallet or money; no API key). */
+  deleteEmptyFleet(id: string): 'deleted' | 'not_found' | 'not_empty' {
+    if (!this.hasFleet(id)) return 'not_found';
+    const held = this.db
+      .prepare<[string, string], { n: number }>(
+        `SELECT (SELECT count(*) FROM drivers WHERE fleet_id = ?)
+              + (SELECT count(*) FROM api_keys WHERE fleet_id = ?) AS n`,
+      )
+      .get(id, id);
+    if ((held?.n ?? 0) > 0) return 'not_empty';
+    this.db.prepare('DELETE FROM fleets WHERE id = ?').run(id);
+    return 'deleted';
   }
 
   /** Returns true when the driver was created or changed. A driver never moves fleet. */

@@ -659,6 +659,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
         if (connectorId !== WHOLE_CHARGER)
           this.requireEvents().connectorStatus(chargerId, connectorId, status, transactionless);
       },
+      statusOf: (connectorId) => this.connectorState.get(chargerId, connectorId).status,
       vehicle: (connectorId, info, at) =>
         this.connectorState.setVehicle(chargerId, connectorId, info, at),
       noted: (action, note, payload) => this.eventLog.record(chargerId, action, note, payload),

@@ -32,6 +32,8 @@ export interface ChargerReports {
     errorCode: string | null,
     transactionless?: boolean,
   ): void;
+  /** The connector's last known status. */
+  statusOf(connectorId: string): ConnectorStatus;
   vehicle(connectorId: string, info: VehicleInfo, at: string): void;
   noted(action: string, note: string, payload?: unknown): void;
   /** A departure from the schema the edge accepted (counted per charger and kind). */

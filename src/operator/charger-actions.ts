@@ -150,7 +150,10 @@ export class ChargerActions {
    * the first stop goes out now with the charger's reply in the answer, and a stop the charger
    * refused or left unanswered is sent again by the session's stop loop until the charger takes it.
    */
-  async stopSession(sessionId: string, operator: string): Promise<SessionStopAnswer> {
+  async stopSession(
+    sessionId: string,
+    operator: { id: string; name: string },
+  ): Promise<SessionStopAnswer> {
     const begun = this.deps.lifecycle.beginOperatorStop(sessionId, operator);
     if (begun.kind === 'not_found') {
       throw new ApiError(404, 'session_not_found', `no session with id ${sessionId}`);

@@ -260,7 +260,7 @@ export function registerChargerRoutes(app: FastifyInstance, deps: OperatorDeps):
     async (request) => {
       const answer = await actions.stopSession(
         request.params.sessionId,
-        request.operator?.name ?? 'unknown',
+        request.operator ?? { id: 'unknown', name: 'unknown' },
       );
       request.auditResult = {
         status: answer.status,

@@ -1,7 +1,15 @@
+/**
+ * Text a spreadsheet would run as a formula (OWASP CSV injection): it gets a leading `'`, which
+ * the spreadsheet shows as text, and is quoted. Numbers are written as numbers, negatives too.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 /** RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled; lines end in CRLF. */
 function field(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   const text = typeof value === 'string' ? value : String(value);
+  if (FORMULA_START.test(text)) return `"'${text.replaceAll('"', '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -6,6 +6,7 @@ const FLEET_ADMIN_STATUS: Record<FleetAdminError['code'], number> = {
   fleet_not_found: 404,
   driver_in_other_fleet: 409,
   email_taken: 409,
+  fleet_not_empty: 409,
   insufficient_balance: 402,
 };
 

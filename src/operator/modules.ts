@@ -2,6 +2,7 @@ import type { OperatorRoutes } from './api.js';
 import { registerChargerRoutes } from './charger-routes.js';
 import { registerChargerAdminRoutes } from './charger-admin-routes.js';
 import { registerEnergyRoutes } from './energy-routes.js';
+import { registerHealthRoutes } from './health-routes.js';
 import { registerMoneyRoutes } from './money-routes.js';
 import { registerPowerLimitRoutes } from './power-limit-routes.js';
 import { registerReadRoutes } from './read-routes.js';
@@ -29,4 +30,5 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerPowerLimitRoutes,
   registerTariffRoutes,
   registerTransferRoutes,
+  registerHealthRoutes,
 ];

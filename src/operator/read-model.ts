@@ -8,6 +8,14 @@ import {
 } from '../charging/session-view.js';
 import type { SessionTariff } from '../charging/session-store.js';
 import { costDown } from '../pricing/money.js';
+import type { StopAskerRow } from './stopped-by.js';
+
+/** An operator's decision that a connector or charger takes no new session. */
+export interface OutOfService {
+  by: string;
+  reason: string | null;
+  at: string;
+}
 
 export const SESSION_STATES = [
   'authorizing',
@@ -168,6 +176,7 @@ export class SiteReadModel {
   /** Tables other branches add; read when present (the seam for charger deviations and losses). */
   private readonly hasDeviations: boolean;
   private recordedLossStmt: Statement | undefined;
+  private stopAskerStmt: Statement<[string], StopAskerRow> | undefined;
 
   constructor(private readonly db: Db) {
     const has = (name: string) =>
@@ -301,6 +310,20 @@ export class SiteReadModel {
          FROM charger_info WHERE charger_id = ?`,
       )
       .get(chargerId) as ReturnType<SiteReadModel['chargerInfo']>;
+  }
+
+  /**
+   * What the operators took out of service on a charger, by connector id (`*`: the whole
+   * charger): who, why and when, from the intents the gateway re-applies at every boot.
+   */
+  outOfService(chargerId: string): Map<string, OutOfService> {
+    const rows = this.db
+      .prepare(
+        `SELECT connector_id AS connectorId, set_by AS by, reason, set_at AS at
+         FROM operator_availability WHERE charger_id = ? AND operative = 0`,
+      )
+      .all(chargerId) as (OutOfService & { connectorId: string })[];
+    return new Map(rows.map(({ connectorId, ...hold }) => [connectorId, hold]));
   }
 
   /**
@@ -501,6 +524,15 @@ export class SiteReadModel {
       }
     }
     return { sessions, beyondPaidWh: wh, beyondPaidNgn: ngn };
+  }
+
+  /** Who asked the gateway to stop the session, if anyone did. */
+  stopAsker(sessionId: string): StopAskerRow | undefined {
+    this.stopAskerStmt ??= this.db.prepare(
+      `SELECT origin, operator_id AS operatorId, operator_name AS operatorName
+       FROM session_stop_requests WHERE session_id = ?`,
+    );
+    return this.stopAskerStmt.get(sessionId);
   }
 
   /**

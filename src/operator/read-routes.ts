@@ -2,11 +2,13 @@ import { Readable } from 'node:stream';
 import { StopRecords } from '../charging/stop-records.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sessionViewSchema } from '../charging/session-view.js';
+import { WHOLE_CHARGER } from '../ocpp/connector-state.js';
 import type { OperatorDeps } from './api.js';
 import { csvRows } from './csv.js';
 import { notFound } from './errors.js';
 import { SESSION_STATES, type LedgerFilter, type SessionFilter } from './read-model.js';
 import { entityId, errorResponses, objectParams } from './schemas.js';
+import { stoppedBy } from './stopped-by.js';
 
 const anyObject = { type: 'object', additionalProperties: true } as const;
 const nullable = (t: string) => ({ type: [t, 'null'] }) as const;
@@ -86,11 +88,23 @@ const driverRow = {
   required: ['driverId', 'fleetId', 'email', 'active', 'balance'],
   additionalProperties: false,
 } as const;
+/** Who took it out of service, why and when; null while it is in service. */
+const outOfService = {
+  type: ['object', 'null'],
+  properties: {
+    by: { type: 'string' },
+    reason: nullable('string'),
+    at: { type: 'string' },
+  },
+  required: ['by', 'reason', 'at'],
+  additionalProperties: false,
+} as const;
 const connectorRow = {
   type: 'object',
   properties: {
     connectorId: { type: 'string' },
     status: { type: 'string' },
+    outOfService,
     errorCode: nullable('string'),
     socPercent: nullable('number'),
     session: {
@@ -140,6 +154,7 @@ const chargerRow = {
         },
       },
     },
+    outOfService,
     connectors: { type: 'array', items: connectorRow },
   },
   required: ['chargerId', 'connected', 'securityProfile', 'deviations', 'connectors'],
@@ -200,6 +215,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
     const charger = deps.site.charger(chargerId);
     if (!charger) return undefined;
     const info = read.chargerInfo(chargerId);
+    const held = read.outOfService(chargerId);
     return {
       chargerId,
       connected: deps.chargers.isOnline(chargerId),
@@ -212,6 +228,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       bootedAt: info?.bootedAt ?? null,
       lastSeenAt: info?.lastSeenAt ?? null,
       deviations: read.deviations(chargerId),
+      outOfService: held.get(WHOLE_CHARGER) ?? null,
       connectors: [...charger.connectors.values()].map((c) => {
         const view = deps.chargers.connector(chargerId, c.id);
         const live = deps.live.connector(chargerId, c.id);
@@ -219,6 +236,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
           connectorId: c.id,
           status: view.status,
           errorCode: view.errorCode,
+          outOfService: held.get(c.id) ?? null,
           socPercent: view.socPercent,
           session: read.openSessionOn(chargerId, c.id) ?? null,
           powerW: live?.powerW ?? null,
@@ -396,6 +414,21 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
               },
             },
             loss: { type: ['object', 'null'], additionalProperties: true },
+            stoppedBy: {
+              type: ['object', 'null'],
+              properties: {
+                by: {
+                  type: 'string',
+                  enum: ['operator', 'paid_energy', 'driver', 'ev', 'charger', 'gateway'],
+                },
+                operatorId: nullable('string'),
+                operatorName: nullable('string'),
+                reason: nullable('string'),
+                words: { type: 'string' },
+              },
+              required: ['by', 'operatorId', 'operatorName', 'reason', 'words'],
+              additionalProperties: false,
+            },
             uplink: { type: 'array', items: anyObject },
             timeline: {
               type: 'array',
@@ -419,6 +452,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
             'meterSamples',
             'meterSeries',
             'loss',
+            'stoppedBy',
             'uplink',
             'timeline',
           ],
@@ -436,6 +470,15 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       const transaction = read.transaction(sessionId);
       const at = (time: string | null, kind: TimelineKind, event: string) =>
         time === null ? [] : [{ at: time, kind, event }];
+      const asked = read.stopAsker(sessionId);
+      const stopper = stoppedBy(session, asked);
+      const stopSent =
+        asked?.origin === 'operator'
+          ? `${stopper?.words ?? 'an operator'} stopped the session: stop sent`
+          : asked?.origin === 'paid_energy'
+            ? 'paid energy reached: stop sent'
+            : 'stop sent';
+      const ended = `${session.state} (${session.endReason ?? 'no reason given'})`;
       const timeline = [
         ...at(
           session.createdAt,
@@ -444,11 +487,11 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
         ),
         ...at(session.authorizedAt, 'charger_accepted', 'charger accepted the remote start'),
         ...at(session.startedAt, 'charging', `transaction ${transactionRef ?? ''} started`),
-        ...at(session.stopRequestedAt, 'stop_requested', 'paid energy reached: stop sent'),
+        ...at(session.stopRequestedAt, 'stop_requested', stopSent),
         ...at(
           session.endedAt,
           session.state === 'refunded' ? 'refunded' : 'settled',
-          `${session.state} (${session.endReason ?? 'no reason given'})`,
+          stopper ? `${ended}: stopped by ${stopper.words}` : ended,
         ),
         ...stops.attempts(sessionId).map((a) => ({
           at: a.sentAt,
@@ -489,6 +532,7 @@ export function registerReadRoutes(app: FastifyInstance, deps: OperatorDeps): vo
         meterSamples,
         meterSeries,
         loss: read.sessionLoss(session),
+        stoppedBy: stopper,
         uplink,
         timeline,
       };

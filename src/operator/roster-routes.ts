@@ -61,12 +61,15 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
     '/fleets/:fleetId',
     {
       schema: {
-        summary: 'Create a fleet or rename it',
+        summary: 'Rename a fleet, or create it with "create": true (an unknown id is 404 without)',
         tags: ['roster'],
         params: objectParams('fleetId'),
         body: {
           type: 'object',
-          properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 200 },
+            create: { type: 'boolean' },
+          },
           required: ['name'],
           additionalProperties: false,
         },
@@ -76,8 +79,33 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
     },
     async (request) => {
       const { fleetId } = request.params as { fleetId: string };
-      const { name } = request.body as { name: string };
-      return deps.admin.upsertFleet(fleetId, name, now());
+      const { name, create } = request.body as { name: string; create?: boolean };
+      return asApiError(() => deps.admin.putFleet(fleetId, name, create === true, now()));
+    },
+  );
+
+  app.delete(
+    '/fleets/:fleetId',
+    {
+      schema: {
+        summary: 'Delete a fleet that has no drivers and no API keys',
+        tags: ['roster'],
+        params: objectParams('fleetId'),
+        response: {
+          200: {
+            type: 'object',
+            properties: { deleted: { type: 'boolean' } },
+            required: ['deleted'],
+            additionalProperties: false,
+          },
+          ...errorResponses,
+        },
+      },
+      ...operatorAction('fleet.delete'),
+    },
+    async (request) => {
+      const { fleetId } = request.params as { fleetId: string };
+      return asApiError(() => deps.admin.deleteFleet(fleetId));
     },
   );
 

@@ -21,6 +21,7 @@ import { schemaClockEpochs } from './schema-clock-epochs.js';
 import { schemaTariffs } from './schema-tariffs.js';
 import { schemaTransfers } from './schema-transfers.js';
 import { schemaAlerts } from './schema-alerts.js';
+import { schemaStopOrigin } from './schema-stop-origin.js';
 
 /** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
 const migrations: readonly string[] = [
@@ -46,6 +47,7 @@ const migrations: readonly string[] = [
   schemaTariffs,
   schemaTransfers,
   schemaAlerts,
+  schemaStopOrigin,
 ];
 
 /**

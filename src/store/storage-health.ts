@@ -85,7 +85,7 @@ export function databaseSizeOf(path: string): DatabaseSize {
 
 /**
  * What a monitor reads about the gateway's storage: the outbox backlog and the size of the files.
- * A metrics module calls `outboxHealth()` and `databaseSizeBytes()`; /healthz shows both.
+ * A metrics module calls `outboxHealth()` and `databaseSizeBytes()`; GET /admin/v1/health shows both.
  */
 export class StorageHealth {
   constructor(

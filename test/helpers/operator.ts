@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { OperatorCredentials, type OperatorRole } from '../../src/auth/operator-credentials.js';
 import type { Db } from '../../src/store/database.js';
 import type { JsonResponse } from './http.js';
@@ -32,4 +33,24 @@ export async function op(
     headers: res.headers,
     body: text && json ? (JSON.parse(text) as unknown) : text,
   };
+}
+
+const healthReaders = new WeakMap<Db, string>();
+
+/**
+ * GET /admin/v1/health (the details /healthz keeps to operators) as a viewer made once per
+ * database handle.
+ */
+export async function gatewayHealth<T = Record<string, unknown>>(
+  operatorUrl: string,
+  db: Db,
+): Promise<T> {
+  let credential = healthReaders.get(db);
+  if (credential === undefined) {
+    credential = createOperator(db, `health-${randomUUID().slice(0, 8)}`, 'viewer');
+    healthReaders.set(db, credential);
+  }
+  const res = await op(operatorUrl, credential, 'GET', '/health');
+  if (res.status !== 200) throw new Error(`GET /admin/v1/health answered ${res.status}`);
+  return res.body as T;
 }

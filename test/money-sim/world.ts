@@ -14,6 +14,7 @@ import {
   type DriverKey,
 } from './model.js';
 import { SimCharger } from './sim-charger.js';
+import { gatewayHealth } from '../helpers/operator.js';
 
 /** Seconds the gateway waits for the EV after a remote start (the time jumps are sized on it). */
 export const START_TIMEOUT_SECONDS = 5;
@@ -170,8 +171,10 @@ export class World {
   async chargersOnline(): Promise<void> {
     const want = CHARGER_KEYS.filter((k) => this.model.online[k]).length;
     await until(async () => {
-      const res = await fetch(`${this.t.gw.url}/healthz`);
-      const body = (await res.json()) as { chargersOnline?: number };
+      const body = await gatewayHealth<{ chargersOnline: number }>(
+        this.t.gw.operatorUrl,
+        this.t.gw.db,
+      );
       return body.chargersOnline === want;
     }, `gateway to count ${want} chargers online`);
   }

@@ -3,12 +3,21 @@ import { api, errorText } from './api';
 import { kw, pct, time } from './format';
 import { useLiveReload } from './live';
 import { protocolName, statusWord } from './site';
-import type { ActionAnswer, ChargerView } from './types';
+import type { ActionAnswer, ChargerView, OutOfService } from './types';
 import { ConfirmButton, ErrorText, html, Link, Loading, useData } from './ui';
 
 /** The charger's reply in words: its own status, and whether it took the command. */
 function replyText(a: ActionAnswer): string {
   return `${a.chargerId}${a.connectorId ? ` connector ${a.connectorId}` : ''} answered “${a.status}”${a.accepted ? '' : ' (not accepted)'}.`;
+}
+
+/** Who took it out of service, when and why: what a refused driver is told, shown here too. */
+function OutOfServiceNote(props: { label: string; hold: OutOfService | null | undefined }) {
+  const h = props.hold;
+  if (!h) return null;
+  return html`<p class="error" data-field="out-of-service">
+    ${props.label}: by ${h.by}, ${time(h.at)}${h.reason ? `, “${h.reason}”` : ''}
+  </p>`;
 }
 
 const path = (id: string) => `/chargers/${encodeURIComponent(id)}`;
@@ -36,6 +45,7 @@ export function ChargerPage(props: { id: string; canAct: boolean }) {
       >
     </h1>
     <${ErrorText} error=${data.error} />
+    <${OutOfServiceNote} label="The whole charger is out of service" hold=${c.outOfService} />
     <h2>Boot details</h2>
     <dl class="facts">
       <div>
@@ -117,6 +127,7 @@ export function ChargerPage(props: { id: string; canAct: boolean }) {
               >
             </header>
             ${k.errorCode ? html`<p class="error">Error: ${k.errorCode}</p>` : null}
+            <${OutOfServiceNote} label="Out of service" hold=${k.outOfService} />
             <dl class="figures">
               <div>
                 <dt>Power</dt>

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AlertsView, useOpenAlerts } from './alerts';
 import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
+import { AuditView } from './audit';
 import { ChargerPage } from './charger';
 import { FirmwareView } from './firmware';
 import { setSiteTimeZone, siteTimeZone } from './format';
@@ -144,6 +145,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
   else if (section === 'tariffs') view = html`<${TariffsView} canAct=${canAct} />`;
   else if (section === 'firmware') view = html`<${FirmwareView} canAct=${canAct} />`;
   else if (section === 'alerts') view = html`<${AlertsView} canAct=${canAct} />`;
+  else if (section === 'audit') view = html`<${AuditView} />`;
   else if (section === 'chargers' && parts[1])
     view = html`<${ChargerPage} id=${parts[1]} canAct=${canAct} />`;
   else
@@ -159,7 +161,7 @@ function Shell(props: { login: Login; siteId: string; onLogout: () => void }) {
       <nav aria-label="Main">
         ${tab('/console', 'Site', '')} ${tab('/console/sessions', 'Sessions', 'sessions')}
         ${tab('/console/money', 'Money', 'money')} ${tab('/console/tariffs', 'Tariffs', 'tariffs')}
-        ${tab('/console/firmware', 'Firmware', 'firmware')}
+        ${tab('/console/firmware', 'Firmware', 'firmware')} ${tab('/console/audit', 'Audit trail', 'audit')}
         <${Link} href="/console/alerts" class=${section === 'alerts' ? 'current' : ''}
           >Alerts ${openAlerts ? html`<span class="count" data-open-alerts=${openAlerts}>${openAlerts}</span>` : null}</${Link}
         >

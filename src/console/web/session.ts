@@ -33,6 +33,14 @@ export function SessionView(props: { id: string }) {
     <${ErrorText} error=${detail.error} />
     <dl class="facts">
       <div><dt>State</dt><dd><span class=${`state state-${s.state}`}>${s.state}</span>${s.endReason ? ` (${s.endReason})` : ''}</dd></div>
+      ${
+        d.stoppedBy
+          ? html`<div>
+              <dt>Stopped by</dt>
+              <dd data-field="stopped-by">${d.stoppedBy.words}</dd>
+            </div>`
+          : null
+      }
       <div><dt>Charger</dt><dd><${Link} href=${`/console/chargers/${encodeURIComponent(s.chargerId)}`}>${s.chargerId}</${Link}> / ${s.connectorId}</dd></div>
       <div><dt>Driver</dt><dd><${Link} href=${`/console/money/drivers/${encodeURIComponent(s.driverId)}`}>${s.driverId}</${Link}> (${s.fleetId})</dd></div>
       <div><dt>Paid</dt><dd>${ngn(s.amount)} at ${price(s.pricePerKwh)}/kWh</dd></div>

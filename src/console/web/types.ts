@@ -25,10 +25,18 @@ export interface Status {
   outboxDepth: number;
 }
 
+export interface OutOfService {
+  by: string;
+  reason: string | null;
+  at: string;
+}
+
 export interface ConnectorView {
   connectorId: string;
   status: string;
   errorCode: string | null;
+  /** Who took it out of service, why and when (absent from a gateway that does not say). */
+  outOfService?: OutOfService | null;
   socPercent: number | null;
   session: { sessionId: string; driverId: string; state: string; fleetId?: string } | null;
   powerW: number | null;
@@ -48,6 +56,7 @@ export interface ChargerView {
   bootedAt: string | null;
   lastSeenAt: string | null;
   deviations: { source: string; count: number; kinds: DeviationKind[] };
+  outOfService?: OutOfService | null;
   connectors: ConnectorView[];
   recentEvents?: { seq: number; action: string; note: string | null; at: string }[];
   /** The last OCPP messages with the charger, either way (never their payloads). */
@@ -108,6 +117,8 @@ export interface SessionDetail {
     socPercent: number | null;
   }[];
   loss?: LossSession | null;
+  /** Who stopped it (an operator, the paid energy, the driver, the EV, the charger, the gateway). */
+  stoppedBy?: { by: string; operatorId: string | null; words: string } | null;
   timeline: { at: string; kind?: string; event: string }[];
 }
 
@@ -226,4 +237,21 @@ export interface NodeLimit {
 export interface PowerLimits {
   timeZone: string;
   nodes: NodeLimit[];
+}
+
+/** One entry of the operator audit trail (GET /audit). */
+export interface AuditEntry {
+  seq: number;
+  at: string;
+  operatorId: string;
+  operatorName: string;
+  action: string;
+  params?: unknown;
+  status: number;
+  result?: unknown;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor: string | null;
 }

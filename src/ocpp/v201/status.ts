@@ -46,3 +46,17 @@ export function statusFromChargingState(state: ChargingState): ConnectorStatus |
 export function statusAfterEnd(state: ChargingState | undefined): ConnectorStatus | null {
   return state === 'Idle' ? null : 'occupied';
 }
+
+/**
+ * A StatusNotification Occupied (a station answering a TriggerMessage mid-charge says it) tells
+ * less than the open transaction's chargingState did: a charging or suspended EVSE stays so until
+ * the transaction itself says otherwise. Any other status (Faulted, Unavailable) is taken.
+ */
+export function statusWithTransaction(
+  reported: ConnectorStatus,
+  current: ConnectorStatus,
+): ConnectorStatus {
+  return reported === 'occupied' && (current === 'charging' || current === 'suspended')
+    ? current
+    : reported;
+}

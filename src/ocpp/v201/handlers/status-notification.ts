@@ -1,11 +1,22 @@
 import { WHOLE_CHARGER } from '../../connector-state.js';
 import type { StatusNotificationReq } from '../messages.js';
 import type { Session201 } from '../session-context.js';
-import { statusFrom201 } from '../status.js';
+import { statusFrom201, statusWithTransaction } from '../status.js';
 
-export function statusNotification({ ctx, connectorIdOf }: Session201, req: StatusNotificationReq) {
+export function statusNotification(
+  { ctx, txs, connectorIdOf }: Session201,
+  req: StatusNotificationReq,
+) {
   const connectorId = req.evseId === 0 ? WHOLE_CHARGER : connectorIdOf(req.evseId);
-  if (connectorId) ctx.reports.status(connectorId, statusFrom201(req.connectorStatus), null);
-  else ctx.reports.noted('StatusNotification', 'unconfigured EVSE', req);
+  if (!connectorId) {
+    ctx.reports.noted('StatusNotification', 'unconfigured EVSE', req);
+    return {};
+  }
+  const reported = statusFrom201(req.connectorStatus);
+  const status =
+    connectorId !== WHOLE_CHARGER && txs.openOn(ctx.chargerId, req.evseId)
+      ? statusWithTransaction(reported, ctx.reports.statusOf(connectorId))
+      : reported;
+  ctx.reports.status(connectorId, status, null);
   return {};
 }
