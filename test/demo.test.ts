@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,9 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { openDatabase } from '../src/store/database.js';
 import { bearer, post } from './helpers/http.js';
+import { systemEnv } from './helpers/system-node.js';
 import { waitUntil } from './helpers/wait.js';
 
-const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -136,5 +138,105 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     } finally {
       db.close();
     }
+  });
+});
+
+/** The shell commands between "Try it in another terminal" and the console's address. */
+function printedCommands(printed: string): string[] {
+  const block = printed.slice(
+    printed.indexOf('Try it in another terminal'),
+    printed.indexOf('Site console:'),
+  );
+  return block
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .join('\n')
+    .replaceAll('\\\n', ' ')
+    .split('\n');
+}
+
+describe('what the demo prints, run as printed from a fresh shell (the system Node first on PATH)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgw-demo-printed-'));
+  let demo: ChildProcess | undefined;
+  afterAll(async () => {
+    if (demo && demo.exitCode === null) {
+      const exited = new Promise((resolve) => demo?.once('exit', resolve));
+      demo.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('mints, quotes, starts a paid session and verifies the ledger of this run', async () => {
+    const port = await freePort();
+    const databasePath = join(dir, 'demo.db');
+    const args = [
+      'demo',
+      '--port',
+      String(port),
+      '--time-factor',
+      '60',
+      '--database',
+      databasePath,
+    ];
+    demo = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: systemEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let printed = '';
+    demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+    await waitUntil(() => printed.includes('demo logins'), 15_000, 'demo instructions');
+
+    const commands = printedCommands(printed);
+    expect(commands).toHaveLength(4);
+    const [mint = '', quote = '', start = '', verify = ''] = commands;
+    expect(mint).toMatch(/^TOKEN=\$\(curl /);
+    expect(verify).toMatch(/ ledger verify --config /);
+
+    const db = openDatabase(databasePath);
+    try {
+      await waitUntil(
+        () =>
+          db
+            .prepare(
+              "SELECT 1 FROM connector_state WHERE charger_id = 'CP-DC-01' AND connector_id = '1' AND soc_percent IS NOT NULL",
+            )
+            .get(),
+        15_000,
+        'the simulated vehicle SoC',
+      );
+      // One shell for the three calls: the token the first one sets is the next two's.
+      const calls = spawnSync('bash', ['-eo', 'pipefail', '-c', [mint, quote, start].join('\n')], {
+        cwd: ROOT,
+        env: systemEnv(),
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(calls.status, calls.stderr).toBe(0);
+      const [quoted = '', started = ''] = calls.stdout.trim().split('\n');
+      expect(JSON.parse(quoted)).toMatchObject({ fleetDriver: true, currency: 'NGN' });
+      const { sessionId } = JSON.parse(started) as { sessionId: string };
+      expect(sessionId).toMatch(/^ses_/);
+
+      await waitUntil(
+        () =>
+          db.prepare("SELECT 1 FROM sessions WHERE id = ? AND state = 'settled'").get(sessionId),
+        30_000,
+        'the printed session to settle',
+      );
+    } finally {
+      db.close();
+    }
+    const verified = spawnSync('bash', ['-c', verify], {
+      cwd: ROOT,
+      env: systemEnv(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/ledger/i);
   });
 });
