@@ -27,7 +27,18 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', () => {
+interface DemoRun {
+  port: number;
+  databasePath: string;
+  /** What it printed on standard error up to its console logins. */
+  printed: string;
+}
+
+/**
+ * Starts `fleet-gateway demo` on a free port with a database of its own and waits for its
+ * instructions; the describe it is called in stops it and removes its folder afterwards.
+ */
+function demoRunner(env: NodeJS.ProcessEnv = process.env): () => Promise<DemoRun> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-demo-'));
   let demo: ChildProcess | undefined;
   afterAll(async () => {
@@ -38,17 +49,15 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     }
     rmSync(dir, { recursive: true, force: true });
   });
-
-  it('runs the gateway with simulated chargers, and the printed API calls work', async () => {
+  return async () => {
     const port = await freePort();
     const databasePath = join(dir, 'demo.db');
-    demo = spawn(
-      process.execPath,
-      [CLI, 'demo', '--port', String(port), '--time-factor', '60', '--database', databasePath],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+    const args = ['--port', String(port), '--time-factor', '60', '--database', databasePath];
+    demo = spawn(process.execPath, [CLI, 'demo', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let printed = '';
     demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
     await waitUntil(
@@ -56,6 +65,15 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
       15_000,
       'demo instructions',
     );
+    return { port, databasePath, printed };
+  };
+}
+
+describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', () => {
+  const startDemo = demoRunner();
+
+  it('runs the gateway with simulated chargers, and the printed API calls work', async () => {
+    const { port, databasePath, printed } = await startDemo();
 
     const apiKey = /ApiKey ([^']+)'/.exec(printed)?.[1];
     const email = /"driverEmail":"([^"]+)"/.exec(printed)?.[1];
@@ -158,37 +176,10 @@ function printedCommands(printed: string): string[] {
 }
 
 describe('what the demo prints, run as printed from a fresh shell (the system Node first on PATH)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'fleetgw-demo-printed-'));
-  let demo: ChildProcess | undefined;
-  afterAll(async () => {
-    if (demo && demo.exitCode === null) {
-      const exited = new Promise((resolve) => demo?.once('exit', resolve));
-      demo.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const startDemo = demoRunner(systemEnv());
 
   it('mints, quotes, starts a paid session and verifies the ledger of this run', async () => {
-    const port = await freePort();
-    const databasePath = join(dir, 'demo.db');
-    const args = [
-      'demo',
-      '--port',
-      String(port),
-      '--time-factor',
-      '60',
-      '--database',
-      databasePath,
-    ];
-    demo = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: systemEnv(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let printed = '';
-    demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
-    await waitUntil(() => printed.includes('demo logins'), 15_000, 'demo instructions');
+    const { databasePath, printed } = await startDemo();
 
     const commands = printedCommands(printed);
     expect(commands).toHaveLength(4);
