@@ -50,6 +50,28 @@ describe('which Node the gateway runs on', () => {
     expect(nodeRefusal(process.versions)).toBeUndefined();
   });
 
+  it('pins one Node for linux-x64 and linux-arm64, each optional so npm skips the one that does not fit', () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<
+        string,
+        { version?: string; cpu?: string; optional?: boolean; dev?: boolean }
+      >;
+    };
+    const pins = ['x64', 'arm64'].map((cpu) => ({
+      cpu,
+      entry: lock.packages[`node_modules/node-linux-${cpu}`],
+    }));
+    for (const { cpu, entry } of pins) {
+      // A pin that is not optional stops `npm ci` on every other cpu with EBADPLATFORM.
+      expect(entry, cpu).toMatchObject({ cpu, optional: true });
+      expect(entry?.dev, cpu).toBeUndefined();
+    }
+    expect(pins[0]?.entry?.version).toBe(pins[1]?.entry?.version);
+    expect(
+      nodeRefusal({ node: pins[0]?.entry?.version ?? '', napi: String(ADDON_NODE_API) }),
+    ).toBeUndefined();
+  });
+
   it('names a command that the shell reads back as the same words', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { maxLength: 4 }), (args) => {
