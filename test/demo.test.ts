@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,9 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { openDatabase } from '../src/store/database.js';
 import { bearer, post } from './helpers/http.js';
+import { systemEnv } from './helpers/system-node.js';
 import { waitUntil } from './helpers/wait.js';
 
-const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -25,7 +27,18 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', () => {
+interface DemoRun {
+  port: number;
+  databasePath: string;
+  /** What it printed on standard error up to its console logins. */
+  printed: string;
+}
+
+/**
+ * Starts `fleet-gateway demo` on a free port with a database of its own and waits for its
+ * instructions; the describe it is called in stops it and removes its folder afterwards.
+ */
+function demoRunner(env: NodeJS.ProcessEnv = process.env): () => Promise<DemoRun> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetgw-demo-'));
   let demo: ChildProcess | undefined;
   afterAll(async () => {
@@ -36,17 +49,15 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     }
     rmSync(dir, { recursive: true, force: true });
   });
-
-  it('runs the gateway with simulated chargers, and the printed API calls work', async () => {
+  return async () => {
     const port = await freePort();
     const databasePath = join(dir, 'demo.db');
-    demo = spawn(
-      process.execPath,
-      [CLI, 'demo', '--port', String(port), '--time-factor', '60', '--database', databasePath],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+    const args = ['--port', String(port), '--time-factor', '60', '--database', databasePath];
+    demo = spawn(process.execPath, [CLI, 'demo', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let printed = '';
     demo.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
     await waitUntil(
@@ -54,6 +65,15 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
       15_000,
       'demo instructions',
     );
+    return { port, databasePath, printed };
+  };
+}
+
+describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', () => {
+  const startDemo = demoRunner();
+
+  it('runs the gateway with simulated chargers, and the printed API calls work', async () => {
+    const { port, databasePath, printed } = await startDemo();
 
     const apiKey = /ApiKey ([^']+)'/.exec(printed)?.[1];
     const email = /"driverEmail":"([^"]+)"/.exec(printed)?.[1];
@@ -136,5 +156,78 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
     } finally {
       db.close();
     }
+  });
+});
+
+/** The shell commands between "Try it in another terminal" and the console's address. */
+function printedCommands(printed: string): string[] {
+  const block = printed.slice(
+    printed.indexOf('Try it in another terminal'),
+    printed.indexOf('Site console:'),
+  );
+  return block
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .join('\n')
+    .replaceAll('\\\n', ' ')
+    .split('\n');
+}
+
+describe('what the demo prints, run as printed from a fresh shell (the system Node first on PATH)', () => {
+  const startDemo = demoRunner(systemEnv());
+
+  it('mints, quotes, starts a paid session and verifies the ledger of this run', async () => {
+    const { databasePath, printed } = await startDemo();
+
+    const commands = printedCommands(printed);
+    expect(commands).toHaveLength(4);
+    const [mint = '', quote = '', start = '', verify = ''] = commands;
+    expect(mint).toMatch(/^TOKEN=\$\(curl /);
+    expect(verify).toMatch(/ ledger verify --config /);
+
+    const db = openDatabase(databasePath);
+    try {
+      await waitUntil(
+        () =>
+          db
+            .prepare(
+              "SELECT 1 FROM connector_state WHERE charger_id = 'CP-DC-01' AND connector_id = '1' AND soc_percent IS NOT NULL",
+            )
+            .get(),
+        15_000,
+        'the simulated vehicle SoC',
+      );
+      // One shell for the three calls: the token the first one sets is the next two's.
+      const calls = spawnSync('bash', ['-eo', 'pipefail', '-c', [mint, quote, start].join('\n')], {
+        cwd: ROOT,
+        env: systemEnv(),
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(calls.status, calls.stderr).toBe(0);
+      const [quoted = '', started = ''] = calls.stdout.trim().split('\n');
+      expect(JSON.parse(quoted)).toMatchObject({ fleetDriver: true, currency: 'NGN' });
+      const { sessionId } = JSON.parse(started) as { sessionId: string };
+      expect(sessionId).toMatch(/^ses_/);
+
+      await waitUntil(
+        () =>
+          db.prepare("SELECT 1 FROM sessions WHERE id = ? AND state = 'settled'").get(sessionId),
+        30_000,
+        'the printed session to settle',
+      );
+    } finally {
+      db.close();
+    }
+    const verified = spawnSync('bash', ['-c', verify], {
+      cwd: ROOT,
+      env: systemEnv(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/ledger/i);
   });
 });

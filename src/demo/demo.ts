@@ -1,14 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parse, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { applySeed, readSeedFile } from '../admin/seed.js';
 import { loadConfigFile } from '../config/load.js';
 import { startGateway } from '../gateway.js';
 import { demoLogins, type DemoLogin } from './demo-operators.js';
 import { openDatabase } from '../store/database.js';
+import { shellCommand, typedPath } from '../shared/shell-command.js';
 
 /** The project's root, whether this runs from dist/ or from src/. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -54,9 +55,11 @@ export interface DemoOptions {
  * child processes (as real chargers are separate machines), then prints how to call the API.
  */
 export async function runDemo(options: DemoOptions): Promise<void> {
-  const config = loadConfigFile(join(ROOT, 'config', 'demo.yaml'));
+  const configPath = options.databasePath
+    ? demoConfigFor(resolve(options.databasePath))
+    : join(ROOT, 'config', 'demo.yaml');
+  const config = loadConfigFile(configPath);
   config.http.port = options.port;
-  if (options.databasePath) config.database.path = resolve(options.databasePath);
   const db = openDatabase(config.database.path);
   const seed = readSeedFile(join(ROOT, 'config', 'demo-seed.json'));
   applySeed(db, seed, new Date().toISOString());
@@ -103,7 +106,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const email = seed.fleets[0]?.drivers[0]?.email ?? '';
   // One write: a reader that saw the curl session has the console's address too.
   process.stderr.write(
-    demoInstructions(gateway.url, apiKey, email) + consoleInstructions(gateway.operatorUrl, logins),
+    demoInstructions(gateway.url, apiKey, email, ledgerVerify(configPath)) +
+      consoleInstructions(gateway.operatorUrl, logins),
   );
 
   const stop = () => {
@@ -128,7 +132,38 @@ ${line(logins.viewer)}
 `;
 }
 
-function demoInstructions(url: string, apiKey: string, email: string): string {
+/**
+ * The demo config with another database, written beside it, so that the `ledger verify` the demo
+ * prints checks the database this run uses.
+ */
+function demoConfigFor(databasePath: string): string {
+  const doc = parseDocument(readFileSync(join(ROOT, 'config', 'demo.yaml'), 'utf8'));
+  doc.setIn(['database', 'path'], databasePath);
+  const path = `${databasePath}.yaml`;
+  writeFileSync(path, doc.toString());
+  return path;
+}
+
+/**
+ * `ledger verify` as a command that runs where it is pasted: on the checkout's pinned Node (the
+ * system's may be one the gateway does not support), with paths from the user's directory (npm
+ * start runs this in the project's root, and says where it was started in INIT_CWD).
+ */
+function ledgerVerify(configPath: string): string {
+  const cwd = process.env.INIT_CWD ?? process.cwd();
+  const pinned = join(ROOT, 'node_modules/.bin/node');
+  const node = existsSync(pinned) ? pinned : process.execPath;
+  return shellCommand([
+    typedPath(node, cwd),
+    typedPath(join(ROOT, 'dist', 'cli.js'), cwd),
+    'ledger',
+    'verify',
+    '--config',
+    typedPath(configPath, cwd),
+  ]);
+}
+
+function demoInstructions(url: string, apiKey: string, email: string, verify: string): string {
   const json = "-H 'Content-Type: application/json'";
   return `
 Fleet charging gateway demo is running on ${url} (OCPP chargers connect to ${url.replace('http', 'ws')}/ocpp/<id>).
@@ -151,7 +186,7 @@ Try it in another terminal:
     -d '{"chargerId":"CP-DC-01","connectorId":"1","driverEmail":"${email}","amount":5000}'; echo
 
   # 4. after the session ends, check the books
-  node dist/cli.js ledger verify --config config/demo.yaml
+  ${verify}
 
 `;
 }
