@@ -18,6 +18,7 @@ import {
 } from './helpers/gateway.js';
 import { spawnGateway, type GatewayProcess } from './helpers/gateway-process.js';
 import { mintToken, startSession } from './helpers/http.js';
+import { createOperator, op } from './helpers/operator.js';
 import {
   buildMicroOcpp,
   intervalAccepted,
@@ -283,6 +284,45 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
         await firmware().evse({ evReady: true });
       });
       expect(paused, 'the firmware reported SuspendedEV').toBe(true);
+      checkMoney(run);
+      checkStoppedAtPaid(run);
+    },
+  );
+
+  it(
+    'a firmware update and a log request to firmware built without an updater are refused by it, and the jobs say so',
+    { timeout: CASE_MS },
+    async () => {
+      // MicroOcpp sets up its firmware and diagnostics services only on ESP32/ESP8266 (or with
+      // mbedTLS): its Linux build answers both calls NotImplemented (docs/firmware-and-logs.md).
+      const operator = createOperator(store(), `mo-${version}`, 'operator');
+      const upload = await fetch(`${gw().url}/admin/v1/firmware?name=mo-1.2.1.bin`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${operator}`,
+          'content-type': 'application/octet-stream',
+        },
+        body: new Uint8Array(4_096),
+      });
+      expect(upload.status).toBe(201);
+      const { fileId } = (await upload.json()) as { fileId: string };
+      const calls = [
+        ['/firmware-update', { fileId }],
+        ['/log-request', {}],
+      ] as const;
+      for (const [path, body] of calls) {
+        const res = await op(gw().url, operator, 'POST', `/chargers/${identity}${path}`, body);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const answer = res.body as { accepted: boolean; status: string; job: { jobId: number } };
+        expect(answer).toMatchObject({ accepted: false, status: 'CallError' });
+        const read = await op(gw().url, operator, 'GET', `/transfer-jobs/${answer.job.jobId}`);
+        expect((read.body as { job: unknown }).job).toMatchObject({
+          status: 'Rejected',
+          finished: true,
+        });
+      }
+      // The charger still charges as before.
+      const run = await paidSession(20);
       checkMoney(run);
       checkStoppedAtPaid(run);
     },
