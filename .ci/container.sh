@@ -57,10 +57,13 @@ echo "image built in $((SECONDS - t0)) s; size: $(podman image inspect "$IMAGE" 
 port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 sed -n '/^chargers:/,$d; p' config/demo.yaml |
   sed 's/^siteId: .*/siteId: ci-container/; s/^  host: 127.0.0.1/  host: 0.0.0.0/; s|^  path: ../.data/demo.db|  path: /data/gateway.db|' >"$work/gateway.yaml"
+# The CLI on the pinned Node (the system's may be one the CLI refuses); computed first, so that a
+# failure stops the check here rather than writing an empty hash into the config.
+hash=$(node_modules/.bin/node dist/cli.js hash-password demo-dc-charger-secret-01)
 cat >>"$work/gateway.yaml" <<YAML
 chargers:
   - id: $CHARGER
-    passwordHash: $(node dist/cli.js hash-password demo-dc-charger-secret-01)
+    passwordHash: $hash
     # The simulator delivers its 120 kW --time-factor times faster than real time: the
     # plausibility bound is scaled by simulation.timeFactor, copied from config/demo.yaml.
     connectors:
