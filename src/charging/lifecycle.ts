@@ -801,5 +801,9 @@ function possibleWh(s: Session): number {
 
 /** A sample on the charger's clock, as the limit watch plans from it. */
 function stampOf(m: MeterSample): ChargerStamp {
-  return { stampMs: m.time.stampMs, ageMs: m.receivedAtMs - m.time.measuredAtMs };
+  return {
+    stampMs: m.time.stampMs,
+    ageMs: m.receivedAtMs - m.time.measuredAtMs,
+    epoch: m.time.epoch,
+  };
 }
