@@ -348,6 +348,16 @@ export class SessionLifecycle implements ChargerEvents {
               maxGainWh(maxPowerW, before.lastAtMs, m.receivedAtMs),
             );
       gapWh += Math.max(held - deliveredWh(before) - gapWh, sinceReset, 0);
+    } else if (kind === 'advanced' && before.pendingResetWh !== null && before.lastAtMs !== null) {
+      // Back at or above the last register after a held drop: billed as a glitch (the smaller
+      // energy), but a reset whose new segment already counted past the old register (a meter
+      // that started near 0, a reboot early in the session) reads the same. When the gain from the
+      // held register fits what the session was drawing since the last count, the stop is planned
+      // on the reset: the doubt raised at the held reading and the old register stay a gap.
+      const sinceHeldWh = after.lastWh - before.pendingResetWh;
+      if (sinceHeldWh <= this.doubtWh(s.id, maxPowerW, before.lastAtMs, m.receivedAtMs))
+        gapWh +=
+          Math.max(held - deliveredWh(before) - gapWh, 0) + before.lastWh - before.pendingResetWh;
     }
     const proven = deliveredWh(after);
     return { possibleWh: Math.max(held, proven + gapWh + doubtWh), gapWh };
