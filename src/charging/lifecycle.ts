@@ -581,7 +581,18 @@ export class SessionLifecycle implements ChargerEvents {
             Date.parse(s.lastActivityAt ?? s.createdAt) + this.o.silenceMs - nowMs,
           );
           if (s.meterStartWh === null) break; // the first sample will begin the watch
-          this.watch.begin(s.id, s.limitWh, possibleWh(s), nowMs);
+          // From when the last counted reading was taken, on the charger's clock: paired with our
+          // restart time, the first reading after it (queued before the kill, or taken long after
+          // that reading) measured a rate several times off (a kill then a reboot that reset the
+          // register: overshot by 1.2 kWh, meter simulation).
+          this.watch.begin(
+            s.id,
+            s.limitWh,
+            possibleWh(s),
+            s.meterLastAtMs ?? nowMs,
+            s.meterLastAtMs === null ? null : s.meterLastStampMs,
+            s.meterLastAtMs === null ? undefined : s.meterLastEpoch,
+          );
           break;
         case 'stopping':
           // Its stop is sent again when the charger connects to this process (chargerOnline).

@@ -133,11 +133,14 @@ export class LimitWatch {
     deliveredWh: number,
     atMs: number,
     stampMs: number | null = null,
+    epoch?: number | null,
   ): void {
     this.end(sessionId);
     this.watched.set(sessionId, {
       limitWh,
-      points: [{ atMs, stampMs, deliveredWh, takenAtMs: atMs }],
+      points: [
+        pointOf(atMs, stampMs === null ? undefined : { stampMs, ageMs: 0, epoch }, deliveredWh),
+      ],
       timer: null,
       fired: false,
       rate: null,
