@@ -236,6 +236,29 @@ describe('charger clock epochs: two stamps of one epoch are as far apart as they
     expect(after).not.toBe(e0);
   });
 
+  it('a charger sampling faster than once a second: a step back shows in two live-spaced readings; a burst of them does not', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    const e0 = clocks.observe('cp', stamp(T0 + 50_000), T0 + 50_000).epoch;
+    // Every 209 ms; the clock steps 51 minutes back on a live link. The first late reading is
+    // history (stamped before what it sent); the second, spaced like it, shows the step.
+    const back = 3_078_595;
+    const first = clocks.observe('cp', stamp(T0 + 50_209 - back), T0 + 50_209);
+    expect(first.live).toBe(false);
+    const second = clocks.observe('cp', stamp(T0 + 50_418 - back), T0 + 50_418);
+    expect(second).toMatchObject({ live: true, ageMs: 0 });
+    expect(second.epoch).not.toBe(e0);
+    // After a reconnect, a queue of readings 209 ms apart replayed 2 ms apart stays a replay.
+    const other = new ChargerClocks();
+    settled(other);
+    other.connected('cp');
+    const replay = Array.from({ length: 5 }, (_, k) =>
+      other.observe('cp', stamp(T0 + 40_000 + k * 209), T0 + 60_000 + k * 2),
+    );
+    expect(replay.every((r) => !r.live)).toBe(true);
+    expect(other.offsetMs('cp')).toBe(0);
+  });
+
   it('2.0.1: after its queue flagged offline, a late message not flagged is live (the clock stepped back while offline)', () => {
     const clocks = new ChargerClocks();
     settled(clocks);

@@ -180,6 +180,22 @@ describe('paid-energy limit watch', () => {
     expect(fired).toEqual(['s']);
   });
 
+  it('across a clock step the rate runs on when each reading was taken, not on a replay burst’s arrivals', () => {
+    watch.begin('s', 6_000, 0, 0, 1_000_000);
+    // 6 Wh/ms; offline from 125 ms, two queued readings replayed 1 ms apart at 500 ms.
+    watch.sample('s', 750, 125, { stampMs: 1_000_125, ageMs: 0, epoch: 0 });
+    watch.sample('s', 1_500, 500, { stampMs: 1_000_250, ageMs: 250, epoch: 0 }, false);
+    watch.sample('s', 2_250, 501, { stampMs: 1_000_375, ageMs: 126, epoch: 0 }, false);
+    // Then a live reading on a clock stepped an hour back (a new epoch): 750 Wh in 2 ms on
+    // arrival times would stop it at once; taken 252 ms after the first of its window, 3,000 Wh
+    // to go is about 500 ms.
+    watch.sample('s', 3_000, 502, { stampMs: 1_000_500 - 3_600_000, ageMs: 0, epoch: 502 });
+    vi.advanceTimersByTime(350);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['s']);
+  });
+
   it('after a restart (no stamp yet), queued-looking readings on a moving charger clock still plan the stop', () => {
     watch.begin('s', 3000, 0, 0);
     // A 1.6 charger hours behind: every reading looks queued, but its clock moves.

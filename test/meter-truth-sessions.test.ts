@@ -143,6 +143,75 @@ describe.each(RAW_PROTOCOLS)('meter truth, doubted readings: $name', (protocol) 
   });
 });
 
+describe.each(RAW_PROTOCOLS)('meter truth, a gateway restart: $name', (protocol) => {
+  const h = harness({});
+
+  it('the stop after a restart measures its first rate from when the last counted reading was taken, not from the restart', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    // Half a Wh a millisecond, the register read from the truth whenever a sample is sent.
+    const t0 = Date.now();
+    const { tx } = await station.start(10_000);
+    const register = () => 10_000 + Math.round((Date.now() - t0) / 2);
+    await sleep(200);
+    await station.send(station.sample(tx, register()));
+    await sleep(1_000); // a slow sample interval: the next reading is due after the restart
+    await h.t.restart();
+    await station.reconnect();
+    await sleep(100);
+    // Paired with the restart, this reading's gain since the last one (about 650 Wh) is over the
+    // 300 ms or so since the restart, not over the 1.3 s since that one was taken: over four
+    // times the rate, a stop planned about 700 ms on, at a third of the paid energy. Taken right,
+    // 1,600 Wh to go at 0.5 Wh/ms is 3 s.
+    await station.send(station.sample(tx, register()));
+    await sleep(1_000);
+    expect(station.stops).toEqual([]);
+    let wh = register();
+    while (station.stops.length === 0 && wh - 10_000 < 3_000) {
+      await sleep(100);
+      wh = register();
+      await station.send(station.sample(tx, wh));
+    }
+    expect(wh - 10_000).toBeGreaterThanOrEqual(LIMIT_WH - 150);
+    await station.send(station.end(tx, wh, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    h.settledOnce(sessionId, wh - 10_000);
+  });
+});
+
+describe.each(RAW_PROTOCOLS)('meter truth, a register reset after a reboot: $name', (protocol) => {
+  const h = harness({});
+
+  it('a reset whose new segment counted past the old register is billed as a glitch but stops the session on the reset', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    // A meter that started near 0, at 1 Wh a millisecond: 200 Wh, then the charger reboots.
+    const { tx } = await station.start(5);
+    for (const wh of [105, 205]) {
+      await sleep(100);
+      await station.send(station.sample(tx, wh));
+    }
+    await station.reboot();
+    await sleep(100);
+    await station.send(station.sample(tx, 0)); // held: a reset, or a meter reading 0 as it boots
+    // Back above 205 Wh: a glitch by the registers (5 Wh since), a reset by the time (210 Wh
+    // since the held reading fit the rate). Delivered: 200 Wh, about 100 through the reboot, and
+    // the new segment; read as a glitch alone, the session ran about 300 Wh past its paid energy.
+    await sleep(200);
+    let wh = 210;
+    await station.send(station.sample(tx, wh));
+    while (station.stops.length === 0 && wh < 3_000) {
+      await sleep(100);
+      wh += 100;
+      await station.send(station.sample(tx, wh));
+    }
+    expect(300 + wh).toBeLessThanOrEqual(LIMIT_WH + 200);
+    expect(300 + wh).toBeGreaterThanOrEqual(LIMIT_WH - 200);
+    await station.send(station.end(tx, wh, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    // Billed what the registers prove read as a glitch, the smaller: never the unproven gap.
+    h.settledOnce(sessionId, wh - 5);
+  });
+});
+
 describe('meter truth, a 1.6 meterStart in kWh', () => {
   const h = harness({});
 

@@ -348,6 +348,16 @@ export class SessionLifecycle implements ChargerEvents {
               maxGainWh(maxPowerW, before.lastAtMs, m.receivedAtMs),
             );
       gapWh += Math.max(held - deliveredWh(before) - gapWh, sinceReset, 0);
+    } else if (kind === 'advanced' && before.pendingResetWh !== null && before.lastAtMs !== null) {
+      // Back at or above the last register after a held drop: billed as a glitch (the smaller
+      // energy), but a reset whose new segment already counted past the old register (a meter
+      // that started near 0, a reboot early in the session) reads the same. When the gain from the
+      // held register fits what the session was drawing since the last count, the stop is planned
+      // on the reset: the doubt raised at the held reading and the old register stay a gap.
+      const sinceHeldWh = after.lastWh - before.pendingResetWh;
+      if (sinceHeldWh <= this.doubtWh(s.id, maxPowerW, before.lastAtMs, m.receivedAtMs))
+        gapWh +=
+          Math.max(held - deliveredWh(before) - gapWh, 0) + before.lastWh - before.pendingResetWh;
     }
     const proven = deliveredWh(after);
     return { possibleWh: Math.max(held, proven + gapWh + doubtWh), gapWh };
@@ -571,7 +581,18 @@ export class SessionLifecycle implements ChargerEvents {
             Date.parse(s.lastActivityAt ?? s.createdAt) + this.o.silenceMs - nowMs,
           );
           if (s.meterStartWh === null) break; // the first sample will begin the watch
-          this.watch.begin(s.id, s.limitWh, possibleWh(s), nowMs);
+          // From when the last counted reading was taken, on the charger's clock: paired with our
+          // restart time, the first reading after it (queued before the kill, or taken long after
+          // that reading) measured a rate several times off (a kill then a reboot that reset the
+          // register: overshot by 1.2 kWh, meter simulation).
+          this.watch.begin(
+            s.id,
+            s.limitWh,
+            possibleWh(s),
+            s.meterLastAtMs ?? nowMs,
+            s.meterLastAtMs === null ? null : s.meterLastStampMs,
+            s.meterLastAtMs === null ? undefined : s.meterLastEpoch,
+          );
           break;
         case 'stopping':
           // Its stop is sent again when the charger connects to this process (chargerOnline).
@@ -804,5 +825,9 @@ function possibleWh(s: Session): number {
 
 /** A sample on the charger's clock, as the limit watch plans from it. */
 function stampOf(m: MeterSample): ChargerStamp {
-  return { stampMs: m.time.stampMs, ageMs: m.receivedAtMs - m.time.measuredAtMs };
+  return {
+    stampMs: m.time.stampMs,
+    ageMs: m.receivedAtMs - m.time.measuredAtMs,
+    epoch: m.time.epoch,
+  };
 }

@@ -49,6 +49,11 @@ const LONGEST_WAIT_MS = 2_147_483_647;
 export interface ChargerStamp {
   stampMs: number;
   ageMs: number;
+  /**
+   * The charger clock's epoch (ocpp/charger-clocks.ts): stamps of two epochs are not comparable
+   * (the clock stepped between them). Absent: taken as the epoch of the readings around it.
+   */
+  epoch?: number | null;
 }
 
 interface Point {
@@ -56,6 +61,10 @@ interface Point {
   atMs: number;
   /** The charger's clock; null when not known. */
   stampMs: number | null;
+  /** The charger clock's epoch, when known (ChargerStamp). */
+  epoch?: number | null;
+  /** When it was taken, on our clock (its arrival less its age). */
+  takenAtMs: number;
   deliveredWh: number;
   /** Replayed from the charger's queue, or taken REPLAY_SETTLE_MS or more before it arrived. */
   late?: boolean;
@@ -81,13 +90,36 @@ interface Watched {
   flowWhPerMs: number | null;
 }
 
+/** The charger's clock stepped between the two readings: their stamps say nothing of each other. */
+function acrossStep(p: Point, q: Point): boolean {
+  return p.epoch !== undefined && q.epoch !== undefined && p.epoch !== q.epoch;
+}
+
 function stampedAfter(p: Point, q: Point): boolean {
-  return p.stampMs !== null && q.stampMs !== null && p.stampMs > q.stampMs;
+  return p.stampMs !== null && q.stampMs !== null && !acrossStep(p, q) && p.stampMs > q.stampMs;
+}
+
+/**
+ * Taken after it: on the charger's clock within one epoch; across a step, when each was taken on
+ * ours (each stamp placed by its own epoch's offset).
+ */
+function takenAfter(p: Point, q: Point): boolean {
+  return stampedAfter(p, q) || (acrossStep(p, q) && p.takenAtMs > q.takenAtMs);
 }
 
 /** Later on the charger's clock when both have it and it moved, else on ours. */
 function after(p: Point, q: Point): boolean {
-  return stampedAfter(p, q) || p.atMs > q.atMs;
+  return takenAfter(p, q) || p.atMs > q.atMs;
+}
+
+function pointOf(atMs: number, stamp: ChargerStamp | undefined, deliveredWh: number): Point {
+  return {
+    atMs,
+    stampMs: stamp?.stampMs ?? null,
+    ...(stamp?.epoch !== undefined ? { epoch: stamp.epoch } : {}),
+    takenAtMs: atMs - (stamp?.ageMs ?? 0),
+    deliveredWh,
+  };
 }
 
 export class LimitWatch {
@@ -101,11 +133,14 @@ export class LimitWatch {
     deliveredWh: number,
     atMs: number,
     stampMs: number | null = null,
+    epoch?: number | null,
   ): void {
     this.end(sessionId);
     this.watched.set(sessionId, {
       limitWh,
-      points: [{ atMs, stampMs, deliveredWh }],
+      points: [
+        pointOf(atMs, stampMs === null ? undefined : { stampMs, ageMs: 0, epoch }, deliveredWh),
+      ],
       timer: null,
       fired: false,
       rate: null,
@@ -120,11 +155,12 @@ export class LimitWatch {
 
   /**
    * A reading received at `atMs`. With the charger's `stamp`, the rate is measured on its clock
-   * whenever that clock moved over the window; a clock that stands still or runs backwards (never
-   * set, stuck, stepped back) leaves the rate to our receive clock. A reading the charger queued
-   * (`live` false) arrived late, so our clock says nothing of when it was taken: it is a rate
-   * point only when the charger's clock places it after the last one; otherwise it is history,
-   * which stops the session at once if it shows the paid energy delivered.
+   * whenever that clock moved over the window; across a step (readings of two clock epochs) on
+   * when each was taken on ours; a clock that stands still or runs backwards within an epoch (never
+   * set, stuck) leaves the rate to our receive clock. A reading the charger queued (`live` false)
+   * arrived late, so its arrival says nothing of when it was taken: it is a rate point only when
+   * the charger's clock (across a step, its offset) places it after the last one; otherwise it is
+   * history, which stops the session at once if it shows the paid energy delivered.
    */
   sample(
     sessionId: string,
@@ -137,21 +173,16 @@ export class LimitWatch {
     if (!w || w.fired) return;
     if (deliveredWh >= w.limitWh) {
       // Kept as the last reading: a stop the charger could not hear is planned again from it.
-      w.points = [
-        ...w.points.slice(-RATE_WINDOW),
-        { atMs, stampMs: stamp?.stampMs ?? null, deliveredWh },
-      ];
+      w.points = [...w.points.slice(-RATE_WINDOW), pointOf(atMs, stamp, deliveredWh)];
       this.fire(sessionId);
       return;
     }
     const point: Point = {
-      atMs,
-      stampMs: stamp?.stampMs ?? null,
-      deliveredWh,
+      ...pointOf(atMs, stamp, deliveredWh),
       ...(!live || (stamp?.ageMs ?? 0) >= REPLAY_SETTLE_MS ? { late: true } : {}),
     };
     const last = w.points[w.points.length - 1];
-    if (!live && !(last && stampedAfter(point, last))) {
+    if (!live && !(last && takenAfter(point, last))) {
       // The first stamped reading after points without a stamp (picked up after a restart):
       // the anchor the charger's clock measures the next ones from.
       if (last?.stampMs === null && point.stampMs !== null && deliveredWh >= last.deliveredWh)
@@ -165,8 +196,16 @@ export class LimitWatch {
     w.preChange = false;
     const first = w.points[0] as Point;
     const onStamps = stampedAfter(point, first);
-    const dt = onStamps ? (point.stampMs as number) - (first.stampMs as number) : atMs - first.atMs;
-    const ageMs = onStamps ? (stamp?.ageMs ?? 0) : 0;
+    // Across a clock step, the times each was taken on ours: on arrival times, a queue replayed in
+    // a burst before a live reading on the stepped clock was a rate of megawatts, stopping the
+    // session at 60 % of its paid energy (meter simulation, a 2.0.1 step back while offline).
+    const onTaken = !onStamps && acrossStep(point, first) && point.takenAtMs > first.takenAtMs;
+    const dt = onStamps
+      ? (point.stampMs as number) - (first.stampMs as number)
+      : onTaken
+        ? point.takenAtMs - first.takenAtMs
+        : atMs - first.atMs;
+    const ageMs = onStamps || onTaken ? (stamp?.ageMs ?? 0) : 0;
     const de = deliveredWh - first.deliveredWh;
     if (dt <= 0) return;
     if (de <= 0) {

@@ -21,7 +21,8 @@
  * - Otherwise (after a (re)connect, or stamped back in time), late messages are a replay unless
  *   two in a row are late by the same amount AND arrived as far apart as they were stamped (live
  *   messages): a replayed queue arrives in a burst, its stamps spaced by the sample interval, so
- *   it keeps its spacing and never resets the estimate.
+ *   it keeps its spacing and never resets the estimate. "As far apart" is never looser than half
+ *   the spacing, so readings stamped under a second apart tell a burst from live spacing too.
  * A message earlier than the estimate by more than STEP_MS (the charger's clock stepped forward,
  * or ours back: no message arrives before it was sent) starts the estimate again from it, flagged
  * offline or not. Each step opens a new clock *epoch*: between two messages of one epoch, the
@@ -62,7 +63,7 @@ export const STEP_MS = 5_000;
 const QUEUED_AFTER_MS = 120_000;
 /** A charger whose clock says it is before this has never set it (1970 after a reboot). */
 const TRUSTED_CLOCK_FROM = Date.parse('2020-01-01T00:00:00Z');
-/** Two messages stamped this far apart at least can tell live spacing from a burst. */
+/** A forward step's epoch settles on two messages stamped this far apart at least. */
 const SPACING_MIN_MS = 1_000;
 /** Persist the estimate when it moved this much from what is stored. */
 const PERSIST_DRIFT_MS = 1_000;
@@ -256,7 +257,12 @@ export class ChargerClocks {
     if (!before || Math.abs(delta - before.delta) > STEP_MS) return false;
     const ds = stampedMs - before.stampedMs;
     const dr = receivedAtMs - before.receivedAtMs;
-    const spacedLive = ds >= SPACING_MIN_MS && Math.abs(dr - ds) <= Math.max(250, ds / 5);
+    // Never looser than half the spacing: a burst (arriving milliseconds apart) of readings stamped
+    // under a second apart is within SPACING_SLACK_MS of their spacing. Without a floor on the
+    // spacing, a charger sampling that fast is seen live after a step back (it never was: its
+    // readings were history, and a reboot then stopped the session 400 Wh early).
+    const spacedLive =
+      ds > 0 && Math.abs(dr - ds) <= Math.min(ds / 2, Math.max(SPACING_SLACK_MS, ds / 5));
     if (!spacedLive) return false;
     this.mayQueue.delete(chargerId);
     this.late.delete(chargerId);
