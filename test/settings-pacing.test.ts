@@ -13,7 +13,9 @@ const tick = () => new Promise((r) => setImmediate(r));
 function pacing(opts: Partial<SettingsPacingOptions> = {}) {
   let now = 0;
   const started: string[] = [];
-  const finish = new Map<string, () => void>();
+  // Per charger, the reads running, oldest first: a charger booting again while its read runs has
+  // two (one resolver per charger lost the first, which then never finished).
+  const finish = new Map<string, (() => void)[]>();
   const p = new SettingsPacing({
     immediate: 2,
     quietMs: 50,
@@ -28,12 +30,14 @@ function pacing(opts: Partial<SettingsPacingOptions> = {}) {
       () =>
         new Promise<void>((resolve) => {
           started.push(id);
-          finish.set(id, resolve);
+          finish.set(id, [...(finish.get(id) ?? []), resolve]);
         }),
     );
   const done = async (id: string) => {
-    finish.get(id)?.();
-    finish.delete(id);
+    const [oldest, ...rest] = finish.get(id) ?? [];
+    oldest?.();
+    if (rest.length > 0) finish.set(id, rest);
+    else finish.delete(id);
     await tick();
     await tick();
   };
@@ -42,7 +46,7 @@ function pacing(opts: Partial<SettingsPacingOptions> = {}) {
     started,
     boot,
     done,
-    running: () => [...finish.keys()],
+    running: () => [...finish].flatMap(([id, reads]) => reads.map(() => id)),
     advance: (ms: number) => {
       now += ms;
     },
