@@ -210,6 +210,45 @@ describe.each(RAW_PROTOCOLS)('meter truth, a register reset after a reboot: $nam
     // Billed what the registers prove read as a glitch, the smaller: never the unproven gap.
     h.settledOnce(sessionId, wh - 5);
   });
+
+  it('a gateway restarted while the charger rebooted and reset its register still stops at the paid energy: the rate before the restart is kept', async () => {
+    const { station, sessionId } = await h.paidSession(protocol);
+    // 1 Wh a millisecond, the register read from the truth whenever a sample is sent: samples
+    // every 100 ms to about 1,000 Wh, then none while the gateway restarts and the charger
+    // reboots with its register back at 0.
+    const { tx } = await station.start(10_000);
+    const t0 = Date.now();
+    const truth = () => Date.now() - t0;
+    let counted = 0;
+    while (counted < 1_000) {
+      await sleep(100);
+      counted = truth();
+      await station.send(station.sample(tx, 10_000 + counted));
+    }
+    await sleep(300);
+    await h.t.restart();
+    await station.reconnect();
+    const rebootAt = truth();
+    await station.reboot();
+    await sleep(50);
+    // Held (a reset, or a meter reading low as it boots): what flowed since the last count no
+    // reading will prove. Without the rate from before the restart only the held register counted
+    // toward the stop, which then came as late as the restart took.
+    const held = truth() - rebootAt;
+    await station.send(station.sample(tx, held));
+    let since = held;
+    while (station.stops.length === 0 && truth() < 4_000) {
+      await sleep(100);
+      since = truth() - rebootAt;
+      await station.send(station.sample(tx, since));
+    }
+    expect(truth()).toBeLessThanOrEqual(LIMIT_WH + 250);
+    expect(truth()).toBeGreaterThanOrEqual(LIMIT_WH - 250);
+    await station.send(station.end(tx, since, { reason: 'Remote' }));
+    await h.settled(sessionId);
+    // Billed what the registers prove: the first segment and the new one from the held register.
+    h.settledOnce(sessionId, counted + since - held);
+  });
 });
 
 describe('meter truth, a 1.6 meterStart in kWh', () => {

@@ -593,6 +593,10 @@ export class SessionLifecycle implements ChargerEvents {
             s.meterLastAtMs === null ? null : s.meterLastStampMs,
             s.meterLastAtMs === null ? undefined : s.meterLastEpoch,
           );
+          // The rate it was drawing, lost with the process: without it a reading the charger cannot
+          // prove (a register reset by a reboot while the gateway was down) raised the possible
+          // energy by nothing, and the stop came a sample late.
+          this.watch.flowBefore(s.id, averageFlowWhPerMs(s));
           break;
         case 'stopping':
           // Its stop is sent again when the charger connects to this process (chargerOnline).
@@ -821,6 +825,13 @@ export class SessionLifecycle implements ChargerEvents {
 /** What the session may have delivered: its proven energy, or more when doubted readings said so. */
 function possibleWh(s: Session): number {
   return Math.max(deliveredWh(trackOf(s)) + s.meterGapWh, s.meterPossibleWh ?? 0);
+}
+
+/** What the session drew on average from its start to its last counted reading (Wh per ms). */
+function averageFlowWhPerMs(s: Session): number {
+  const startedMs = Date.parse(s.startedAt ?? '');
+  const spanMs = (s.meterLastAtMs ?? Number.NaN) - startedMs;
+  return spanMs > 0 ? deliveredWh(trackOf(s)) / spanMs : Number.NaN;
 }
 
 /** A sample on the charger's clock, as the limit watch plans from it. */

@@ -245,6 +245,16 @@ export class LimitWatch {
   }
 
   /**
+   * The rate the session drew before this process watched it (after a restart, its average over
+   * what it was billed so far): the last flow rate until one is measured here.
+   */
+  flowBefore(sessionId: string, whPerMs: number): void {
+    const w = this.watched.get(sessionId);
+    if (w && w.flowWhPerMs === null && Number.isFinite(whPerMs) && whPerMs > 0)
+      w.flowWhPerMs = whPerMs;
+  }
+
+  /**
    * The last rate energy was measured flowing at (Wh per ms), a pause since included; null before
    * any flow was measured.
    */

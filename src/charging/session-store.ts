@@ -73,6 +73,8 @@ export interface Session {
   lastActivityAt: string | null;
   createdAt: string;
   authorizedAt: string | null;
+  /** When the charger reported its transaction started (gateway clock). */
+  startedAt: string | null;
   /** Why a session ended (refund reason or the charger's stop reason); null while open. */
   endReason: string | null;
   /** The energy a settled session was billed on; null until settled. */
@@ -105,6 +107,7 @@ interface Row {
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
+  started_at: string | null;
   end_reason: string | null;
   delivered_wh: number | null;
 }
@@ -136,6 +139,7 @@ function toSession(row: Row): Session {
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
+    startedAt: row.started_at,
     endReason: row.end_reason,
     deliveredWh: row.delivered_wh,
   };
