@@ -16,9 +16,15 @@
 # Not here (the x64 check covers them and they do not depend on the architecture): a second
 # container on the same volume. Not proven: a real arm64 machine.
 #
-# Measured on the 2-core shared machine (x64, qemu-user-static 7.2), 2026-11-27, on commit fba20bc
-# (main) plus this script: see docs/install.md, "ARM64", for the figures. Too long for CI's
-# .ci/run: run it by hand, as root, from the checkout:   bash .ci/container-arm64.sh
+# Measured on 2026-11-27 on the 2-core development machine (2 x AMD EPYC, a Firecracker VM shared
+# with other engineers' runs: load average 2 to 8), Debian's qemu-user-static 7.2, at fba20bc plus
+# this branch (b902db0): the arm64 stand-in 2 min 4 s when missing (debootstrap, its second stage
+# under emulation, 0.4 GB kept); the image build 14 to 15.3 min (840 s and 918 s: apt 1.5 min,
+# npm ci 2 min, the SQLite addon's compile under emulation 9.5 min, tsc and the prune 2 min; the
+# image 531 MB); the run 1.5 to 2.5 min (each container start copies the image's layers, vfs).
+# Whole: 15.5 min with the stand-in there (935 s), about 17.5 min without. Too long for .ci/run
+# (a check there may add about 6 min; the whole run already takes 21 to 26; .ci/arm64.sh
+# cross-compiles the addon instead and takes 2 to 4): run it by hand, as root, from the checkout:   bash .ci/container-arm64.sh   (docs/install.md, "ARM64")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
