@@ -171,6 +171,18 @@ describe('a charger clock seen from ours', () => {
       epoch: null,
     });
   });
+
+  it('late messages stamped milliseconds apart and arriving so are a replay, not a step', () => {
+    const clocks = new ChargerClocks();
+    settled(clocks);
+    clocks.connected('cp');
+    // Three hours old, stamped as a test or a charger writes a queue at once: 3 ms apart each way.
+    const replay = [0, 3, 6].map((k) =>
+      clocks.observe('cp', stamp(T0 + 50_000 - 10_800_000 + k), T0 + 50_000 + k),
+    );
+    expect(replay.every((r) => !r.live)).toBe(true);
+    expect(clocks.offsetMs('cp')).toBe(0);
+  });
 });
 
 describe('charger clock epochs: two stamps of one epoch are as far apart as they were measured', () => {

@@ -63,6 +63,11 @@ export const STEP_MS = 5_000;
 const QUEUED_AFTER_MS = 120_000;
 /** A charger whose clock says it is before this has never set it (1970 after a reboot). */
 const TRUSTED_CLOCK_FROM = Date.parse('2020-01-01T00:00:00Z');
+/**
+ * Two late messages stamped closer than this say nothing of live spacing: a queue whose stamps are
+ * milliseconds apart arrives milliseconds apart too.
+ */
+const SPACING_FLOOR_MS = 100;
 /** A forward step's epoch settles on two messages stamped this far apart at least. */
 const SPACING_MIN_MS = 1_000;
 /** Persist the estimate when it moved this much from what is stored. */
@@ -262,7 +267,8 @@ export class ChargerClocks {
     // spacing, a charger sampling that fast is seen live after a step back (it never was: its
     // readings were history, and a reboot then stopped the session 400 Wh early).
     const spacedLive =
-      ds > 0 && Math.abs(dr - ds) <= Math.min(ds / 2, Math.max(SPACING_SLACK_MS, ds / 5));
+      ds >= SPACING_FLOOR_MS &&
+      Math.abs(dr - ds) <= Math.min(ds / 2, Math.max(SPACING_SLACK_MS, ds / 5));
     if (!spacedLive) return false;
     this.mayQueue.delete(chargerId);
     this.late.delete(chargerId);
