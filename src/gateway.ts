@@ -26,7 +26,7 @@ import { SessionViews } from './charging/session-view.js';
 import type { GatewayConfig } from './config/schema.js';
 import { ChargerRegistry } from './config/charger-registry.js';
 import { SiteDirectory } from './config/site.js';
-import { TariffBook } from './pricing/tariff-book.js';
+import { TariffBook } from './config/tariff-book.js';
 import { FleetAdmin } from './fleet/admin.js';
 import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';

@@ -4,7 +4,7 @@ import type { TelematicsSoc } from '../fleet/telematics.js';
 import { ChargerOfflineError, ChargerTimeoutError, type ChargerCommands } from '../ocpp/port.js';
 import { paidEnergyWh } from '../pricing/money.js';
 import { quoteFullCharge } from '../pricing/quote.js';
-import type { TariffBook, TariffPrice } from '../pricing/tariff-book.js';
+import type { TariffBook, TariffPrice } from '../config/tariff-book.js';
 import type { Clock } from '../shared/clock.js';
 import { isArmed, killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';

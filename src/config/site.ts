@@ -4,7 +4,7 @@ export interface SiteConnector {
   chargerId: string;
   id: string;
   ocppConnectorId: number;
-  /** Its price is read from the tariff at the moment it is needed (pricing/tariff-book.ts). */
+  /** Its price is read from the tariff at the moment it is needed (config/tariff-book.ts). */
   tariffId: string;
   /** The connector's rated power, W: the most load management allocates it. */
   ratedPowerW: number;

@@ -9,7 +9,7 @@ import type { FleetAdmin } from '../fleet/admin.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
-import type { TariffBook } from '../pricing/tariff-book.js';
+import type { TariffBook } from '../config/tariff-book.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
 import type { PowerLimits } from '../load/limit-sources.js';

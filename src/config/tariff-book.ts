@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
-import { Tariff, type PriceInForce, type TariffSpec } from './tariff.js';
+import { Tariff, type PriceInForce, type TariffSpec } from '../pricing/tariff.js';
 
 export type TariffSource = 'config' | 'database';
 
