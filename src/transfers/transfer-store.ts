@@ -1,34 +1,7 @@
 import type { Db } from '../store/database.js';
+import type { TransferFile, TransferJob, TransferKind } from './transfer.js';
 
-export type TransferKind = 'firmware' | 'log';
-
-/** A file the gateway keeps: firmware an operator uploaded, or a log a charger sent. */
-export interface TransferFile {
-  fileId: string;
-  kind: TransferKind;
-  name: string;
-  sizeBytes: number;
-  sha256: string;
-  chargerId: string | null;
-  jobId: number | null;
-  createdBy: string;
-  createdAt: string;
-}
-
-/** One UpdateFirmware, GetDiagnostics or GetLog; `jobId` is its OCPP requestId. */
-export interface TransferJob {
-  jobId: number;
-  chargerId: string;
-  kind: TransferKind;
-  firmwareFileId: string | null;
-  logFileId: string | null;
-  status: string;
-  finished: boolean;
-  requestedBy: string;
-  requestedAt: string;
-  updatedAt: string;
-  urlExpiresAt: string;
-}
+export type { TransferFile, TransferJob, TransferKind } from './transfer.js';
 
 export interface JobStatus {
   status: string;

@@ -1,33 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { TransferFile, TransferJob } from '../../transfers/transfer.js';
 import { api } from './api';
 import { time } from './format';
 import type { ChargerView } from './types';
 import { ConfirmButton, ErrorText, html, Loading, useData } from './ui';
-
-interface TransferFile {
-  fileId: string;
-  kind: 'firmware' | 'log';
-  name: string;
-  sizeBytes: number;
-  sha256: string;
-  chargerId: string | null;
-  jobId: number | null;
-  createdBy: string;
-  createdAt: string;
-}
-
-interface TransferJob {
-  jobId: number;
-  chargerId: string;
-  kind: 'firmware' | 'log';
-  firmwareFileId: string | null;
-  logFileId: string | null;
-  status: string;
-  finished: boolean;
-  requestedBy: string;
-  requestedAt: string;
-  updatedAt: string;
-}
 
 interface JobAnswer {
   job: TransferJob;
