@@ -149,14 +149,16 @@ export class ChargerClocks {
 
   /**
    * Takes a message's stamp into the charger's estimate and places it on our clock.
-   * `flaggedOffline`: the charger said it was queued (2.0.1 `offline`).
+   * `offline`: what the message says of being queued (2.0.1 TransactionEvent `offline`, absent
+   * meaning false); undefined for a message that cannot say (1.6, 2.0.1 MeterValues).
    */
   observe(
     chargerId: string,
     timestamp: string,
     receivedAtMs: number,
-    flaggedOffline = false,
+    offline?: boolean,
   ): ChargerTime {
+    const flaggedOffline = offline === true;
     const stamped = Date.parse(timestamp);
     if (flaggedOffline) this.flaggedQueue.add(chargerId);
     if (!Number.isFinite(stamped) || stamped < TRUSTED_CLOCK_FROM)
@@ -192,7 +194,9 @@ export class ChargerClocks {
       }
     } else {
       const newest = stamped >= (this.newest.get(chargerId) ?? stamped);
-      live = !flaggedOffline && this.stepped(chargerId, stamped, receivedAtMs, delta, newest);
+      live =
+        !flaggedOffline &&
+        this.stepped(chargerId, stamped, receivedAtMs, delta, newest, offline === false);
     }
     if (!flaggedOffline && stamped > (this.newest.get(chargerId) ?? -Infinity))
       this.newest.set(chargerId, stamped);
@@ -249,10 +253,14 @@ export class ChargerClocks {
     receivedAtMs: number,
     delta: number,
     newest: boolean,
+    saysLive: boolean,
   ): boolean {
     const before = this.late.get(chargerId);
     this.late.set(chargerId, { receivedAtMs, stampedMs, delta });
-    if ((!this.mayQueue.has(chargerId) && newest) || this.flaggedQueue.has(chargerId)) {
+    // After its flagged queue, a message that could flag itself and did not is live; one that
+    // cannot say (2.0.1 MeterValues) may still be part of the queue.
+    const afterFlaggedQueue = saysLive && this.flaggedQueue.has(chargerId);
+    if ((!this.mayQueue.has(chargerId) && newest) || afterFlaggedQueue) {
       this.mayQueue.delete(chargerId);
       this.newEpoch(chargerId, receivedAtMs);
       this.remember(chargerId, [{ fromMs: receivedAtMs, min: delta }]);

@@ -6,14 +6,15 @@ import type { AdapterContext } from './protocol-session.js';
  * vehicle's current state (for quotes), and the reading goes to the charging layer as a sample,
  * placed in time by the charger's clock offset (charger-clocks.ts), which also says whether it was
  * sent live or replayed from a queue. `transactionRef` is null for readings outside a session's
- * transaction; `flaggedOffline`: the charger said it was queued (2.0.1 `offline`).
+ * transaction; `flaggedOffline`: what the message said of being queued (2.0.1 `offline`),
+ * undefined when it cannot say.
  */
 export function reportReading(
   ctx: AdapterContext,
   connectorId: string,
   reading: MeterReading,
   transactionRef: string | null,
-  flaggedOffline: boolean,
+  flaggedOffline: boolean | undefined,
 ): void {
   // Read there because it was the charger's only energy value: counted, and logged once.
   if (reading.energyLocation !== undefined) {

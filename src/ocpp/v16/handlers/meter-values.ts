@@ -35,7 +35,7 @@ function sample(session: Session16, req: MeterValuesReq) {
         )
       : null);
   // 1.6 has no offline flag: the charger's clock offset tells a replayed queue (charger-clocks.ts).
-  reportReading(ctx, connectorId, { ...reading, energyWh }, tx ? String(tx.id) : null, false);
+  reportReading(ctx, connectorId, { ...reading, energyWh }, tx ? String(tx.id) : null, undefined);
   return {};
 }
 

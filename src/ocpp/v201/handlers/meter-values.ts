@@ -22,6 +22,6 @@ function sample({ ctx, txs, connectorIdOf }: Session201, req: MeterValuesReq) {
   if (!connectorId || !reading) return {};
   const tx = txs.openOn(ctx.chargerId, req.evseId);
   const ref = tx?.verdict === 'accepted' ? tx.transactionId : null;
-  reportReading(ctx, connectorId, reading, ref, false);
+  reportReading(ctx, connectorId, reading, ref, undefined);
   return {};
 }
