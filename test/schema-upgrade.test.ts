@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applySeed } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { openDatabase } from '../src/store/database.js';
-import { schemaV1 } from '../src/store/schema-v1.js';
-import { schemaV2 } from '../src/store/schema-v2.js';
-import { schemaV3Uplink } from '../src/store/schema-v3-uplink.js';
+import { schemaV1 } from '../src/store/migrations/001-v1.js';
+import { schemaV2 } from '../src/store/migrations/002-ocpp201.js';
+import { schemaV3Uplink } from '../src/store/migrations/003-uplink.js';
 import { DRIVERS, testSeed } from './helpers/gateway.js';
 
 /**
