@@ -1,53 +1,56 @@
 import type { Db } from './database.js';
-import { schemaV1 } from './migrations/001-v1.js';
-import { schemaV2 } from './migrations/002-ocpp201.js';
-import { schemaV3Uplink } from './migrations/003-uplink.js';
-import { schemaV4Money } from './migrations/004-idempotency-keys.js';
-import { schemaV5Meter } from './migrations/005-meter.js';
-import { schemaOperator } from './migrations/006-operator.js';
-import { schemaFieldEdge } from './migrations/007-field-edge.js';
-import { schemaOperations } from './migrations/008-operations.js';
-import { schemaFieldSession } from './migrations/009-field-session.js';
-import { schemaOperatorChargers } from './migrations/010-operator-chargers.js';
-import { schemaChargerOps } from './migrations/011-operator-availability.js';
-import { schemaLoadInputs } from './migrations/012-power-overrides.js';
-import { schemaChargerKeys } from './migrations/013-charger-keys.js';
-import { schemaChargerPasswordPushes } from './migrations/019-charger-password-pushes.js';
-import { schemaConsole } from './migrations/014-console-logins.js';
-import { schemaClockOffsets } from './migrations/015-clock-offsets.js';
-import { schemaMeterTruth } from './migrations/016-meter-truth.js';
-import { schemaChargerSampling } from './migrations/017-charger-sampling.js';
-import { schemaClockEpochs } from './migrations/018-clock-epochs.js';
-import { schemaTariffs } from './migrations/020-tariffs.js';
-import { schemaTransfers } from './migrations/021-transfers.js';
-import { schemaAlerts } from './migrations/022-alerts.js';
-import { schemaStopOrigin } from './migrations/023-stop-origin.js';
+import { migrationV1 } from './migrations/001-v1.js';
+import { migrationOcpp201 } from './migrations/002-ocpp201.js';
+import { migrationUplink } from './migrations/003-uplink.js';
+import { migrationIdempotencyKeys } from './migrations/004-idempotency-keys.js';
+import { migrationMeter } from './migrations/005-meter.js';
+import { migrationOperator } from './migrations/006-operator.js';
+import { migrationFieldEdge } from './migrations/007-field-edge.js';
+import { migrationOperations } from './migrations/008-operations.js';
+import { migrationFieldSession } from './migrations/009-field-session.js';
+import { migrationOperatorChargers } from './migrations/010-operator-chargers.js';
+import { migrationOperatorAvailability } from './migrations/011-operator-availability.js';
+import { migrationPowerOverrides } from './migrations/012-power-overrides.js';
+import { migrationChargerKeys } from './migrations/013-charger-keys.js';
+import { migrationConsoleLogins } from './migrations/014-console-logins.js';
+import { migrationClockOffsets } from './migrations/015-clock-offsets.js';
+import { migrationMeterTruth } from './migrations/016-meter-truth.js';
+import { migrationChargerSampling } from './migrations/017-charger-sampling.js';
+import { migrationClockEpochs } from './migrations/018-clock-epochs.js';
+import { migrationChargerPasswordPushes } from './migrations/019-charger-password-pushes.js';
+import { migrationTariffs } from './migrations/020-tariffs.js';
+import { migrationTransfers } from './migrations/021-transfers.js';
+import { migrationAlerts } from './migrations/022-alerts.js';
+import { migrationStopOrigin } from './migrations/023-stop-origin.js';
 
-/** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
+/**
+ * Applied in the order of their file numbers (user_version counts them), append-only: a released
+ * migration is never edited, only followed by the next number.
+ */
 const migrations: readonly string[] = [
-  schemaV1,
-  schemaV2,
-  schemaV3Uplink,
-  schemaV4Money,
-  schemaV5Meter,
-  schemaOperator,
-  schemaFieldEdge,
-  schemaOperations,
-  schemaFieldSession,
-  schemaOperatorChargers,
-  schemaChargerOps,
-  schemaLoadInputs,
-  schemaChargerKeys,
-  schemaConsole,
-  schemaClockOffsets,
-  schemaMeterTruth,
-  schemaChargerSampling,
-  schemaClockEpochs,
-  schemaChargerPasswordPushes,
-  schemaTariffs,
-  schemaTransfers,
-  schemaAlerts,
-  schemaStopOrigin,
+  migrationV1,
+  migrationOcpp201,
+  migrationUplink,
+  migrationIdempotencyKeys,
+  migrationMeter,
+  migrationOperator,
+  migrationFieldEdge,
+  migrationOperations,
+  migrationFieldSession,
+  migrationOperatorChargers,
+  migrationOperatorAvailability,
+  migrationPowerOverrides,
+  migrationChargerKeys,
+  migrationConsoleLogins,
+  migrationClockOffsets,
+  migrationMeterTruth,
+  migrationChargerSampling,
+  migrationClockEpochs,
+  migrationChargerPasswordPushes,
+  migrationTariffs,
+  migrationTransfers,
+  migrationAlerts,
+  migrationStopOrigin,
 ];
 
 /**
