@@ -18,7 +18,7 @@ import { LimitBoard, type OperatorOverride } from '../src/load/limit-board.js';
 import { feedPayloadSchema } from '../src/load/limit-feed.js';
 import type { LimitReader, NodeLimit } from '../src/load/limits.js';
 import { PowerSchedule, type ScheduleWindowSpec } from '../src/load/schedule.js';
-import { instantOf, localTime } from '../src/load/local-time.js';
+import { instantOf, localTime } from '../src/shared/local-time.js';
 
 /** A clock and one-shot timers that only move when the test says so; timers fire in due order. */
 class FakeTime implements EdgeTimers {

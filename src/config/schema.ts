@@ -5,7 +5,7 @@ import {
   isGatewayManaged,
 } from './charger-config-keys.js';
 import { hhmm, powerInputsShape } from '../load/limit-inputs-config.js';
-import { WEEKDAYS } from '../load/local-time.js';
+import { WEEKDAYS } from '../shared/local-time.js';
 
 const id = z
   .string()

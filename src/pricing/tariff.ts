@@ -4,7 +4,7 @@ import {
   transitionsNear,
   WEEKDAYS,
   type Weekday,
-} from '../load/local-time.js';
+} from '../shared/local-time.js';
 import { minuteOfDay } from '../load/schedule.js';
 import { microNgnPerWh } from './money.js';
 
