@@ -11,7 +11,7 @@ import {
   type OperatorRole,
 } from './auth/operator-credentials.js';
 import { generateChargerKey, hashPassword } from './ocpp/charger-password.js';
-import { loadConfigFile } from './config/load.js';
+import { loadConfigFile } from './config/read-config.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
 import { registerPowerLimitCommands } from './operator/power-limit-cli.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { applySeed, readSeedFile } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
-import { loadConfigFile, parseConfig } from '../src/config/load.js';
+import { loadConfigFile, parseConfig } from '../src/config/read-config.js';
 import { hashPassword } from '../src/ocpp/charger-password.js';
 import { openDatabase } from '../src/store/database.js';
 import { testConfig, testSeed } from './helpers/gateway.js';

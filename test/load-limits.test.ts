@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { startTestGateway, testConfig, type TestGateway } from './helpers/gateway.js';
 import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';

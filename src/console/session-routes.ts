@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleSessions, ConsoleSession } from '../auth/console-sessions.js';
+import type { ConsoleSessions, ConsoleSession } from '../auth/console-logins.js';
 import type { Operator, OperatorCredentials } from '../auth/operator-credentials.js';
 import { readCookie, setCookieHeader } from '../api/cookies.js';
 import { ApiError } from '../api/errors.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { applySeed, readSeedFile } from '../admin/seed.js';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile } from '../config/read-config.js';
 import { startGateway } from '../gateway.js';
 import { demoLogins, type DemoLogin } from './demo-operators.js';
 import { openDatabase } from '../store/database.js';

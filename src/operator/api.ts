@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
-import type { ConsoleSessions } from '../auth/console-sessions.js';
+import type { ConsoleSessions } from '../auth/console-logins.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
 import { collectOpenApi } from '../api/openapi.js';
 import { createJsonServer } from '../api/server.js';
-import type { FleetAdmin } from '../fleet/admin.js';
+import type { FleetAdmin } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';

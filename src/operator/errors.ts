@@ -1,5 +1,5 @@
 import { ApiError } from '../api/errors.js';
-import { FleetAdminError } from '../fleet/admin.js';
+import { FleetAdminError } from '../fleet/fleet-changes.js';
 
 const FLEET_ADMIN_STATUS: Record<FleetAdminError['code'], number> = {
   driver_not_found: 404,

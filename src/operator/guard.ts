@@ -6,7 +6,7 @@ import {
   type OperatorRole,
 } from '../auth/operator-credentials.js';
 import { timingSafeEqual } from 'node:crypto';
-import type { ConsoleSessions } from '../auth/console-sessions.js';
+import type { ConsoleSessions } from '../auth/console-logins.js';
 import { credential } from '../api/auth-hooks.js';
 import { readCookie } from '../api/cookies.js';
 import { ApiError } from '../api/errors.js';

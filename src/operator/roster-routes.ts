@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../api/errors.js';
 import { keyIdOf } from '../auth/api-keys.js';
-import type { VehicleInput } from '../fleet/admin.js';
+import type { VehicleInput } from '../fleet/fleet-changes.js';
 import type { OperatorDeps } from './api.js';
 import { asApiError, notFound } from './errors.js';
 import { operatorAction } from './guard.js';

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeys } from '../auth/api-keys.js';
-import { FleetAdminError, type FleetAdmin, type MoneyMoved } from '../fleet/admin.js';
+import { FleetAdminError, type FleetAdmin, type MoneyMoved } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { Clock } from '../shared/clock.js';

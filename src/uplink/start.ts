@@ -1,6 +1,6 @@
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { GatewayConfig } from '../config/schema.js';
-import type { FleetAdmin } from '../fleet/admin.js';
+import type { FleetAdmin } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { ConnectorView } from '../ocpp/port.js';
