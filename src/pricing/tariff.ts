@@ -96,8 +96,8 @@ export class Tariff {
   }
 
   /**
-   * The first window edge (or wall-clock jump) after `ms` at which the price differs. Prices only
-   * change there, so the candidates over the coming week are all that need looking at.
+   * The first window start or end (or wall-clock jump) after `ms` at which the price differs.
+   * Prices only change there, so the candidates over the coming week are all that need looking at.
    */
   private nextChange(ms: number, price: number): number | null {
     if (this.spec.windows.length === 0) return null;
