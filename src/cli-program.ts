@@ -11,7 +11,7 @@ import {
   type OperatorRole,
 } from './auth/operator-credentials.js';
 import { generateChargerKey, hashPassword } from './ocpp/charger-password.js';
-import { loadConfigFile } from './config/load.js';
+import { readConfigFile } from './config/read-config.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { registerChargerCommands } from './operator/charger-cli.js';
 import { registerPowerLimitCommands } from './operator/power-limit-cli.js';
@@ -21,9 +21,9 @@ import { packageVersion } from './shared/package-version.js';
 import { openDatabase } from './store/database.js';
 
 /** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
-function loadConfig(path: string): ReturnType<typeof loadConfigFile> {
+function loadConfig(path: string): ReturnType<typeof readConfigFile> {
   if (path.trim() === '') throw new Error('missing --config <file> (or FLEET_GATEWAY_CONFIG)');
-  return loadConfigFile(path);
+  return readConfigFile(path);
 }
 
 /** Commands that work on an existing database never create one on a mistyped path. */

@@ -27,7 +27,7 @@ import type { GatewayConfig } from './config/schema.js';
 import { ChargerRegistry } from './config/charger-registry.js';
 import { SiteDirectory } from './config/site.js';
 import { TariffBook } from './config/tariff-book.js';
-import { FleetAdmin } from './fleet/admin.js';
+import { FleetChanges } from './fleet/fleet-changes.js';
 import { Roster } from './fleet/roster.js';
 import { OperatorCredentials } from './auth/operator-credentials.js';
 import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
@@ -35,7 +35,7 @@ import { AuditTrail } from './operator/audit.js';
 import { ChargerActions } from './operator/charger-actions.js';
 import { LiveMeters } from './operator/live-meters.js';
 import { RecentCalls } from './operator/recent-calls.js';
-import { ConsoleSessions } from './auth/console-sessions.js';
+import { ConsoleLogins } from './auth/console-logins.js';
 import { registerConsole } from './console/console.js';
 import { ConsoleEventHub } from './console/event-hub.js';
 import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route.js';
@@ -156,7 +156,7 @@ export async function startGateway(
   );
   const wallet = new Wallet(db, outbox);
   const roster = new Roster(db);
-  const admin = new FleetAdmin(roster, wallet);
+  const fleetChanges = new FleetChanges(roster, wallet);
   const sessions = new SessionStore(db);
   const sessionViews = new SessionViews(db);
   const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
@@ -170,7 +170,7 @@ export async function startGateway(
     log,
     outbox,
     roster,
-    admin,
+    fleetChanges,
     apiKeys,
     telematics,
     feeds: powerLimits?.feed ? [powerLimits.feed] : [],
@@ -386,11 +386,11 @@ export async function startGateway(
     clock,
     log: log.child({ component: 'operator' }),
     operators: new OperatorCredentials(db),
-    consoleSessions: new ConsoleSessions(db),
+    consoleLogins: new ConsoleLogins(db),
     audit: new AuditTrail(db),
     roster,
     wallet,
-    admin,
+    fleetChanges,
     requests: new OperatorRequests(db),
     apiKeys,
     chargers: central,
@@ -438,7 +438,7 @@ export async function startGateway(
   if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorModules);
   registerConsole(operatorApi ?? api, {
     operators: operatorDeps.operators,
-    sessions: operatorDeps.consoleSessions,
+    logins: operatorDeps.consoleLogins,
     audit: operatorDeps.audit,
     clock,
     throttle: new AuthThrottle({

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { applySeed, readSeedFile } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
-import { loadConfigFile, parseConfig } from '../src/config/load.js';
+import { readConfigFile, parseConfig } from '../src/config/read-config.js';
 import { hashPassword } from '../src/ocpp/charger-password.js';
 import { openDatabase } from '../src/store/database.js';
 import { testConfig, testSeed } from './helpers/gateway.js';
@@ -192,7 +192,7 @@ describe('example config placeholders', () => {
       writeFileSync(path, edited);
       let key: string | undefined;
       try {
-        loadConfigFile(path);
+        readConfigFile(path);
       } catch (err) {
         key = /config key (\S+) still holds a CHANGE-ME placeholder/.exec(
           (err as Error).message,
@@ -212,11 +212,11 @@ describe('example config placeholders', () => {
       'uplink.password',
       'alerts.webhook.secret',
     ]);
-    expect(loadConfigFile(path).siteId).toBe('lagos-depot-01');
+    expect(readConfigFile(path).siteId).toBe('lagos-depot-01');
   });
 
   it('the demo configs have no placeholders and load', () => {
-    expect(loadConfigFile(join(ROOT, 'config', 'demo.yaml')).siteId).toBe('demo-lagos-depot');
+    expect(readConfigFile(join(ROOT, 'config', 'demo.yaml')).siteId).toBe('demo-lagos-depot');
     expect(() =>
       parseConfig({
         ...testConfig(dir),

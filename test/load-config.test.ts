@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { SiteDirectory } from '../src/config/site.js';
 import { ConfigLimits } from '../src/load/limits.js';
 import { managedConnectors } from '../src/load/site-power.js';

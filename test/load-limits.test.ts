@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { startTestGateway, testConfig, type TestGateway } from './helpers/gateway.js';
 import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';
@@ -18,7 +18,7 @@ import { LimitBoard, type OperatorOverride } from '../src/load/limit-board.js';
 import { feedPayloadSchema } from '../src/load/limit-feed.js';
 import type { LimitReader, NodeLimit } from '../src/load/limits.js';
 import { PowerSchedule, type ScheduleWindowSpec } from '../src/load/schedule.js';
-import { instantOf, localTime } from '../src/load/local-time.js';
+import { instantOf, localTime } from '../src/shared/local-time.js';
 
 /** A clock and one-shot timers that only move when the test says so; timers fire in due order. */
 class FakeTime implements EdgeTimers {

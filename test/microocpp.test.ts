@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { applySeed } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { openDatabase } from '../src/store/database.js';
 import {
   API_KEY,

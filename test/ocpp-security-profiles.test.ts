@@ -252,7 +252,7 @@ describe('profile configuration', () => {
   });
 
   it('refuses a profile no listener can offer, and a password-less profile 1 or 2 charger', async () => {
-    const { parseConfig } = await import('../src/config/load.js');
+    const { parseConfig } = await import('../src/config/read-config.js');
     const hash = hashPassword(CHARGER_PASSWORD);
     expect(() => parseConfig(base([charger({ securityProfile: 2, passwordHash: hash })]))).toThrow(
       /chargers\.0\.securityProfile: profile 2 needs ocpp\.tls or http\.tls/,

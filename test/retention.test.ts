@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySeed } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { SessionStore } from '../src/charging/session-store.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/shared/log.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { Outbox } from '../src/store/outbox.js';

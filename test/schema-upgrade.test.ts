@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applySeed } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { openDatabase } from '../src/store/database.js';
-import { schemaV1 } from '../src/store/schema-v1.js';
-import { schemaV2 } from '../src/store/schema-v2.js';
-import { schemaV3Uplink } from '../src/store/schema-v3-uplink.js';
+import { migrationV1 } from '../src/store/migrations/001-v1.js';
+import { migrationOcpp201 } from '../src/store/migrations/002-ocpp201.js';
+import { migrationUplink } from '../src/store/migrations/003-uplink.js';
 import { DRIVERS, testSeed } from './helpers/gateway.js';
 
 /**
@@ -23,7 +23,7 @@ describe('upgrading a schema v3 database', () => {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
-    for (const sql of [schemaV1, schemaV2, schemaV3Uplink]) db.exec(sql);
+    for (const sql of [migrationV1, migrationOcpp201, migrationUplink]) db.exec(sql);
     db.pragma('user_version = 3');
     applySeed(db, testSeed, '2026-11-01T08:00:00.000Z');
     const session = db.prepare(

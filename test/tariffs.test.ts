@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
-import { WEEKDAYS, type Weekday } from '../src/load/local-time.js';
+import { WEEKDAYS, type Weekday } from '../src/shared/local-time.js';
 import { quoteFullCharge } from '../src/pricing/quote.js';
 import { Tariff, type TariffSpec, type TariffWindowSpec } from '../src/pricing/tariff.js';
 import { testConfig } from './helpers/gateway.js';

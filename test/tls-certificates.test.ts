@@ -1,6 +1,6 @@
 import { connect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { hashPassword } from '../src/ocpp/charger-password.js';
 import { readTlsFiles } from '../src/shared/tls-files.js';
 import { makeTestPki, type TestPki } from './helpers/certs.js';

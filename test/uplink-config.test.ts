@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/shared/log.js';
 import { openDatabase } from '../src/store/database.js';
 import { Outbox } from '../src/store/outbox.js';

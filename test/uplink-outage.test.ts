@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { applySeed } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { Outbox } from '../src/store/outbox.js';
 import { Wallet } from '../src/wallet/wallet.js';

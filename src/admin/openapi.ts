@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../config/read-config.js';
 import { startGateway } from '../gateway.js';
 import { createLogger } from '../shared/log.js';
 

@@ -25,7 +25,7 @@ export const SESSION_STATES = [
 export type SessionState = (typeof SESSION_STATES)[number];
 
 /**
- * The open states as SQL, spelled exactly as the partial indexes on sessions are (schema-v1.ts):
+ * The open states as SQL, spelled exactly as the partial indexes on sessions are (migrations/001-v1.ts):
  * SQLite uses a partial index only for a WHERE that matches its own.
  */
 export const OPEN_STATE = "state IN ('authorizing', 'authorized', 'charging', 'stopping')";

@@ -20,7 +20,7 @@ export interface StopAttempt {
 
 /**
  * The operator's record of stops that did not simply work: each ladder step sent and its reply,
- * and energy delivered that cannot be billed. Append-only (schema-field-session.ts); no money.
+ * and energy delivered that cannot be billed. Append-only (migrations/009-field-session.ts); no money.
  */
 export class StopRecords {
   private readonly attemptStmt: Statement<[string, StopStep, string, StopReply]>;

@@ -5,7 +5,7 @@ import {
   isGatewayManaged,
 } from './charger-config-keys.js';
 import { hhmm, powerInputsShape } from '../load/limit-inputs-config.js';
-import { WEEKDAYS } from '../load/local-time.js';
+import { WEEKDAYS } from '../shared/local-time.js';
 
 const id = z
   .string()
@@ -23,13 +23,14 @@ const connector = z
     /**
      * The most power the connector can deliver, kW. Energy is only billed when it fits in this
      * power (plus 10%) over the time that passed (docs: plausibility rule). Without it, `type`
-     * decides: AC 22 kW, DC 400 kW; without either, 400 kW. It is also the most load management
-     * allocates it. Simulators running N times faster than real time: `simulation.timeFactor`.
+     * decides: AC 22 kW, DC 400 kW; without either, 400 kW. It is also the most site power
+     * allocation gives it. Simulators running N times faster than real time:
+     * `simulation.timeFactor`.
      */
     maxPowerKw: z.number().positive().max(1_000_000_000).optional(),
     type: z.enum(['AC', 'DC']).optional(),
     /**
-     * Load management (with `power`): the least power worth sending this connector, kW. A
+     * Site power (with `power`): the least power worth sending this connector, kW. A
      * session that cannot get it waits at 0 W rather than trickle (docs/load-management.md).
      */
     minPowerKw: z.number().min(0).max(1_000_000).optional(),
@@ -218,7 +219,7 @@ const circuit: z.ZodType<CircuitConfig, z.input<z.ZodType<CircuitConfig>>> = z.l
 );
 
 /**
- * Load management: the site's supply limit and its circuits. Without it the gateway sends no
+ * Site power: the site's supply limit and its circuits. Without it the gateway sends no
  * charging profile and every charger draws what it can (docs/load-management.md).
  */
 const power = z
@@ -554,8 +555,8 @@ export const configSchema = z
     /**
      * Chargers that are simulators running N times faster than real time (demo, tests) deliver N
      * times their power per real second. `timeFactor` scales only the plausibility bound on the
-     * energy they report; each connector's `maxPowerKw` stays its real power, the maximum load
-     * management allocates. Real chargers: leave it at 1.
+     * energy they report; each connector's `maxPowerKw` stays its real power, the most site
+     * power allocation gives it. Real chargers: leave it at 1.
      */
     simulation: z
       .object({ timeFactor: z.number().min(1).max(10_000).default(1) })

@@ -6,7 +6,7 @@ export interface SiteConnector {
   ocppConnectorId: number;
   /** Its price is read from the tariff at the moment it is needed (config/tariff-book.ts). */
   tariffId: string;
-  /** The connector's rated power, W: the most load management allocates it. */
+  /** The connector's rated power, W: the most site power allocation gives it. */
   ratedPowerW: number;
   /**
    * The most power its meter may show, W: the rated power with a margin, times the simulation's

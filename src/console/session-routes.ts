@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleSessions, ConsoleSession } from '../auth/console-sessions.js';
+import type { ConsoleLogins, ConsoleLogin } from '../auth/console-logins.js';
 import type { Operator, OperatorCredentials } from '../auth/operator-credentials.js';
 import { readCookie, setCookieHeader } from '../api/cookies.js';
 import { ApiError } from '../api/errors.js';
@@ -11,7 +11,7 @@ import type { Clock } from '../shared/clock.js';
 
 export interface ConsoleLoginOptions {
   operators: OperatorCredentials;
-  sessions: ConsoleSessions;
+  logins: ConsoleLogins;
   audit: AuditTrail;
   clock: Clock;
   /** Failed logins per client address (the same back-off chargers' failed logins get). */
@@ -35,7 +35,7 @@ const sessionBody = {
   additionalProperties: false,
 } as const;
 
-function answer(session: ConsoleSession, timeZone: string) {
+function answer(session: ConsoleLogin, timeZone: string) {
   return {
     operator: session.operator,
     csrfToken: session.csrfToken,
@@ -58,9 +58,9 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
   const ttlMs = o.sessionHours * 3_600_000;
   const now = () => o.clock.now();
   const iso = () => new Date(now()).toISOString();
-  const current = (request: FastifyRequest): { cookie: string; session: ConsoleSession } => {
+  const current = (request: FastifyRequest): { cookie: string; session: ConsoleLogin } => {
     const cookie = readCookie(request.headers.cookie, CONSOLE_COOKIE);
-    const session = cookie === null ? undefined : o.sessions.find(cookie, now());
+    const session = cookie === null ? undefined : o.logins.find(cookie, now());
     if (cookie === null || !session) {
       throw new ApiError(401, 'invalid_operator_credential', 'not logged in to the console');
     }
@@ -118,7 +118,7 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
         );
       }
       o.throttle.succeeded(address);
-      const { cookie, session } = o.sessions.open(found, now(), ttlMs);
+      const { cookie, login: session } = o.logins.open(found, now(), ttlMs);
       o.audit.record(found, 'console.login', { name, address }, 200, {}, iso());
       reply.header(
         'set-cookie',
@@ -151,11 +151,11 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
     },
     async (request, reply) => {
       const cookie = readCookie(request.headers.cookie, CONSOLE_COOKIE);
-      const session = cookie === null ? undefined : o.sessions.find(cookie, now());
+      const session = cookie === null ? undefined : o.logins.find(cookie, now());
       if (cookie === null || !session) return clearCookie(reply).code(204).send();
       // Logging out is an action: a page on another site must not end the login either.
       checkCsrf(request, session.csrfToken);
-      o.sessions.close(cookie);
+      o.logins.close(cookie);
       clearCookie(reply);
       o.audit.record(session.operator, 'console.logout', {}, 204, {}, iso());
       return reply.code(204).send();

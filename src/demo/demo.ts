@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { applySeed, readSeedFile } from '../admin/seed.js';
-import { loadConfigFile } from '../config/load.js';
+import { readConfigFile } from '../config/read-config.js';
 import { startGateway } from '../gateway.js';
 import { demoLogins, type DemoLogin } from './demo-operators.js';
 import { openDatabase } from '../store/database.js';
@@ -58,7 +58,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const configPath = options.databasePath
     ? demoConfigFor(resolve(options.databasePath))
     : join(ROOT, 'config', 'demo.yaml');
-  const config = loadConfigFile(configPath);
+  const config = readConfigFile(configPath);
   config.http.port = options.port;
   const db = openDatabase(config.database.path);
   const seed = readSeedFile(join(ROOT, 'config', 'demo-seed.json'));

@@ -1,4 +1,13 @@
-import { instantsOf, localTime, transitionsNear, WEEKDAYS, type Weekday } from './local-time.js';
+import {
+  DAY_MINUTES,
+  instantsOf,
+  localTime,
+  transitionsNear,
+  weekdayOf,
+  windowMinutes,
+  WEEKDAYS,
+  type Weekday,
+} from '../shared/local-time.js';
 
 /** A window of the power schedule, as the config gives it (site.power.schedule). */
 export interface ScheduleWindowSpec {
@@ -21,13 +30,6 @@ interface Window {
   watts: number;
 }
 
-const DAY_MINUTES = 1440;
-
-export function minuteOfDay(hhmm: string): number {
-  const [h, m] = hhmm.split(':').map(Number);
-  return (h ?? 0) * 60 + (m ?? 0);
-}
-
 /** kW from the config or an API to whole watts, rounded down (a limit never grows by rounding). */
 export function kwToWatts(kw: number): number {
   return Math.floor(Math.round(kw * 1_000_000) / 1000);
@@ -48,17 +50,12 @@ export class PowerSchedule {
     private readonly timeZone: string,
     siteNodeId: string,
   ) {
-    this.windows = specs.map((s) => {
-      const from = minuteOfDay(s.from);
-      const to = minuteOfDay(s.to);
-      return {
-        node: s.node ?? siteNodeId,
-        days: new Set(s.days.map((d) => WEEKDAYS.indexOf(d))),
-        from,
-        length: to > from ? to - from : to - from + DAY_MINUTES,
-        watts: kwToWatts(s.limitKw),
-      };
-    });
+    this.windows = specs.map((s) => ({
+      node: s.node ?? siteNodeId,
+      days: new Set(s.days.map((d) => WEEKDAYS.indexOf(d))),
+      ...windowMinutes(s.from, s.to),
+      watts: kwToWatts(s.limitKw),
+    }));
   }
 
   get empty(): boolean {
@@ -104,7 +101,7 @@ export class PowerSchedule {
       if (at > ms && (next === undefined || at < next)) next = at;
     };
     for (let day = today - 1; day <= today + 7; day++) {
-      const weekday = (((day + 4) % 7) + 7) % 7;
+      const weekday = weekdayOf(day);
       // The wall clock jumping (DST) can start or end a window between its edges.
       for (const at of transitionsNear(day, this.timeZone)) consider(at);
       for (const w of this.windows) {

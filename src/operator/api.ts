@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeys } from '../auth/api-keys.js';
-import type { ConsoleSessions } from '../auth/console-sessions.js';
+import type { ConsoleLogins } from '../auth/console-logins.js';
 import type { OperatorCredentials } from '../auth/operator-credentials.js';
 import { sendError } from '../api/errors.js';
 import { collectOpenApi } from '../api/openapi.js';
 import { createJsonServer } from '../api/server.js';
-import type { FleetAdmin } from '../fleet/admin.js';
+import type { FleetChanges } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
@@ -38,11 +38,11 @@ export interface OperatorDeps {
   log: Logger;
   operators: OperatorCredentials;
   /** Browser console logins: their cookie is accepted like a Bearer credential. */
-  consoleSessions: ConsoleSessions;
+  consoleLogins: ConsoleLogins;
   audit: AuditTrail;
   roster: Roster;
   wallet: Wallet;
-  admin: FleetAdmin;
+  fleetChanges: FleetChanges;
   requests: OperatorRequests;
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
@@ -109,7 +109,7 @@ export function registerOperatorApi(
     async (scope) => {
       scope.addHook(
         'onRequest',
-        authenticate(deps.operators, { sessions: deps.consoleSessions, clock: deps.clock }),
+        authenticate(deps.operators, { logins: deps.consoleLogins, clock: deps.clock }),
       );
       scope.addHook('onSend', async (request, reply, payload) => {
         const action = request.routeOptions.config.audit;

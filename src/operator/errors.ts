@@ -1,7 +1,7 @@
 import { ApiError } from '../api/errors.js';
-import { FleetAdminError } from '../fleet/admin.js';
+import { FleetChangeError } from '../fleet/fleet-changes.js';
 
-const FLEET_ADMIN_STATUS: Record<FleetAdminError['code'], number> = {
+const FLEET_ADMIN_STATUS: Record<FleetChangeError['code'], number> = {
   driver_not_found: 404,
   fleet_not_found: 404,
   driver_in_other_fleet: 409,
@@ -10,12 +10,12 @@ const FLEET_ADMIN_STATUS: Record<FleetAdminError['code'], number> = {
   insufficient_balance: 402,
 };
 
-/** Runs a change; a FleetAdminError becomes the API's error with its documented status. */
+/** Runs a change; a FleetChangeError becomes the API's error with its documented status. */
 export function asApiError<T>(change: () => T): T {
   try {
     return change();
   } catch (err) {
-    if (err instanceof FleetAdminError) {
+    if (err instanceof FleetChangeError) {
       throw new ApiError(FLEET_ADMIN_STATUS[err.code], err.code, err.message);
     }
     throw err;

@@ -6,7 +6,7 @@ import {
   type OperatorRole,
 } from '../auth/operator-credentials.js';
 import { timingSafeEqual } from 'node:crypto';
-import type { ConsoleSessions } from '../auth/console-sessions.js';
+import type { ConsoleLogins } from '../auth/console-logins.js';
 import { credential } from '../api/auth-hooks.js';
 import { readCookie } from '../api/cookies.js';
 import { ApiError } from '../api/errors.js';
@@ -30,7 +30,7 @@ declare module 'fastify' {
 
 /** What lets the guard accept a console login's cookie besides a Bearer credential. */
 export interface CookieLogins {
-  sessions: ConsoleSessions;
+  logins: ConsoleLogins;
   clock: Clock;
 }
 
@@ -84,7 +84,7 @@ export function authenticate(operators: OperatorCredentials, cookies?: CookieLog
         ? readCookie(request.headers.cookie, CONSOLE_COOKIE)
         : null;
     if (secret === null && cookie !== null && cookies) {
-      const session = cookies.sessions.find(cookie, cookies.clock.now());
+      const session = cookies.logins.find(cookie, cookies.clock.now());
       if (!session) {
         throw new ApiError(
           401,

@@ -32,7 +32,7 @@ interface MoneyBody {
 
 /**
  * Money without the cloud: an operator tops up or adjusts a driver's wallet. The same code as the
- * uplink's top_up/adjustment commands moves the money (FleetAdmin → Wallet: one ledger entry, its
+ * uplink's top_up/adjustment commands moves the money (FleetChanges → Wallet: one ledger entry, its
  * outbox row, published like any other); the entry carries the operator and the reason.
  */
 export function registerMoneyRoutes(app: FastifyInstance, deps: OperatorDeps): void {
@@ -54,7 +54,7 @@ export function registerMoneyRoutes(app: FastifyInstance, deps: OperatorDeps): v
         at,
         () =>
           asApiError(() => {
-            const moved = deps.admin.moveMoney(driverId, kind, body.amount, reference, at, {
+            const moved = deps.fleetChanges.moveMoney(driverId, kind, body.amount, reference, at, {
               actor: `operator:${operator.name}`,
               reason: body.reason ?? 'top-up at the site',
             });

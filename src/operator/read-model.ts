@@ -341,7 +341,7 @@ export class SiteReadModel {
         .get(chargerId) as { n: number };
       return { source: 'ocpp_events', count: row.n };
     }
-    // One row per kind of deviation, each counted (src/store/schema-field-edge.ts).
+    // One row per kind of deviation, each counted (src/store/migrations/007-field-edge.ts).
     const kinds = this.db
       .prepare(
         `SELECT kind, count, first_seen AS firstSeen, last_seen AS lastSeen

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../api/errors.js';
 import { keyIdOf } from '../auth/api-keys.js';
-import type { VehicleInput } from '../fleet/admin.js';
+import type { VehicleInput } from '../fleet/fleet-changes.js';
 import type { OperatorDeps } from './api.js';
 import { asApiError, notFound } from './errors.js';
 import { operatorAction } from './guard.js';
@@ -80,7 +80,7 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
     async (request) => {
       const { fleetId } = request.params as { fleetId: string };
       const { name, create } = request.body as { name: string; create?: boolean };
-      return asApiError(() => deps.admin.putFleet(fleetId, name, create === true, now()));
+      return asApiError(() => deps.fleetChanges.putFleet(fleetId, name, create === true, now()));
     },
   );
 
@@ -105,7 +105,7 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
     },
     async (request) => {
       const { fleetId } = request.params as { fleetId: string };
-      return asApiError(() => deps.admin.deleteFleet(fleetId));
+      return asApiError(() => deps.fleetChanges.deleteFleet(fleetId));
     },
   );
 
@@ -146,7 +146,7 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
       };
       const at = now();
       return deps.db.transaction(() =>
-        asApiError(() => deps.admin.upsertDriver({ driverId, ...body }, at)),
+        asApiError(() => deps.fleetChanges.upsertDriver({ driverId, ...body }, at)),
       )();
     },
   );
@@ -164,7 +164,7 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
     },
     async (request) => {
       const { driverId } = request.params as { driverId: string };
-      return asApiError(() => deps.admin.deactivateDriver(driverId, now()));
+      return asApiError(() => deps.fleetChanges.deactivateDriver(driverId, now()));
     },
   );
 
@@ -188,7 +188,7 @@ export function registerRosterRoutes(app: FastifyInstance, deps: OperatorDeps): 
     async (request) => {
       const { driverId } = request.params as { driverId: string };
       const body = request.body as { vehicle: VehicleInput | null };
-      return asApiError(() => deps.admin.assignVehicle(driverId, body.vehicle, now()));
+      return asApiError(() => deps.fleetChanges.assignVehicle(driverId, body.vehicle, now()));
     },
   );
 

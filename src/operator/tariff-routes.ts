@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../api/errors.js';
-import { WEEKDAYS } from '../load/local-time.js';
+import { WEEKDAYS } from '../shared/local-time.js';
 import { TariffBookError, type TariffRecord } from '../config/tariff-book.js';
 import type { TariffSpec } from '../pricing/tariff.js';
 import type { OperatorDeps } from './api.js';

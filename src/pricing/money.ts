@@ -5,7 +5,7 @@
  *
  * Rounding, once per figure and always in the driver's favour where money is taken:
  * - a quote rounds up (it must cover the energy it names);
- * - the paid energy limit rounds down (never promise energy that was not paid for);
+ * - paid energy rounds down (never promise energy that was not paid for);
  * - the settled cost rounds down (never charge for a fraction of a naira not delivered),
  *   and is capped at what was paid (overshoot is never charged).
  */

@@ -1,11 +1,13 @@
 import {
+  DAY_MINUTES,
   instantsOf,
   localTime,
   transitionsNear,
+  weekdayOf,
+  windowMinutes,
   WEEKDAYS,
   type Weekday,
-} from '../load/local-time.js';
-import { minuteOfDay } from '../load/schedule.js';
+} from '../shared/local-time.js';
 import { microNgnPerWh } from './money.js';
 
 /** A time-of-day price: from `from` on each of `days` until `to` (the next day when earlier). */
@@ -32,13 +34,12 @@ export interface PriceInForce {
   untilMs: number | null;
 }
 
-const DAY_MINUTES = 1440;
 const WEEK_MINUTES = 7 * DAY_MINUTES;
 
 export const windowLabel = (w: TariffWindowSpec): string => `${w.days.join(',')} ${w.from}-${w.to}`;
 
 /**
- * A tariff evaluated in one time zone. Windows follow the power schedule's rule (load/schedule.ts):
+ * A tariff evaluated in one time zone. Windows follow the power schedule's rule (windowMinutes):
  * `to` earlier than `from` ends the next day, equal to it lasts a whole day. Windows of a tariff
  * may not overlap, so every minute of the week has exactly one price: the table below holds it.
  */
@@ -55,9 +56,7 @@ export class Tariff {
     this.prices = spec.windows.map((w) => microNgnPerWh(w.pricePerKwh));
     this.labels = spec.windows.map(windowLabel);
     spec.windows.forEach((w, i) => {
-      const from = minuteOfDay(w.from);
-      const to = minuteOfDay(w.to);
-      const length = to > from ? to - from : to - from + DAY_MINUTES;
+      const { from, length } = windowMinutes(w.from, w.to);
       for (const day of new Set(w.days)) {
         const start = WEEKDAYS.indexOf(day) * DAY_MINUTES + from;
         for (let m = start; m < start + length; m++) {
@@ -97,22 +96,20 @@ export class Tariff {
   }
 
   /**
-   * The first window edge (or wall-clock jump) after `ms` at which the price differs. Prices only
-   * change there, so the candidates over the coming week are all that need looking at.
+   * The first window start or end (or wall-clock jump) after `ms` at which the price differs.
+   * Prices only change there, so the candidates over the coming week are all that need looking at.
    */
   private nextChange(ms: number, price: number): number | null {
     if (this.spec.windows.length === 0) return null;
     const today = localTime(ms, this.timeZone).day;
     const candidates: number[] = [];
     for (let day = today - 1; day <= today + 8; day++) {
-      const weekday = WEEKDAYS[(((day + 4) % 7) + 7) % 7] as Weekday;
+      const weekday = WEEKDAYS[weekdayOf(day)] as Weekday;
       candidates.push(...transitionsNear(day, this.timeZone));
       for (const w of this.spec.windows) {
         if (!w.days.includes(weekday)) continue;
-        const from = minuteOfDay(w.from);
-        const to = minuteOfDay(w.to);
-        const end = to > from ? to : to + DAY_MINUTES;
-        for (const minute of [from, end]) {
+        const { from, length } = windowMinutes(w.from, w.to);
+        for (const minute of [from, from + length]) {
           const d = day + Math.floor(minute / DAY_MINUTES);
           candidates.push(...instantsOf(d, minute % DAY_MINUTES, this.timeZone));
         }

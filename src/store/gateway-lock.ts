@@ -25,7 +25,7 @@ interface Holder {
  * runs. The operating system drops that lock when the process ends, however it ends (SIGKILL,
  * power cut): no stale lock file to clean up, and no guessing from a pid that may have been
  * reused. Others can still read the file, so a second gateway learns who holds it (pid, host,
- * since when). The database itself stays unlocked: `ledger verify`, `backup` and the admin
+ * since when). The database itself stays unlocked: `ledger verify`, `backup` and the other CLI
  * commands work on a live gateway's database as before.
  */
 export function acquireGatewayLock(databasePath: string, at: string): GatewayLock {

@@ -1,53 +1,56 @@
 import type { Db } from './database.js';
-import { schemaV1 } from './schema-v1.js';
-import { schemaV2 } from './schema-v2.js';
-import { schemaV3Uplink } from './schema-v3-uplink.js';
-import { schemaV4Money } from './schema-v4-money.js';
-import { schemaV5Meter } from './schema-v5-meter.js';
-import { schemaOperator } from './schema-operator.js';
-import { schemaFieldEdge } from './schema-field-edge.js';
-import { schemaOperations } from './schema-operations.js';
-import { schemaFieldSession } from './schema-field-session.js';
-import { schemaOperatorChargers } from './schema-operator-chargers.js';
-import { schemaChargerOps } from './schema-charger-ops.js';
-import { schemaLoadInputs } from './schema-load-inputs.js';
-import { schemaChargerKeys } from './schema-charger-keys.js';
-import { schemaChargerPasswordPushes } from './schema-charger-password-pushes.js';
-import { schemaConsole } from './schema-console.js';
-import { schemaClockOffsets } from './schema-clock-offsets.js';
-import { schemaMeterTruth } from './schema-meter-truth.js';
-import { schemaChargerSampling } from './schema-charger-sampling.js';
-import { schemaClockEpochs } from './schema-clock-epochs.js';
-import { schemaTariffs } from './schema-tariffs.js';
-import { schemaTransfers } from './schema-transfers.js';
-import { schemaAlerts } from './schema-alerts.js';
-import { schemaStopOrigin } from './schema-stop-origin.js';
+import { migrationV1 } from './migrations/001-v1.js';
+import { migrationOcpp201 } from './migrations/002-ocpp201.js';
+import { migrationUplink } from './migrations/003-uplink.js';
+import { migrationIdempotencyKeys } from './migrations/004-idempotency-keys.js';
+import { migrationMeter } from './migrations/005-meter.js';
+import { migrationOperator } from './migrations/006-operator.js';
+import { migrationFieldEdge } from './migrations/007-field-edge.js';
+import { migrationOperations } from './migrations/008-operations.js';
+import { migrationFieldSession } from './migrations/009-field-session.js';
+import { migrationOperatorChargers } from './migrations/010-operator-chargers.js';
+import { migrationOperatorAvailability } from './migrations/011-operator-availability.js';
+import { migrationPowerOverrides } from './migrations/012-power-overrides.js';
+import { migrationChargerKeys } from './migrations/013-charger-keys.js';
+import { migrationConsoleLogins } from './migrations/014-console-logins.js';
+import { migrationClockOffsets } from './migrations/015-clock-offsets.js';
+import { migrationMeterTruth } from './migrations/016-meter-truth.js';
+import { migrationChargerSampling } from './migrations/017-charger-sampling.js';
+import { migrationClockEpochs } from './migrations/018-clock-epochs.js';
+import { migrationChargerPasswordPushes } from './migrations/019-charger-password-pushes.js';
+import { migrationTariffs } from './migrations/020-tariffs.js';
+import { migrationTransfers } from './migrations/021-transfers.js';
+import { migrationAlerts } from './migrations/022-alerts.js';
+import { migrationStopOrigin } from './migrations/023-stop-origin.js';
 
-/** Ordered, append-only list: a released migration is never edited, only followed by a new one. */
+/**
+ * Applied in the order of their file numbers (user_version counts them), append-only: a released
+ * migration is never edited, only followed by the next number.
+ */
 const migrations: readonly string[] = [
-  schemaV1,
-  schemaV2,
-  schemaV3Uplink,
-  schemaV4Money,
-  schemaV5Meter,
-  schemaOperator,
-  schemaFieldEdge,
-  schemaOperations,
-  schemaFieldSession,
-  schemaOperatorChargers,
-  schemaChargerOps,
-  schemaLoadInputs,
-  schemaChargerKeys,
-  schemaConsole,
-  schemaClockOffsets,
-  schemaMeterTruth,
-  schemaChargerSampling,
-  schemaClockEpochs,
-  schemaChargerPasswordPushes,
-  schemaTariffs,
-  schemaTransfers,
-  schemaAlerts,
-  schemaStopOrigin,
+  migrationV1,
+  migrationOcpp201,
+  migrationUplink,
+  migrationIdempotencyKeys,
+  migrationMeter,
+  migrationOperator,
+  migrationFieldEdge,
+  migrationOperations,
+  migrationFieldSession,
+  migrationOperatorChargers,
+  migrationOperatorAvailability,
+  migrationPowerOverrides,
+  migrationChargerKeys,
+  migrationConsoleLogins,
+  migrationClockOffsets,
+  migrationMeterTruth,
+  migrationChargerSampling,
+  migrationClockEpochs,
+  migrationChargerPasswordPushes,
+  migrationTariffs,
+  migrationTransfers,
+  migrationAlerts,
+  migrationStopOrigin,
 ];
 
 /**

@@ -31,7 +31,7 @@ const DAY_MS = 86_400_000;
  * diagnosis or deduplication for a while; it never touches money rows (ledger, sessions, wallets:
  * their triggers refuse anyway) nor what an open session needs: the idempotency key of a session
  * that is not settled or refunded, and the transaction events of an open session (the schema
- * refuses both too, see schema-operations.ts). Sent outbox rows are pruned by the uplink's outbox
+ * refuses both too, see migrations/008-operations.ts). Sent outbox rows are pruned by the uplink's outbox
  * monitor (uplink.outbox.sentRetentionHours); unsent ones never are.
  */
 export class Retention {

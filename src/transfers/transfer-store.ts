@@ -61,7 +61,7 @@ const fileOf = (r: FileRow): TransferFile => ({
   createdAt: r.created_at,
 });
 
-/** The transfer tables (schema-transfers.ts): files, jobs and each job's statuses. */
+/** The transfer tables (migrations/021-transfers.ts): files, jobs and each job's statuses. */
 export class TransferStore {
   constructor(private readonly db: Db) {}
 

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { ApiKeys } from '../auth/api-keys.js';
-import { FleetAdminError, type FleetAdmin, type MoneyMoved } from '../fleet/admin.js';
+import { FleetChangeError, type FleetChanges, type MoneyMoved } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { Clock } from '../shared/clock.js';
@@ -38,7 +38,7 @@ export interface CommandDeps {
   clock: Clock;
   outbox: Outbox;
   roster: Roster;
-  admin: FleetAdmin;
+  fleetChanges: FleetChanges;
   apiKeys: ApiKeys;
   telematics: Telematics;
 }
@@ -113,7 +113,7 @@ export class CommandProcessor {
    */
   private moneyMovedBefore(c: Command): MoneyMoved | null {
     if (c.type !== 'top_up' && c.type !== 'adjustment') return null;
-    return this.d.admin.moneyMoved(c.driverId, `cmd:${c.id}`);
+    return this.d.fleetChanges.moneyMoved(c.driverId, `cmd:${c.id}`);
   }
 
   private reply(reply: CommandReply): CommandReply {
@@ -122,34 +122,34 @@ export class CommandProcessor {
   }
 
   private apply(c: Command, at: string): Record<string, unknown> {
-    const admin = this.d.admin;
+    const changes = this.d.fleetChanges;
     try {
       switch (c.type) {
         case 'top_up':
-          return { ...admin.moveMoney(c.driverId, 'top_up', c.amount, `cmd:${c.id}`, at) };
+          return { ...changes.moveMoney(c.driverId, 'top_up', c.amount, `cmd:${c.id}`, at) };
         case 'adjustment':
           return {
-            ...admin.moveMoney(c.driverId, 'adjustment', c.amount, `cmd:${c.id}`, at, {
+            ...changes.moveMoney(c.driverId, 'adjustment', c.amount, `cmd:${c.id}`, at, {
               actor: `uplink:${c.id}`,
               reason: c.reason,
             }),
           };
         case 'fleet_upsert':
-          return admin.upsertFleet(c.fleetId, c.name, at);
+          return changes.upsertFleet(c.fleetId, c.name, at);
         case 'driver_upsert':
-          return admin.upsertDriver(c, at);
+          return changes.upsertDriver(c, at);
         case 'driver_deactivate':
-          return admin.deactivateDriver(c.driverId, at);
+          return changes.deactivateDriver(c.driverId, at);
         case 'vehicle_assign':
-          return admin.assignVehicle(c.driverId, c.vehicle, at);
+          return changes.assignVehicle(c.driverId, c.vehicle, at);
         case 'api_key_rotate':
           return this.rotateKeys(c, at);
         case 'telematics_soc':
-          admin.driver(c.driverId);
+          changes.driver(c.driverId);
           return { stored: this.d.telematics.record(c.driverId, c.socPercent, c.measuredAt, at) };
       }
     } catch (err) {
-      if (err instanceof FleetAdminError) throw new Rejection(err.code, err.message);
+      if (err instanceof FleetChangeError) throw new Rejection(err.code, err.message);
       throw err;
     }
   }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Commands from the fleet's cloud on `<prefix>commands`, validated here at the edge. Every command
- * has an `id` (the cloud's idempotency key) and a `type`; unknown fields are refused.
+ * Commands from the fleet's cloud on `<prefix>commands`, validated here as they arrive. Every
+ * command has an `id` (the cloud's idempotency key) and a `type`; unknown fields are refused.
  * schemas/mqtt/command.json is the same contract as JSON Schema.
  */
 const commandId = z.string().min(1).max(128);

@@ -1,6 +1,6 @@
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { GatewayConfig } from '../config/schema.js';
-import type { FleetAdmin } from '../fleet/admin.js';
+import type { FleetChanges } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { ConnectorView } from '../ocpp/port.js';
@@ -21,7 +21,7 @@ export interface UplinkDeps {
   log: Logger;
   outbox: Outbox;
   roster: Roster;
-  admin: FleetAdmin;
+  fleetChanges: FleetChanges;
   apiKeys: ApiKeys;
   telematics: Telematics;
   /** Topics read on the uplink's connection besides commands (needs uplink.url). */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { applySeed } from '../../src/admin/seed.js';
 import { verifyLedger, type LedgerReport } from '../../src/admin/verify-ledger.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/read-config.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import type { KillPoint } from '../../src/shared/kill-points.js';
 import { openDatabase } from '../../src/store/database.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { applySeed, seedSchema, type SeedFile } from '../../src/admin/seed.js';
 import { hashPassword } from '../../src/ocpp/charger-password.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/read-config.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/gateway.js';
 import type { Clock } from '../../src/shared/clock.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { parseConfig } from '../../../src/config/load.js';
+import { parseConfig } from '../../../src/config/read-config.js';
 import type { GatewayConfigInput } from '../../../src/config/schema.js';
 import { hashPassword } from '../../../src/ocpp/charger-password.js';
 import { openDatabase } from '../../../src/store/database.js';

@@ -8,7 +8,7 @@ import type { Session201 } from '../session-context.js';
  * Meter samples outside TransactionEvent. 2.0.1 sends a transaction's meter data in its events,
  * but some stations send MeterValues during one too: they name no transaction, so they are the
  * one going on at their EVSE. evseId 0, the station's own meter, is no connector's register (no
- * site connector has OCPP id 0: config/load.ts). No offline flag either: as for 1.6, the
+ * site connector has OCPP id 0: config/read-config.ts). No offline flag either: as for 1.6, the
  * charger's clock offset tells a replay (charger-clocks.ts).
  */
 export function meterValues(session: Session201, req: MeterValuesReq) {

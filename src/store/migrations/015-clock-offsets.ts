@@ -4,7 +4,7 @@
  * (src/ocpp/charger-clocks.ts), so a restarted gateway judges a queue the charger replays against
  * the offset it had, not against the first late message.
  */
-export const schemaClockOffsets = `
+export const migrationClockOffsets = `
 CREATE TABLE IF NOT EXISTS charger_clock_offsets (
   charger_id TEXT PRIMARY KEY,
   offset_ms INTEGER NOT NULL,

@@ -10,7 +10,7 @@
  *   charger that did not stop in time) or proven by a stop that came after the session was settled
  *   without one. Append-only; money never moves for it (a settled session never changes).
  */
-export const schemaFieldSession = `
+export const migrationFieldSession = `
 ALTER TABLE sessions ADD COLUMN meter_last_at_ms INTEGER;
 CREATE TABLE stop_attempts (
   id INTEGER PRIMARY KEY,

@@ -5,7 +5,7 @@
  *   to 'stopping': the paid-energy limit, or an operator (id, and the name at the time). A session
  *   the charger ended by itself has none; its end reason says who.
  */
-export const schemaStopOrigin = `
+export const migrationStopOrigin = `
 CREATE TABLE IF NOT EXISTS session_stop_requests (
   session_id TEXT PRIMARY KEY REFERENCES sessions(id),
   origin TEXT NOT NULL CHECK (origin IN ('paid_energy', 'operator')),

@@ -9,7 +9,7 @@
  *   settled or refunded (a retry must find it), and the events of a transaction whose session is
  *   open. Money rows (ledger, sessions, wallets) keep their never-delete triggers.
  */
-export const schemaOperations = `
+export const migrationOperations = `
 CREATE TABLE IF NOT EXISTS gateway_probe (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   pid INTEGER NOT NULL,

@@ -12,7 +12,7 @@
  * - `last_activity_at` is when the gateway last heard of the session's transaction: a charger that
  *   never sends its stop is settled on the last proven register after a configured silence.
  */
-export const schemaV5Meter = `
+export const migrationMeter = `
 ALTER TABLE sessions ADD COLUMN meter_carried_wh INTEGER NOT NULL DEFAULT 0 CHECK (meter_carried_wh >= 0);
 ALTER TABLE sessions ADD COLUMN meter_segment_start_wh INTEGER;
 ALTER TABLE sessions ADD COLUMN meter_pending_reset_wh INTEGER;

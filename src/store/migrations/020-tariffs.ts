@@ -6,7 +6,7 @@
  * - sessions.tariff_*: the tariff, version and time-of-day window a session's price (fixed at its
  *   Start, price_micro_ngn_per_wh) was read from; null for sessions started before.
  */
-export const schemaTariffs = `
+export const migrationTariffs = `
 CREATE TABLE tariff_versions (
   tariff_id TEXT NOT NULL,
   version INTEGER NOT NULL CHECK (version >= 1),

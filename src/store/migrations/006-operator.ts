@@ -15,7 +15,7 @@
  *   docs/operator-api.md, "Which source is authoritative"). A password hash has a validity
  *   window so that the old and the new one both work during a rotation's overlap.
  */
-export const schemaOperator = `
+export const migrationOperator = `
 CREATE TABLE IF NOT EXISTS operators (
   id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
   name TEXT NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 100),

@@ -4,7 +4,7 @@
  * charger_passwords or charger_keys, never the password), the charger's answer, and when the
  * charger first connected with it, which ends its older credentials (docs/security.md).
  */
-export const schemaChargerPasswordPushes = `
+export const migrationChargerPasswordPushes = `
 CREATE TABLE charger_password_pushes (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   charger_id TEXT NOT NULL REFERENCES site_chargers(id),

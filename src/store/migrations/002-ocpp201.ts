@@ -4,7 +4,7 @@
  * TransactionEvent by sequence number, which is what makes replays and out-of-order deliveries
  * harmless. Also: the battery capacity an ISO 15118 charger reports for the plugged-in vehicle.
  */
-export const schemaV2 = `
+export const migrationOcpp201 = `
 ALTER TABLE connector_state ADD COLUMN battery_wh INTEGER CHECK (battery_wh IS NULL OR battery_wh > 0);
 
 CREATE TABLE ocpp201_remote_starts (

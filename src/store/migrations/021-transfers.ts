@@ -3,7 +3,7 @@
  * one job per UpdateFirmware / GetDiagnostics / GetLog (its id is the OCPP requestId) with the
  * latest status the charger reported and every status before it. The URL token is kept as a hash.
  */
-export const schemaTransfers = `
+export const migrationTransfers = `
 CREATE TABLE transfer_files (
   file_id TEXT PRIMARY KEY,
   kind TEXT NOT NULL CHECK (kind IN ('firmware', 'log')),

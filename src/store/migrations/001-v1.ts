@@ -7,7 +7,7 @@
  *   never more than it was debited, and a terminal state never changes again;
  * - a connector has at most one open session.
  */
-export const schemaV1 = `
+export const migrationV1 = `
 CREATE TABLE fleets (
   id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
   name TEXT NOT NULL,

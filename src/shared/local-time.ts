@@ -39,6 +39,29 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+export const DAY_MINUTES = 1440;
+
+/** Minutes since local midnight of a wall time written HH:MM. */
+export function minuteOfDay(hhmm: string): number {
+  const [h, m] = hhmm.split(':').map(Number);
+  return (h ?? 0) * 60 + (m ?? 0);
+}
+
+/**
+ * A daily window from `from` to `to` (HH:MM) as its start and length in minutes, the one rule
+ * the power schedule and tariffs share: `to` earlier than `from` ends the next day (18:00 →
+ * 06:00), equal to it lasts a whole day.
+ */
+export function windowMinutes(from: string, to: string): { from: number; length: number } {
+  const start = minuteOfDay(from);
+  const end = minuteOfDay(to);
+  return { from: start, length: end > start ? end - start : end - start + DAY_MINUTES };
+}
+
+/** 0 = Sunday … 6 = Saturday of a day count since 1970-01-01 (a Thursday). */
+export function weekdayOf(day: number): number {
+  return (((day + 4) % 7) + 7) % 7;
+}
 
 /** The zone's local wall clock at `ms` read as if it were UTC, ms (seconds kept, ms dropped). */
 function wallAsUtc(ms: number, timeZone: string): number {
@@ -67,8 +90,7 @@ export function localTime(ms: number, timeZone: string): LocalTime {
   const day = Math.floor(wall / DAY_MS);
   return {
     day,
-    // 1970-01-01 was a Thursday (4)
-    weekday: (((day + 4) % 7) + 7) % 7,
+    weekday: weekdayOf(day),
     minute: Math.floor((wall - day * DAY_MS) / MINUTE_MS),
   };
 }

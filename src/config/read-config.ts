@@ -57,7 +57,7 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): GatewayConfi
   return config;
 }
 
-export function loadConfigFile(path: string): GatewayConfig {
+export function readConfigFile(path: string): GatewayConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -2,7 +2,7 @@
  * The operator's availability intent per connector ('*': the whole charger). It outlives the
  * charger's own state: re-sent whenever the charger boots, and checked before every Start.
  */
-export const schemaChargerOps = `
+export const migrationOperatorAvailability = `
 CREATE TABLE operator_availability (
   charger_id TEXT NOT NULL,
   connector_id TEXT NOT NULL,

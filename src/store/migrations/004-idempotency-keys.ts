@@ -6,7 +6,7 @@
  *   retry answers is derived from it (see src/charging/idempotency.ts). Keys are scoped to the
  *   driver, kept as long as the session (forever), and never change.
  */
-export const schemaV4Money = `
+export const migrationIdempotencyKeys = `
 CREATE TABLE IF NOT EXISTS idempotency_keys (
   driver_id TEXT NOT NULL REFERENCES drivers(id),
   key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 255),

@@ -6,7 +6,7 @@
  *   exact body sent, retried until a receiver answers 2xx or the row is given up.
  * - a partial index finds the stops that went past the remote stop without reading every attempt.
  */
-export const schemaAlerts = `
+export const migrationAlerts = `
 CREATE TABLE IF NOT EXISTS alerts (
   id TEXT PRIMARY KEY,
   kind TEXT NOT NULL,

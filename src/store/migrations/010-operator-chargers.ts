@@ -4,7 +4,7 @@
  * the fingerprint of that entry at the last start (config/charger-registry.ts applies an entry
  * only when it changed); 'api': added through the operator API.
  */
-export const schemaOperatorChargers = `
+export const migrationOperatorChargers = `
 ALTER TABLE site_chargers ADD COLUMN source TEXT NOT NULL DEFAULT 'config'
   CHECK (source IN ('config', 'api'));
 ALTER TABLE site_chargers ADD COLUMN config_fingerprint TEXT;

@@ -7,7 +7,7 @@
  *   register and its epoch, so the next gain's time can be read on the charger's own clock
  *   (src/charging/meter-track.ts) also after a restart.
  */
-export const schemaClockEpochs = `
+export const migrationClockEpochs = `
 ALTER TABLE charger_clock_offsets ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN meter_last_stamp_ms INTEGER;
 ALTER TABLE sessions ADD COLUMN meter_last_epoch INTEGER;

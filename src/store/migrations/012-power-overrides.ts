@@ -2,7 +2,7 @@
  * The operator's run-time power limits (one per node: the site or a circuit). Kept so a restart
  * does not raise a limit the operator lowered; an expired row is ignored and removed.
  */
-export const schemaLoadInputs = `
+export const migrationPowerOverrides = `
 CREATE TABLE site_power_overrides (
   node_id TEXT PRIMARY KEY,
   watts INTEGER NOT NULL CHECK (watts >= 0),

@@ -10,7 +10,7 @@
  *   the sum of a transaction's intervals so far (the register is its start plus this sum), and the
  *   charger's timestamp of the last interval added, so a sample sent twice is not added twice.
  */
-export const schemaFieldEdge = `
+export const migrationFieldEdge = `
 CREATE TABLE charger_deviations (
   charger_id TEXT NOT NULL,
   kind TEXT NOT NULL,

@@ -4,7 +4,7 @@ import { randomSecret, sha256Hex } from './secrets.js';
 import type { Db } from '../store/database.js';
 
 /** A live console login: who it is and the token its non-GET requests must echo. */
-export interface ConsoleSession {
+export interface ConsoleLogin {
   operator: Operator;
   csrfToken: string;
   expiresAtMs: number;
@@ -19,11 +19,11 @@ interface Row {
 }
 
 /**
- * Console logins, kept server side (console_sessions): the browser holds only a random cookie
- * value, the table only its SHA-256. A session is looked up with its operator on every request,
- * so revoking the operator or passing the expiry ends it at once.
+ * Console logins, kept server side (the console_sessions table): the browser holds only a random
+ * cookie value, the table only its SHA-256. A login is looked up with its operator on every
+ * request, so revoking the operator or passing the expiry ends it at once.
  */
-export class ConsoleSessions {
+export class ConsoleLogins {
   private readonly insertStmt: Statement<[string, string, string, string, number]>;
   private readonly findStmt: Statement<[string, number], Row>;
   private readonly deleteStmt: Statement<[string]>;
@@ -43,17 +43,13 @@ export class ConsoleSessions {
     this.pruneStmt = db.prepare('DELETE FROM console_sessions WHERE expires_at_ms <= ?');
   }
 
-  /** Opens a session; the cookie value is returned once and stored only as its hash. */
-  open(
-    operator: Operator,
-    nowMs: number,
-    ttlMs: number,
-  ): { cookie: string; session: ConsoleSession } {
+  /** Opens a login; the cookie value is returned once and stored only as its hash. */
+  open(operator: Operator, nowMs: number, ttlMs: number): { cookie: string; login: ConsoleLogin } {
     // Expired rows go here, at the only place rows are added: the table stays as small as the
     // number of live logins without a timer of its own.
     this.pruneStmt.run(nowMs);
     const cookie = randomSecret('');
-    const session: ConsoleSession = {
+    const login: ConsoleLogin = {
       operator,
       csrfToken: randomSecret(''),
       expiresAtMs: nowMs + ttlMs,
@@ -61,15 +57,15 @@ export class ConsoleSessions {
     this.insertStmt.run(
       sha256Hex(cookie),
       operator.id,
-      session.csrfToken,
+      login.csrfToken,
       new Date(nowMs).toISOString(),
-      session.expiresAtMs,
+      login.expiresAtMs,
     );
-    return { cookie, session };
+    return { cookie, login };
   }
 
-  /** The session behind a cookie value, unless unknown, expired, logged out or its operator revoked. */
-  find(cookie: string, nowMs: number): ConsoleSession | undefined {
+  /** The login behind a cookie value, unless unknown, expired, logged out or its operator revoked. */
+  find(cookie: string, nowMs: number): ConsoleLogin | undefined {
     const row = this.findStmt.get(sha256Hex(cookie), nowMs);
     if (!row) return undefined;
     return {
@@ -79,7 +75,7 @@ export class ConsoleSessions {
     };
   }
 
-  /** Ends a session (logout); false when there was none. */
+  /** Ends a login (logout); false when there was none. */
   close(cookie: string): boolean {
     return this.deleteStmt.run(sha256Hex(cookie)).changes === 1;
   }

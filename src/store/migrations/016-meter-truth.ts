@@ -10,7 +10,7 @@
  *   what its readings proved, recorded at settlement. SQLite cannot change a CHECK in place: the
  *   table is rebuilt with its rows, index and append-only triggers.
  */
-export const schemaMeterTruth = `
+export const migrationMeterTruth = `
 ALTER TABLE sessions ADD COLUMN meter_possible_wh INTEGER CHECK (meter_possible_wh >= 0);
 ALTER TABLE sessions ADD COLUMN meter_gap_wh INTEGER NOT NULL DEFAULT 0 CHECK (meter_gap_wh >= 0);
 CREATE TABLE operator_losses_v2 (

@@ -4,7 +4,7 @@
  * of their own because charger_passwords admits scrypt hashes only and a released table is never
  * rebuilt. A charger's accepted credentials are the valid rows of both (config/charger-registry.ts).
  */
-export const schemaChargerKeys = `
+export const migrationChargerKeys = `
 CREATE TABLE charger_keys (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   charger_id TEXT NOT NULL REFERENCES site_chargers(id),

@@ -6,7 +6,7 @@
  *   setting held, which deletes the row. Kept across a gateway restart: a charger that reconnects
  *   without booting is not read again.
  */
-export const schemaChargerSampling = `
+export const migrationChargerSampling = `
 CREATE TABLE IF NOT EXISTS charger_sampling (
   charger_id TEXT PRIMARY KEY,
   reason TEXT NOT NULL,

@@ -7,7 +7,7 @@
  *   as it is, to be handed back to the page on GET /console/session. A row dies with its expiry or
  *   its operator's revocation (checked on every request) or at logout (deleted).
  */
-export const schemaConsole = `
+export const migrationConsoleLogins = `
 CREATE TABLE IF NOT EXISTS console_sessions (
   cookie_hash TEXT PRIMARY KEY CHECK (length(cookie_hash) = 64),
   operator_id TEXT NOT NULL REFERENCES operators(id),

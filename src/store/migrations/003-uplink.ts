@@ -8,7 +8,7 @@
  * - outbox rows are immutable once sent, and an unsent row is never deleted (only sent rows are
  *   pruned after their retention).
  */
-export const schemaV3Uplink = `
+export const migrationUplink = `
 CREATE TABLE IF NOT EXISTS uplink_commands (
   id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 128),
   type TEXT NOT NULL CHECK (length(type) BETWEEN 1 AND 64),

@@ -2,7 +2,7 @@ import type { Roster, Driver } from './roster.js';
 import { InsufficientBalanceError, type LedgerNote, type Wallet } from '../wallet/wallet.js';
 
 /** A change that is well-formed but cannot be made; nothing was written. */
-export class FleetAdminError extends Error {
+export class FleetChangeError extends Error {
   constructor(
     readonly code:
       | 'driver_not_found'
@@ -51,7 +51,7 @@ function vehicleFields(vehicle: VehicleInput | null) {
  * in its fleet, money moves once per reference and never below zero. Callers run these inside
  * their own transaction, with their own idempotency record.
  */
-export class FleetAdmin {
+export class FleetChanges {
   constructor(
     private readonly roster: Roster,
     private readonly wallet: Wallet,
@@ -59,7 +59,7 @@ export class FleetAdmin {
 
   driver(driverId: string): Driver {
     const driver = this.roster.driver(driverId);
-    if (!driver) throw new FleetAdminError('driver_not_found', `no driver with id ${driverId}`);
+    if (!driver) throw new FleetChangeError('driver_not_found', `no driver with id ${driverId}`);
     return driver;
   }
 
@@ -89,7 +89,7 @@ export class FleetAdmin {
       return { ledgerEntryId: entry.id, amount: entry.amount, balanceAfter: entry.balanceAfter };
     } catch (err) {
       if (err instanceof InsufficientBalanceError) {
-        throw new FleetAdminError(
+        throw new FleetChangeError(
           'insufficient_balance',
           `balance ${err.balance} NGN cannot be debited ${err.amount} NGN`,
         );
@@ -114,7 +114,7 @@ export class FleetAdmin {
   ): { created: boolean; changed: boolean } {
     const exists = this.roster.hasFleet(fleetId);
     if (!exists && !create) {
-      throw new FleetAdminError(
+      throw new FleetChangeError(
         'fleet_not_found',
         `no fleet with id ${fleetId}; send "create": true to create it`,
       );
@@ -125,9 +125,9 @@ export class FleetAdmin {
   deleteFleet(fleetId: string): { deleted: true } {
     const outcome = this.roster.deleteEmptyFleet(fleetId);
     if (outcome === 'not_found')
-      throw new FleetAdminError('fleet_not_found', `no fleet with id ${fleetId}`);
+      throw new FleetChangeError('fleet_not_found', `no fleet with id ${fleetId}`);
     if (outcome === 'not_empty') {
-      throw new FleetAdminError(
+      throw new FleetChangeError(
         'fleet_not_empty',
         `fleet ${fleetId} has drivers or API keys; only a fleet with neither can be deleted`,
       );
@@ -137,17 +137,17 @@ export class FleetAdmin {
 
   upsertDriver(c: DriverChange, at: string): { created: boolean; changed: boolean } {
     if (!this.roster.hasFleet(c.fleetId))
-      throw new FleetAdminError('fleet_not_found', `no fleet with id ${c.fleetId}`);
+      throw new FleetChangeError('fleet_not_found', `no fleet with id ${c.fleetId}`);
     const existing = this.roster.driver(c.driverId);
     if (existing && existing.fleetId !== c.fleetId) {
-      throw new FleetAdminError(
+      throw new FleetChangeError(
         'driver_in_other_fleet',
         `driver ${c.driverId} belongs to fleet ${existing.fleetId}`,
       );
     }
     const sameEmail = this.roster.driverByEmail(c.fleetId, c.email);
     if (sameEmail && sameEmail.id !== c.driverId) {
-      throw new FleetAdminError(
+      throw new FleetChangeError(
         'email_taken',
         `${c.email} is driver ${sameEmail.id} in this fleet`,
       );
