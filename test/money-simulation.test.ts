@@ -190,7 +190,7 @@ it('found by the simulation: a held register repeated after a lost reply does no
 });
 
 it('a 2.0.1 charger without a start register sends a live reading after a meter reset, then its queue: the queue does not count', async () => {
-  // Before its fix (docs/development.md "Property-based money simulation"): the live post-reset 0 Wh
+  // Before its fix (found by the money simulation): the live post-reset 0 Wh
   // was taken as the start, the queued 19,000 Wh read before the reset raised the register, and
   // the Ended without a register billed 19,000 Wh for 150 delivered.
   await scenario(
