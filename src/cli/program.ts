@@ -1,24 +1,24 @@
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { backupDatabase } from './admin/backup.js';
-import { applySeed, readSeedFile } from './admin/seed.js';
-import { healthUrl, probeHealth } from './admin/health-probe.js';
-import { formatLedgerReport, verifyLedger } from './admin/verify-ledger.js';
-import { ApiKeys, type ApiKeyInfo } from './auth/api-keys.js';
+import { backupDatabase } from './offline/backup.js';
+import { applySeed, readSeedFile } from './offline/seed.js';
+import { healthUrl, probeHealth } from './remote/health-probe.js';
+import { formatLedgerReport, verifyLedger } from './offline/verify-ledger.js';
+import { ApiKeys, type ApiKeyInfo } from '../auth/api-keys.js';
 import {
   OPERATOR_ROLES,
   OperatorCredentials,
   type OperatorRole,
-} from './auth/operator-credentials.js';
-import { generateChargerKey, hashPassword } from './ocpp/charger-password.js';
-import { loadConfigFile } from './config/load.js';
-import { registerOperatorCommands } from './operator/cli-commands.js';
-import { registerChargerCommands } from './operator/charger-cli.js';
-import { registerPowerLimitCommands } from './operator/power-limit-cli.js';
-import { registerTariffCommands } from './operator/tariff-cli.js';
-import { registerTransferCommands } from './operator/transfer-cli.js';
-import { packageVersion } from './shared/package-version.js';
-import { openDatabase } from './store/database.js';
+} from '../auth/operator-credentials.js';
+import { generateChargerKey, hashPassword } from '../ocpp/charger-password.js';
+import { loadConfigFile } from '../config/load.js';
+import { registerOperatorCommands } from './remote/operator-commands.js';
+import { registerChargerCommands } from './remote/charger-commands.js';
+import { registerPowerLimitCommands } from './remote/power-limit-commands.js';
+import { registerTariffCommands } from './remote/tariff-commands.js';
+import { registerTransferCommands } from './remote/transfer-commands.js';
+import { packageVersion } from '../shared/package-version.js';
+import { openDatabase } from '../store/database.js';
 
 /** An empty FLEET_GATEWAY_CONFIG is as good as none: say so instead of failing to read "". */
 function loadConfig(path: string): ReturnType<typeof loadConfigFile> {
@@ -68,7 +68,7 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action(async (opts: { config: string }) => {
       const config = loadConfig(opts.config);
-      const { startGateway } = await import('./gateway.js');
+      const { startGateway } = await import('../gateway.js');
       const gateway = await startGateway(config);
       let stopping = false;
       // With shutdown.drainTimeoutSeconds, the first SIGTERM/SIGINT drains (no new Starts, open
@@ -360,7 +360,7 @@ export function buildProgram(): Command {
       'database file instead of the demo config one (.data/demo.db); the demo config for it is written beside it as FILE.yaml',
     )
     .action(async (opts: { port: string; timeFactor: string; database?: string }) => {
-      const { runDemo } = await import('./demo/demo.js');
+      const { runDemo } = await import('../demo/demo.js');
       await runDemo({
         port: Number(opts.port),
         timeFactor: Number(opts.timeFactor),
@@ -373,7 +373,7 @@ export function buildProgram(): Command {
     .description('print (or write) the OpenAPI 3.1 document generated from the routes')
     .option('--out <file>', 'write it to this file')
     .action(async (opts: { out?: string }) => {
-      const { generateOpenApi, openApiText } = await import('./admin/openapi.js');
+      const { generateOpenApi, openApiText } = await import('./offline/openapi.js');
       const text = openApiText(await generateOpenApi());
       if (opts.out) writeFileSync(opts.out, text);
       else process.stdout.write(text);

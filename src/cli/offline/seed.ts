@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ApiKeys } from '../auth/api-keys.js';
-import { sha256Hex } from '../auth/secrets.js';
-import { normalizeEmail, Roster } from '../fleet/roster.js';
-import type { Db } from '../store/database.js';
-import { Outbox } from '../store/outbox.js';
-import { Wallet } from '../wallet/wallet.js';
+import { ApiKeys } from '../../auth/api-keys.js';
+import { sha256Hex } from '../../auth/secrets.js';
+import { normalizeEmail, Roster } from '../../fleet/roster.js';
+import type { Db } from '../../store/database.js';
+import { Outbox } from '../../store/outbox.js';
+import { Wallet } from '../../wallet/wallet.js';
 
 const driverSchema = z
   .object({

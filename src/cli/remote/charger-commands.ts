@@ -1,5 +1,9 @@
 import { Argument, Option, type Command } from 'commander';
-import type { ActionAnswer, ConfigurationAnswer, SessionStopAnswer } from './charger-actions.js';
+import type {
+  ActionAnswer,
+  ConfigurationAnswer,
+  SessionStopAnswer,
+} from '../../operator/charger-actions.js';
 import { formatTable, OperatorClient } from './client.js';
 
 interface ClientOptions {

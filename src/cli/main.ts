@@ -1,5 +1,5 @@
 // The command line proper, imported by src/cli.ts once the Node running it is one it supports.
-import { buildProgram } from './cli-program.js';
+import { buildProgram } from './program.js';
 
 buildProgram()
   .parseAsync()

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../config/load.js';
-import { startGateway } from '../gateway.js';
-import { createLogger } from '../shared/log.js';
+import { parseConfig } from '../../config/load.js';
+import { startGateway } from '../../gateway.js';
+import { createLogger } from '../../shared/log.js';
 
 /**
  * The OpenAPI document as the routes describe it, from a gateway started with the config

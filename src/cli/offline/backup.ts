@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { databaseAdvice, DatabaseError } from '../store/database.js';
+import { databaseAdvice, DatabaseError } from '../../store/database.js';
 
 export interface BackupReport {
   path: string;

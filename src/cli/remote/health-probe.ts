@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig } from '../../config/schema.js';
 
 /**
  * The /healthz URL a probe on the gateway's own machine (a container HEALTHCHECK, a watchdog)

@@ -2,9 +2,9 @@ import { openAsBlob } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import type { TransferFile, TransferJob } from '../transfers/transfer-store.js';
-import type { JobAnswer } from '../transfers/transfers.js';
-import { remote, withClient, type RemoteOptions } from './cli-commands.js';
+import type { TransferFile, TransferJob } from '../../transfers/transfer-store.js';
+import type { JobAnswer } from '../../transfers/transfers.js';
+import { remote, withClient, type RemoteOptions } from './operator-commands.js';
 import { formatTable } from './client.js';
 
 const FILE_COLUMNS = [

@@ -1,5 +1,5 @@
-import { SESSION_STATES } from '../charging/session-store.js';
-import type { Db } from '../store/database.js';
+import { SESSION_STATES } from '../../charging/session-store.js';
+import type { Db } from '../../store/database.js';
 
 export interface CheckResult {
   name: string;

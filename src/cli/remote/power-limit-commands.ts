@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { formatTable } from './client.js';
-import { remote, withClient, type RemoteOptions } from './cli-commands.js';
+import { remote, withClient, type RemoteOptions } from './operator-commands.js';
 
 interface NodeAnswer {
   nodeId: string;
