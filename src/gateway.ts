@@ -45,7 +45,7 @@ import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
-import { alertRoutes } from './operator/alert-routes.js';
+import { alertRoutes } from './operator/routes/alerts.js';
 import { Telematics } from './fleet/telematics.js';
 import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
 import { startLoadManagement } from './load/start.js';

@@ -1,17 +1,17 @@
 import type { OperatorRoutes } from './api.js';
-import { registerChargerRoutes } from './charger-routes.js';
-import { registerChargerAdminRoutes } from './charger-admin-routes.js';
-import { registerEnergyRoutes } from './energy-routes.js';
-import { registerHealthRoutes } from './health-routes.js';
-import { registerMoneyRoutes } from './money-routes.js';
-import { registerPowerLimitRoutes } from './power-limit-routes.js';
-import { registerReadRoutes } from './read-routes.js';
-import { registerRosterRoutes } from './roster-routes.js';
-import { registerSiteRoutes } from './site-routes.js';
-import { registerSitePowerRoutes } from './site-power-routes.js';
-import { registerStopRecordRoutes } from './stop-record-routes.js';
-import { registerTariffRoutes } from './tariff-routes.js';
-import { registerTransferRoutes } from './transfer-routes.js';
+import { registerChargerRoutes } from './routes/charger-commands.js';
+import { registerChargerAdminRoutes } from './routes/charger-registry.js';
+import { registerEnergyRoutes } from './routes/energy.js';
+import { registerHealthRoutes } from './routes/site.js';
+import { registerMoneyRoutes } from './routes/money.js';
+import { registerPowerLimitRoutes } from './routes/power-limits.js';
+import { registerReadRoutes } from './routes/read-routes.js';
+import { registerRosterRoutes } from './routes/fleets.js';
+import { registerSiteRoutes } from './routes/operators.js';
+import { registerSitePowerRoutes } from './routes/site-power.js';
+import { registerStopRecordRoutes } from './routes/stop-records.js';
+import { registerTariffRoutes } from './routes/tariffs.js';
+import { registerTransferRoutes } from './routes/transfers.js';
 
 /**
  * Every module of the operator API, in registration order. A new module (charger actions, …) is

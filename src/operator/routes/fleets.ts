@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import { keyIdOf } from '../auth/api-keys.js';
-import type { VehicleInput } from '../fleet/admin.js';
-import type { OperatorDeps } from './api.js';
-import { asApiError, notFound } from './errors.js';
-import { operatorAction } from './guard.js';
-import { entityId, errorResponses, objectParams, vehicle } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import { keyIdOf } from '../../auth/api-keys.js';
+import type { VehicleInput } from '../../fleet/admin.js';
+import type { OperatorDeps } from '../api.js';
+import { asApiError, notFound } from '../errors.js';
+import { operatorAction } from '../guard.js';
+import { entityId, errorResponses, objectParams, vehicle } from '../schemas.js';
 
 const changed = {
   200: {

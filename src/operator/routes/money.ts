@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { IDEMPOTENCY_KEY_HEADER } from '../api/schemas.js';
-import type { OperatorDeps } from './api.js';
-import { asApiError } from './errors.js';
-import { operatorAction } from './guard.js';
-import { errorResponses, idempotencyHeaders, objectParams, reason } from './schemas.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../api/schemas.js';
+import type { OperatorDeps } from '../api.js';
+import { asApiError } from '../errors.js';
+import { operatorAction } from '../guard.js';
+import { errorResponses, idempotencyHeaders, objectParams, reason } from '../schemas.js';
 
 const MAX_MONEY = 100_000_000;
 

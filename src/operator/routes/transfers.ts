@@ -1,12 +1,12 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../api/errors.js';
-import type { JobAnswer } from '../transfers/transfers.js';
-import type { TransferKind } from '../transfers/transfer-store.js';
-import type { OperatorDeps } from './api.js';
-import { operatorAction } from './guard.js';
-import { entityId, errorResponses, objectParams } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import type { JobAnswer } from '../../transfers/transfers.js';
+import type { TransferKind } from '../../transfers/transfer-store.js';
+import type { OperatorDeps } from '../api.js';
+import { operatorAction } from '../guard.js';
+import { entityId, errorResponses, objectParams } from '../schemas.js';
 
 /** An upload's bytes, unread: nothing of it is enumerable, so the audit trail records `{}`. */
 class RawBody {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { localPeriods } from '../shared/time-zone.js';
-import type { OperatorDeps } from './api.js';
-import { errorResponses } from './schemas.js';
+import { localPeriods } from '../../shared/time-zone.js';
+import type { OperatorDeps } from '../api.js';
+import { errorResponses } from '../schemas.js';
 
 const figures = {
   type: 'object',

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { OperatorDeps } from './api.js';
-import { errorResponses } from './schemas.js';
+import type { OperatorDeps } from '../api.js';
+import { errorResponses } from '../schemas.js';
 
 /** What /healthz said to anyone before it said only ok or degraded: now for operators only. */
 export function registerHealthRoutes(app: FastifyInstance, deps: OperatorDeps): void {

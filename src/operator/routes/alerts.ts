@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import { ALERT_KINDS } from '../alerts/alert.js';
-import type { AlertState, AlertStore } from '../alerts/alert-store.js';
-import type { OperatorRoutes } from './api.js';
-import { operatorAction } from './guard.js';
-import { errorResponses, objectParams } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import { ALERT_KINDS } from '../../alerts/alert.js';
+import type { AlertState, AlertStore } from '../../alerts/alert-store.js';
+import type { OperatorRoutes } from '../api.js';
+import { operatorAction } from '../guard.js';
+import { errorResponses, objectParams } from '../schemas.js';
 
 const nullableString = { type: ['string', 'null'] } as const;
 

@@ -1,9 +1,9 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import type { OperatorDeps } from './api.js';
-import type { ActionAnswer } from './charger-actions.js';
-import { operatorAction } from './guard.js';
-import { entityId, errorResponses, objectParams, reason } from './schemas.js';
+import type { OperatorDeps } from '../api.js';
+import type { ActionAnswer } from '../charger-actions.js';
+import { operatorAction } from '../guard.js';
+import { entityId, errorResponses, objectParams, reason } from '../schemas.js';
 
 const connectorParams = objectParams('chargerId', 'connectorId');
 const chargerParams = objectParams('chargerId');

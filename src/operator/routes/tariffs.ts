@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import { WEEKDAYS } from '../load/local-time.js';
-import { TariffBookError, type TariffRecord } from '../config/tariff-book.js';
-import type { TariffSpec } from '../pricing/tariff.js';
-import type { OperatorDeps } from './api.js';
-import { operatorAction } from './guard.js';
-import { errorResponses, objectParams } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import { WEEKDAYS } from '../../load/local-time.js';
+import { TariffBookError, type TariffRecord } from '../../config/tariff-book.js';
+import type { TariffSpec } from '../../pricing/tariff.js';
+import type { OperatorDeps } from '../api.js';
+import { operatorAction } from '../guard.js';
+import { errorResponses, objectParams } from '../schemas.js';
 
 const price = { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 } as const;
 const hhmm = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import type { OperatorDeps } from './api.js';
-import { errorResponses } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import type { OperatorDeps } from '../api.js';
+import { errorResponses } from '../schemas.js';
 
 const kw = (watts: number) => watts / 1000;
 

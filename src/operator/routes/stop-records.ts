@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import { StopRecords } from '../charging/stop-records.js';
-import type { OperatorDeps } from './api.js';
-import { entityId, errorResponses } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import { StopRecords } from '../../charging/stop-records.js';
+import type { OperatorDeps } from '../api.js';
+import { entityId, errorResponses } from '../schemas.js';
 
 const attempt = {
   type: 'object',

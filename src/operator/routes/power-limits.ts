@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import type { Constraint, LimitBoard } from '../load/limit-board.js';
-import type { FeedStats, LimitFeed } from '../load/limit-feed.js';
-import type { PowerLimits } from '../load/limit-sources.js';
-import { kwToWatts } from '../load/schedule.js';
-import type { OperatorDeps } from './api.js';
-import { operatorAction } from './guard.js';
-import { errorResponses, objectParams, reason } from './schemas.js';
+import { ApiError } from '../../api/errors.js';
+import type { Constraint, LimitBoard } from '../../load/limit-board.js';
+import type { FeedStats, LimitFeed } from '../../load/limit-feed.js';
+import type { PowerLimits } from '../../load/limit-sources.js';
+import { kwToWatts } from '../../load/schedule.js';
+import type { OperatorDeps } from '../api.js';
+import { operatorAction } from '../guard.js';
+import { errorResponses, objectParams, reason } from '../schemas.js';
 
 /** The longest an override may be set ahead; beyond it, leave expiresAt out (until cleared). */
 const MAX_EXPIRY_MS = 366 * 86_400_000;

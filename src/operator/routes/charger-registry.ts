@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../api/errors.js';
-import { ChargerRegistryError } from '../config/charger-registry.js';
+import { ApiError } from '../../api/errors.js';
+import { ChargerRegistryError } from '../../config/charger-registry.js';
 import {
   hashPassword,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
-} from '../ocpp/charger-password.js';
-import type { OperatorDeps } from './api.js';
-import { pushChargerPassword } from './charger-password-push.js';
-import { operatorAction } from './guard.js';
-import { errorResponses, objectParams } from './schemas.js';
+} from '../../ocpp/charger-password.js';
+import type { OperatorDeps } from '../api.js';
+import { pushChargerPassword } from '../charger-password-push.js';
+import { operatorAction } from '../guard.js';
+import { errorResponses, objectParams } from '../schemas.js';
 
 const REGISTRY_STATUS: Record<ChargerRegistryError['code'], number> = {
   charger_exists: 409,

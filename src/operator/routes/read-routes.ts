@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
-import { StopRecords } from '../charging/stop-records.js';
+import { StopRecords } from '../../charging/stop-records.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { sessionViewSchema } from '../charging/session-view.js';
-import { WHOLE_CHARGER } from '../ocpp/connector-state.js';
-import type { OperatorDeps } from './api.js';
-import { csvRows } from './csv.js';
-import { notFound } from './errors.js';
-import { SESSION_STATES, type LedgerFilter, type SessionFilter } from './read-model.js';
-import { entityId, errorResponses, objectParams } from './schemas.js';
-import { stoppedBy } from './stopped-by.js';
+import { sessionViewSchema } from '../../charging/session-view.js';
+import { WHOLE_CHARGER } from '../../ocpp/connector-state.js';
+import type { OperatorDeps } from '../api.js';
+import { csvRows } from '../csv.js';
+import { notFound } from '../errors.js';
+import { SESSION_STATES, type LedgerFilter, type SessionFilter } from '../read-model.js';
+import { entityId, errorResponses, objectParams } from '../schemas.js';
+import { stoppedBy } from '../stopped-by.js';
 
 const anyObject = { type: 'object', additionalProperties: true } as const;
 const nullable = (t: string) => ({ type: [t, 'null'] }) as const;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { OperatorDeps } from './api.js';
-import { errorResponses, operatorIdentity } from './schemas.js';
+import type { OperatorDeps } from '../api.js';
+import { errorResponses, operatorIdentity } from '../schemas.js';
 
 /** Who is asking, and the gateway at a glance. */
 export function registerSiteRoutes(app: FastifyInstance, deps: OperatorDeps): void {
