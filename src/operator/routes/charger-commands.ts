@@ -43,7 +43,7 @@ const configName = { type: 'string', minLength: 1, maxLength: 120, pattern: '^[\
  * one OCPP call through the charger port and answers with the charger's own reply; every one is
  * in the audit trail, the commands need the operator role.
  */
-export function registerChargerRoutes(app: FastifyInstance, deps: OperatorDeps): void {
+export function registerChargerCommands(app: FastifyInstance, deps: OperatorDeps): void {
   const actions = deps.chargerActions;
   const audited = (request: { auditResult?: Record<string, unknown> }, a: ActionAnswer) => {
     request.auditResult = { status: a.status, accepted: a.accepted };

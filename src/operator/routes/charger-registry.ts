@@ -44,7 +44,7 @@ const chargerIdSchema = {
  * Chargers at runtime: add one, rotate its password with an overlap, retire it. No restart; the
  * charger registry keeps the database and the in-memory directory in step.
  */
-export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorDeps): void {
+export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps): void {
   app.post(
     '/chargers',
     {

@@ -3,7 +3,111 @@ import { IDEMPOTENCY_KEY_HEADER } from '../../api/schemas.js';
 import type { OperatorDeps } from '../api.js';
 import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
-import { errorResponses, idempotencyHeaders, objectParams, reason } from '../schemas.js';
+import type { LedgerFilter, SessionFilter } from '../read-model.js';
+import {
+  anyObject,
+  cursor,
+  entityId,
+  errorResponses,
+  idempotencyHeaders,
+  isoTime,
+  limit,
+  nullable,
+  objectParams,
+  ok,
+  page,
+  pageArgs,
+  query,
+  reason,
+} from '../schemas.js';
+
+export const ledgerFilters = {
+  driverId: entityId,
+  fleetId: entityId,
+  sessionId: entityId,
+  kind: {
+    type: 'string',
+    enum: ['opening', 'top_up', 'adjustment', 'session_debit', 'session_refund', 'session_credit'],
+  },
+  from: isoTime,
+  to: isoTime,
+} as const;
+export const ledgerRow = {
+  type: 'object',
+  properties: {
+    seq: { type: 'integer' },
+    id: { type: 'string' },
+    driverId: { type: 'string' },
+    fleetId: { type: 'string' },
+    kind: { type: 'string' },
+    amount: { type: 'integer' },
+    balanceAfter: { type: 'integer' },
+    sessionId: nullable('string'),
+    reference: nullable('string'),
+    createdAt: { type: 'string' },
+    actor: nullable('string'),
+    reason: nullable('string'),
+  },
+  required: ['seq', 'id', 'driverId', 'fleetId', 'kind', 'amount', 'balanceAfter', 'createdAt'],
+  additionalProperties: false,
+} as const;
+
+/** The ledger, newest first, filtered and paged. */
+export function registerLedgerRead(app: FastifyInstance, deps: OperatorDeps): void {
+  const { read } = deps;
+
+  app.get(
+    '/ledger',
+    {
+      schema: {
+        summary: 'Ledger entries, newest first, filtered; pages follow nextCursor',
+        tags: ['money'],
+        querystring: query({ ...ledgerFilters, cursor, limit }),
+        response: ok(page(ledgerRow)),
+      },
+    },
+    async (request) => {
+      const q = request.query as LedgerFilter & { cursor?: string; limit?: string };
+      const [before, n] = pageArgs(q);
+      const filter: LedgerFilter = {
+        driverId: q.driverId,
+        fleetId: q.fleetId,
+        kind: q.kind,
+        sessionId: q.sessionId,
+        from: q.from,
+        to: q.to,
+      };
+      return read.ledger(filter, before, n);
+    },
+  );
+}
+
+/** What the operator lost: energy delivered beyond what was paid. */
+export function registerLossesRead(app: FastifyInstance, deps: OperatorDeps): void {
+  const { read } = deps;
+
+  app.get(
+    '/losses',
+    {
+      schema: {
+        summary: "The operator's losses: energy delivered beyond what was paid, per session",
+        tags: ['money'],
+        querystring: query({ chargerId: entityId, fleetId: entityId, from: isoTime, to: isoTime }),
+        response: ok({
+          type: 'object',
+          properties: {
+            beyondPaidWh: { type: 'integer' },
+            beyondPaidNgn: { type: 'integer' },
+            sessions: { type: 'array', items: anyObject },
+          },
+          required: ['beyondPaidWh', 'beyondPaidNgn', 'sessions'],
+          additionalProperties: false,
+        }),
+      },
+    },
+    async (request) => read.losses(request.query as SessionFilter),
+  );
+}
 
 const MAX_MONEY = 100_000_000;
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { OperatorDeps } from '../api.js';
-import { errorResponses, operatorIdentity } from '../schemas.js';
+import { errorResponses, nullable, ok, operatorIdentity } from '../schemas.js';
 
-/** Who is asking, and the gateway at a glance. */
-export function registerSiteRoutes(app: FastifyInstance, deps: OperatorDeps): void {
+/** Who is asking, and what operators did (the audit trail). */
+export function registerWhoamiAndAudit(app: FastifyInstance, deps: OperatorDeps): void {
   app.get(
     '/whoami',
     {
@@ -74,5 +74,40 @@ export function registerSiteRoutes(app: FastifyInstance, deps: OperatorDeps): vo
       const last = entries.at(-1);
       return { entries, nextCursor: entries.length === limit && last ? String(last.seq) : null };
     },
+  );
+}
+
+/** The operators of the site and their roles. */
+export function registerOperatorList(app: FastifyInstance, deps: OperatorDeps): void {
+  app.get(
+    '/operators',
+    {
+      schema: {
+        summary: 'Operators and their roles (never a credential)',
+        tags: ['operator'],
+        response: ok({
+          type: 'object',
+          properties: {
+            operators: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'string' },
+                  name: { type: 'string' },
+                  role: { type: 'string' },
+                  createdAt: { type: 'string' },
+                  revokedAt: nullable('string'),
+                },
+                additionalProperties: false,
+              },
+            },
+          },
+          required: ['operators'],
+          additionalProperties: false,
+        }),
+      },
+    },
+    async () => ({ operators: deps.operators.list() }),
   );
 }
