@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { OperatorDeps } from '../api.js';
 import { csvResponse, csvRows, sendCsv } from '../csv.js';
-import type { LedgerFilter } from '../read-model.js';
+import type { LedgerFilter } from '../read-model/site.js';
 import { query } from '../schemas.js';
 import { ledgerFilters } from './money.js';
 import { sessionFilter, sessionFilters, type SessionQuery } from './sessions.js';

@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY_HEADER } from '../../api/schemas.js';
 import type { OperatorDeps } from '../api.js';
 import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
-import type { LedgerFilter, SessionFilter } from '../read-model.js';
+import type { LedgerFilter, SessionFilter } from '../read-model/site.js';
 import {
   anyObject,
   cursor,

@@ -3,7 +3,7 @@ import { StopRecords } from '../../charging/stop-records.js';
 import { sessionViewSchema } from '../../charging/session-view.js';
 import type { OperatorDeps } from '../api.js';
 import { notFound } from '../errors.js';
-import { SESSION_STATES, type SessionFilter } from '../read-model.js';
+import { SESSION_STATES, type SessionFilter } from '../read-model/site.js';
 import {
   anyObject,
   cursor,

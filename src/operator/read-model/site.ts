@@ -1,14 +1,14 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/database.js';
+import type { Db } from '../../store/database.js';
 import {
   SESSION_VIEW_COLUMNS,
   toSessionView,
   type SessionView,
   type SessionViewRow,
-} from '../charging/session-view.js';
-import type { SessionTariff } from '../charging/session-store.js';
-import { costDown } from '../pricing/money.js';
-import type { StopAskerRow } from './stopped-by.js';
+} from '../../charging/session-view.js';
+import type { SessionTariff } from '../../charging/session-store.js';
+import { costDown } from '../../pricing/money.js';
+import type { StopAskerRow } from '../stopped-by.js';
 
 /** An operator's decision that a connector or charger takes no new session. */
 export interface OutOfService {
