@@ -231,7 +231,7 @@ export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps
       const charger = deps.site.charger(chargerId);
       if (charger) {
         for (const c of charger.connectors.values()) {
-          const open = deps.read.openSessionOn(chargerId, c.id);
+          const open = deps.read.sessions.openOn(chargerId, c.id);
           if (open)
             throw new ApiError(
               409,

@@ -84,8 +84,8 @@ export function registerChargerReads(app: FastifyInstance, deps: OperatorDeps): 
   const chargerView = (chargerId: string) => {
     const charger = deps.site.charger(chargerId);
     if (!charger) return undefined;
-    const info = read.chargerInfo(chargerId);
-    const held = read.outOfService(chargerId);
+    const info = read.chargers.info(chargerId);
+    const held = read.chargers.outOfService(chargerId);
     return {
       chargerId,
       connected: deps.chargers.isOnline(chargerId),
@@ -97,7 +97,7 @@ export function registerChargerReads(app: FastifyInstance, deps: OperatorDeps): 
       firmwareVersion: info?.firmwareVersion ?? null,
       bootedAt: info?.bootedAt ?? null,
       lastSeenAt: info?.lastSeenAt ?? null,
-      deviations: read.deviations(chargerId),
+      deviations: read.chargers.deviations(chargerId),
       outOfService: held.get(WHOLE_CHARGER) ?? null,
       connectors: [...charger.connectors.values()].map((c) => {
         const view = deps.chargers.connector(chargerId, c.id);
@@ -108,7 +108,7 @@ export function registerChargerReads(app: FastifyInstance, deps: OperatorDeps): 
           errorCode: view.errorCode,
           outOfService: held.get(c.id) ?? null,
           socPercent: view.socPercent,
-          session: read.openSessionOn(chargerId, c.id) ?? null,
+          session: read.sessions.openOn(chargerId, c.id) ?? null,
           powerW: live?.powerW ?? null,
           energyWh: live?.energyWh ?? null,
           meterAt: live?.receivedAt ?? null,
@@ -182,7 +182,7 @@ export function registerChargerReads(app: FastifyInstance, deps: OperatorDeps): 
       if (!view) throw notFound('charger_not_found', `no charger with id ${chargerId}`);
       return {
         ...view,
-        recentEvents: read.recentEvents(chargerId, 50),
+        recentEvents: read.chargers.recentEvents(chargerId, 50),
         recentCalls: deps.calls.of(chargerId),
       };
     },

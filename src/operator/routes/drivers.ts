@@ -40,7 +40,9 @@ export function registerDriverReads(app: FastifyInstance, deps: OperatorDeps): v
         }),
       },
     },
-    async (request) => ({ drivers: read.drivers((request.query as { fleetId?: string }).fleetId) }),
+    async (request) => ({
+      drivers: read.roster.drivers((request.query as { fleetId?: string }).fleetId),
+    }),
   );
 
   app.get(
@@ -56,7 +58,8 @@ export function registerDriverReads(app: FastifyInstance, deps: OperatorDeps): v
     async (request) => {
       const { driverId } = request.params as { driverId: string };
       const driver = deps.roster.driver(driverId);
-      const row = driver && read.drivers(driver.fleetId).find((d) => d.driverId === driverId);
+      const row =
+        driver && read.roster.drivers(driver.fleetId).find((d) => d.driverId === driverId);
       if (!row) throw notFound('driver_not_found', `no driver with id ${driverId}`);
       return row;
     },

@@ -64,7 +64,7 @@ export function registerEnergyRoutes(app: FastifyInstance, deps: OperatorDeps): 
       const periods = localPeriods(deps.clock.now(), timeZone);
       const zero = { sessions: 0, energyWh: 0, revenueNgn: 0 };
       const of = (p: { from: string; to: string }) =>
-        new Map(deps.read.energyByCharger(p.from, p.to).map((r) => [r.chargerId, r]));
+        new Map(deps.read.sessions.energyByCharger(p.from, p.to).map((r) => [r.chargerId, r]));
       const today = of(periods.today);
       const month = of(periods.month);
       // Every configured charger, and any retired one that still earned this month.

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { OperatorDeps } from '../api.js';
 import { csvResponse, csvRows, sendCsv } from '../csv.js';
-import type { LedgerFilter } from '../read-model/site.js';
+import type { LedgerFilter } from '../read-model/ledger.js';
 import { query } from '../schemas.js';
 import { ledgerFilters } from './money.js';
 import { sessionFilter, sessionFilters, type SessionQuery } from './sessions.js';
@@ -45,7 +45,7 @@ export function registerCsvExports(app: FastifyInstance, deps: OperatorDeps): vo
             'startedAt',
             'endedAt',
           ],
-          read.allSessions(filter),
+          read.sessions.all(filter),
         ),
       );
     },
@@ -81,7 +81,7 @@ export function registerCsvExports(app: FastifyInstance, deps: OperatorDeps): vo
             'reason',
             'createdAt',
           ],
-          read.allLedger(request.query as LedgerFilter),
+          read.ledger.all(request.query as LedgerFilter),
         ),
       ),
   );

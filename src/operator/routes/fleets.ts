@@ -38,7 +38,7 @@ export function registerFleetReads(app: FastifyInstance, deps: OperatorDeps): vo
         }),
       },
     },
-    async () => ({ fleets: read.fleets() }),
+    async () => ({ fleets: read.roster.fleets() }),
   );
 }
 

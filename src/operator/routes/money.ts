@@ -3,7 +3,8 @@ import { IDEMPOTENCY_KEY_HEADER } from '../../api/schemas.js';
 import type { OperatorDeps } from '../api.js';
 import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
-import type { LedgerFilter, SessionFilter } from '../read-model/site.js';
+import type { LedgerFilter } from '../read-model/ledger.js';
+import type { SessionFilter } from '../read-model/sessions.js';
 import {
   anyObject,
   cursor,
@@ -77,7 +78,7 @@ export function registerLedgerRead(app: FastifyInstance, deps: OperatorDeps): vo
         from: q.from,
         to: q.to,
       };
-      return read.ledger(filter, before, n);
+      return read.ledger.page(filter, before, n);
     },
   );
 }
@@ -105,7 +106,7 @@ export function registerLossesRead(app: FastifyInstance, deps: OperatorDeps): vo
         }),
       },
     },
-    async (request) => read.losses(request.query as SessionFilter),
+    async (request) => read.losses.all(request.query as SessionFilter),
   );
 }
 

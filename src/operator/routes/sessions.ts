@@ -3,7 +3,7 @@ import { StopRecords } from '../../charging/stop-records.js';
 import { sessionViewSchema } from '../../charging/session-view.js';
 import type { OperatorDeps } from '../api.js';
 import { notFound } from '../errors.js';
-import { SESSION_STATES, type SessionFilter } from '../read-model/site.js';
+import { SESSION_STATES, type SessionFilter } from '../read-model/sessions.js';
 import {
   anyObject,
   cursor,
@@ -90,7 +90,7 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
     async (request) => {
       const q = request.query as SessionQuery;
       const [before, n] = pageArgs(q);
-      return read.sessions(sessionFilter(q), before, n);
+      return read.sessions.page(sessionFilter(q), before, n);
     },
   );
 
@@ -183,15 +183,15 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
     },
     async (request) => {
       const { sessionId } = request.params as { sessionId: string };
-      const found = read.session(sessionId);
+      const found = read.sessions.one(sessionId);
       if (!found) throw notFound('session_not_found', `no session with id ${sessionId}`);
       const { transactionRef, tariff, ...session } = found;
-      const ledger = read.ledger({ sessionId }, undefined, 10).items.reverse();
-      const uplink = read.outboxFor(sessionId);
-      const transaction = read.transaction(sessionId);
+      const ledger = read.ledger.page({ sessionId }, undefined, 10).items.reverse();
+      const uplink = read.uplink.forSession(sessionId);
+      const transaction = read.sessions.transaction(sessionId);
       const at = (time: string | null, kind: TimelineKind, event: string) =>
         time === null ? [] : [{ at: time, kind, event }];
-      const asked = read.stopAsker(sessionId);
+      const asked = read.sessions.stopAsker(sessionId);
       const stopper = stoppedBy(session, asked);
       const stopSent =
         asked?.origin === 'operator'
@@ -252,7 +252,7 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
         transaction,
         meterSamples,
         meterSeries,
-        loss: read.sessionLoss(session),
+        loss: read.losses.ofSession(session),
         stoppedBy: stopper,
         uplink,
         timeline,

@@ -37,7 +37,7 @@ export function registerSiteStatus(app: FastifyInstance, deps: OperatorDeps): vo
         siteId: deps.settings.siteId,
         chargers: deps.site.all().length,
         chargersOnline: health.chargersOnline,
-        openSessions: read.openSessionCount(),
+        openSessions: read.sessions.openCount(),
         outboxDepth: health.outboxDepth,
         uplink: health.uplink,
       };

@@ -40,7 +40,7 @@ export function registerUplinkRoutes(app: FastifyInstance, deps: OperatorDeps): 
       return {
         uplink: health.uplink,
         outboxDepth: health.outboxDepth,
-        topics: read.outboxByTopic(),
+        topics: read.uplink.byTopic(),
       };
     },
   );
@@ -71,7 +71,7 @@ export function registerUplinkRoutes(app: FastifyInstance, deps: OperatorDeps): 
     async (request) => {
       const q = request.query as { pending?: string; cursor?: string; limit?: string };
       const [before, n] = pageArgs(q);
-      return read.outbox(q.pending === 'true', before, n);
+      return read.uplink.outbox(q.pending === 'true', before, n);
     },
   );
 }
