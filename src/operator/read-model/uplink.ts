@@ -1,6 +1,16 @@
 import type { Db } from '../../store/database.js';
 import { bind, where, type Page } from './query.js';
 
+/** An outbox row as the operator sees it (its payload's type, not the payload). */
+interface OutboxRow {
+  seq: number;
+  id: string;
+  topic: string;
+  type: string;
+  createdAt: string;
+  sentAt: string | null;
+}
+
 /** The outbox: what went up (or waits to) on the uplink. */
 export class UplinkReads {
   constructor(private readonly db: Db) {}
@@ -21,18 +31,7 @@ export class UplinkReads {
       .all({ id: sessionId }) as ReturnType<UplinkReads['forSession']>;
   }
 
-  outbox(
-    pendingOnly: boolean,
-    before: number | undefined,
-    limit: number,
-  ): Page<{
-    seq: number;
-    id: string;
-    topic: string;
-    type: string;
-    createdAt: string;
-    sentAt: string | null;
-  }> {
+  outbox(pendingOnly: boolean, before: number | undefined, limit: number): Page<OutboxRow> {
     const parts: string[] = [];
     const params: Record<string, unknown> = { limit };
     if (pendingOnly) parts.push('sent_at IS NULL');
@@ -42,14 +41,7 @@ export class UplinkReads {
         `SELECT seq, id, topic, json_extract(payload, '$.type') AS type, created_at AS createdAt,
            sent_at AS sentAt FROM outbox ${where(parts)} ORDER BY seq DESC LIMIT @limit`,
       )
-      .all(params) as {
-      seq: number;
-      id: string;
-      topic: string;
-      type: string;
-      createdAt: string;
-      sentAt: string | null;
-    }[];
+      .all(params) as OutboxRow[];
     const last = rows.at(-1);
     return { items: rows, nextCursor: rows.length === limit && last ? String(last.seq) : null };
   }
