@@ -4,4 +4,4 @@
 import { refuseUnsupportedNode } from './shared/supported-node.js';
 
 refuseUnsupportedNode();
-await import('./cli-main.js');
+await import('./cli/main.js');

@@ -42,10 +42,10 @@ import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route
 import { observeForConsole, tailOutbox } from './console/gateway-feed.js';
 import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
 import { AuthThrottle } from './ocpp/auth-throttle.js';
-import { SiteReadModel } from './operator/read-model.js';
+import { SiteReadModel } from './operator/read-model/site.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
-import { alertRoutes } from './operator/alert-routes.js';
+import { alertRoutes } from './operator/routes/alerts.js';
 import { Telematics } from './fleet/telematics.js';
 import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
 import { startLoadManagement } from './load/start.js';

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { openDatabase } from '../src/store/database.js';
 import { bearer, post } from './helpers/http.js';
 import { systemEnv } from './helpers/system-node.js';

@@ -19,7 +19,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';
 import { waitUntil } from './helpers/wait.js';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { buildProgram as buildGatewayProgram } from '../src/cli-program.js';
+import { buildProgram as buildGatewayProgram } from '../src/cli/program.js';
 import { buildProgram as buildSimulatorProgram } from '../simulators/shared/cli-program.js';
 import {
   SHELL_LANGS,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LimitWatch } from '../src/charging/limit-watch.js';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
 import type { ChargePointOptions } from '../simulators/shared/simulated-charge-point.js';

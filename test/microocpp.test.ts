@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { applySeed } from '../src/admin/seed.js';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { applySeed } from '../src/cli/offline/seed.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { parseConfig } from '../src/config/read-config.js';
 import { openDatabase } from '../src/store/database.js';
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
 import {
   API_KEY,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
 import { IONIQ, PROTOCOLS, type SimulatedChargePoint } from './helpers/simulated-charger.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateOpenApi, openApiText } from '../src/admin/openapi.js';
+import { generateOpenApi, openApiText } from '../src/cli/offline/openapi.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const CHECKED_IN = join(import.meta.dirname, '..', 'docs', 'openapi.json');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { applySeed } from '../src/admin/seed.js';
+import { applySeed } from '../src/cli/offline/seed.js';
 import type { GatewayConfigInput } from '../src/config/schema.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { API_KEY, DRIVERS, testConfig, testSeed } from './helpers/gateway.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, it, type ExpectStatic, type TestContext } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { configSchema } from '../src/config/schema.js';
 import { PERSONALITIES, type PersonalityName } from '../simulators/shared/personalities.js';
 import {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { SessionStore } from '../src/charging/session-store.js';
 import { Outbox } from '../src/store/outbox.js';
 import { Wallet } from '../src/wallet/wallet.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/admin/verify-ledger.js';
+import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { hashPassword } from '../src/ocpp/charger-password.js';
 import {
   API_KEY,

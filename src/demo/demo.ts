@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { applySeed, readSeedFile } from '../admin/seed.js';
+import { applySeed, readSeedFile } from '../cli/offline/seed.js';
 import { readConfigFile } from '../config/read-config.js';
 import { startGateway } from '../gateway.js';
 import { demoLogins, type DemoLogin } from './demo-operators.js';

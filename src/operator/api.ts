@@ -25,7 +25,7 @@ import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
 import type { RecentCalls } from './recent-calls.js';
-import type { SiteReadModel } from './read-model.js';
+import type { SiteReadModel } from './read-model/site.js';
 import type { OperatorRequests } from './requests.js';
 
 /** Where the operator API lives: every route a module registers is under it. */

@@ -1,3 +1,7 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { errorResponses } from './schemas.js';
+
 /**
  * Text a spreadsheet would run as a formula (OWASP CSV injection): it gets a leading `'`, which
  * the spreadsheet shows as text, and is quoted. Numbers are written as numbers, negatives too.
@@ -26,4 +30,21 @@ export function* csvRows<T extends object>(
   for (const page of pages) {
     yield page.map((row) => csvLine(columns.map((c) => row[c]))).join('');
   }
+}
+
+/** The answer schema of a CSV export. */
+export const csvResponse = {
+  200: {
+    description: 'RFC 4180 CSV with a header line, streamed',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  },
+  ...errorResponses,
+};
+
+/** Streams `lines` as an attachment named `name`. */
+export function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
+  return reply
+    .type('text/csv; charset=utf-8; header=present')
+    .header('content-disposition', `attachment; filename="${name}"`)
+    .send(Readable.from(lines));
 }

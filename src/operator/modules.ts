@@ -1,30 +1,48 @@
 import type { OperatorRoutes } from './api.js';
-import { registerChargerRoutes } from './charger-routes.js';
-import { registerChargerAdminRoutes } from './charger-admin-routes.js';
-import { registerEnergyRoutes } from './energy-routes.js';
-import { registerHealthRoutes } from './health-routes.js';
-import { registerMoneyRoutes } from './money-routes.js';
-import { registerPowerLimitRoutes } from './power-limit-routes.js';
-import { registerReadRoutes } from './read-routes.js';
-import { registerRosterRoutes } from './roster-routes.js';
-import { registerSiteRoutes } from './site-routes.js';
-import { registerSitePowerRoutes } from './site-power-routes.js';
-import { registerStopRecordRoutes } from './stop-record-routes.js';
-import { registerTariffRoutes } from './tariff-routes.js';
-import { registerTransferRoutes } from './transfer-routes.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
+import { registerChargerCommands } from './routes/charger-commands.js';
+import { registerChargerRegistry } from './routes/charger-registry.js';
+import { registerChargerReads } from './routes/chargers.js';
+import { registerDriverReads, registerDriverWrites } from './routes/drivers.js';
+import { registerEnergyRoutes } from './routes/energy.js';
+import { registerCsvExports } from './routes/exports.js';
+import { registerFleetReads, registerFleetWrites } from './routes/fleets.js';
+import { registerLedgerRead, registerLossesRead, registerMoneyRoutes } from './routes/money.js';
+import { registerOperatorList, registerWhoamiAndAudit } from './routes/operators.js';
+import { registerPowerLimitRoutes } from './routes/power-limits.js';
+import { registerSessionReads } from './routes/sessions.js';
+import { registerHealthRoutes, registerSiteStatus } from './routes/site.js';
+import { registerSitePowerRoutes } from './routes/site-power.js';
+import { registerStopRecordRoutes } from './routes/stop-records.js';
+import { registerTariffRoutes } from './routes/tariffs.js';
+import { registerTransferRoutes } from './routes/transfers.js';
+import { registerUplinkRoutes } from './routes/uplink.js';
 
 /**
  * Every module of the operator API, in registration order. A new module (charger actions, …) is
  * one line here: it gets authentication, roles and the audit trail from registerOperatorApi.
+ * The order is also the order of the paths in the OpenAPI document (docs/openapi.json, checked by
+ * test/openapi.test.ts), which is why a resource's reads and writes may sit apart in this list.
  */
 export const operatorRouteModules: readonly OperatorRoutes[] = [
-  registerSiteRoutes,
+  registerWhoamiAndAudit,
   registerSitePowerRoutes,
-  registerReadRoutes,
+  registerSiteStatus,
+  registerChargerReads,
+  registerSessionReads,
+  registerFleetReads,
+  registerDriverReads,
+  registerLedgerRead,
+  registerUplinkRoutes,
+  registerLossesRead,
+  registerOperatorList,
+  registerCsvExports,
   registerMoneyRoutes,
-  registerRosterRoutes,
-  registerChargerRoutes,
-  registerChargerAdminRoutes,
+  registerFleetWrites,
+  registerDriverWrites,
+  registerApiKeyRoutes,
+  registerChargerCommands,
+  registerChargerRegistry,
   registerStopRecordRoutes,
   registerEnergyRoutes,
   registerPowerLimitRoutes,

@@ -50,3 +50,40 @@ export const objectParams = <K extends string>(...names: K[]) =>
     required: names,
     additionalProperties: false,
   }) as const;
+
+export const anyObject = { type: 'object', additionalProperties: true } as const;
+export const nullable = (t: string) => ({ type: [t, 'null'] }) as const;
+export const isoTime = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?Z)?$',
+} as const;
+export const cursor = { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } as const;
+export const limit = {
+  type: 'string',
+  pattern: '^([1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
+} as const;
+export const query = <P extends Record<string, unknown>>(properties: P) =>
+  ({ type: 'object', properties, additionalProperties: false }) as const;
+/** A page of a list read: the next one is asked for with `cursor` = nextCursor. */
+export const page = <I>(items: I) =>
+  ({
+    type: 'object',
+    properties: { items: { type: 'array', items }, nextCursor: nullable('string') },
+    required: ['items', 'nextCursor'],
+    additionalProperties: false,
+  }) as const;
+export const ok = <S>(schema: S) => ({ 200: schema, ...errorResponses }) as const;
+/** The page a (validated) `cursor` and `limit` ask for: before which row, how many. */
+export const pageArgs = (q: { cursor?: string; limit?: string }) =>
+  [q.cursor === undefined ? undefined : Number(q.cursor), Number(q.limit ?? 50)] as const;
+
+/** What a roster change answers: whether it created the row, whether anything changed. */
+export const changed = {
+  200: {
+    type: 'object',
+    properties: { created: { type: 'boolean' }, changed: { type: 'boolean' } },
+    required: ['changed'],
+    additionalProperties: false,
+  },
+  ...errorResponses,
+} as const;

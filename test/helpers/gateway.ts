@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { applySeed, seedSchema, type SeedFile } from '../../src/admin/seed.js';
+import { applySeed, seedSchema, type SeedFile } from '../../src/cli/offline/seed.js';
 import { hashPassword } from '../../src/ocpp/charger-password.js';
 import { parseConfig } from '../../src/config/read-config.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';

@@ -1,5 +1,5 @@
-import { applySeed, seedSchema } from '../../src/admin/seed.js';
-import { verifyLedger } from '../../src/admin/verify-ledger.js';
+import { applySeed, seedSchema } from '../../src/cli/offline/seed.js';
+import { verifyLedger } from '../../src/cli/offline/verify-ledger.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import type { Db } from '../../src/store/database.js';
 import type { VehicleSpec } from '../../simulators/shared/simulated-charge-point.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { verifyLedger } from '../../src/admin/verify-ledger.js';
+import { verifyLedger } from '../../src/cli/offline/verify-ledger.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './gateway.js';
 import { mintToken, startSession } from './http.js';

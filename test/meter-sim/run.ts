@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { verifyLedger } from '../../src/admin/verify-ledger.js';
+import { verifyLedger } from '../../src/cli/offline/verify-ledger.js';
 import { API_KEY, DRIVERS } from '../helpers/gateway.js';
 import { mintToken, startSession } from '../helpers/http.js';
 import type { Frame } from '../helpers/raw-stations.js';

@@ -1,4 +1,4 @@
-import { formatLedgerReport, verifyLedger } from '../../src/admin/verify-ledger.js';
+import { formatLedgerReport, verifyLedger } from '../../src/cli/offline/verify-ledger.js';
 import { DRIVERS } from '../helpers/gateway.js';
 import { costOf, DRIVER_KEYS, OPEN_PHASES, type Phase } from './model.js';
 import type { World } from './world.js';

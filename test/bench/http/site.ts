@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { verifyLedger, formatLedgerReport } from '../../../src/admin/verify-ledger.js';
+import { verifyLedger, formatLedgerReport } from '../../../src/cli/offline/verify-ledger.js';
 import { bearer, mintToken } from '../../helpers/http.js';
 import { waitUntil } from '../../helpers/wait.js';
 import {

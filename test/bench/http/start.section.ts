@@ -172,7 +172,7 @@ export const startSection: BenchSection = {
         fsyncs.v16 === undefined || fsyncs.v201 === undefined
           ? 'fsyncs per Start: not measured (strace unavailable).'
           : `fsyncs per Start (strace -c -w on the gateway while 40 Starts are made at 1 connection and settle, per protocol): ${formatNumber(fsyncs.v16.perStart)} with 1.6J, ${formatNumber(fsyncs.v201.perStart)} with 2.0.1, the gateway blocked in them ${formatNumber(fsyncs.v16.msPerStart)} / ${formatNumber(fsyncs.v201.msPerStart)} ms per Start (at ${formatNumber(fsyncs.v16.startsPerSecond)} / ${formatNumber(fsyncs.v201.startsPerSecond)} Starts/s). With synchronous=FULL in WAL mode each commit syncs the WAL, and the main thread waits for it (better-sqlite3 is synchronous). How long an fsync takes drifts with whatever else uses the disk, so compare these with the raw debit's p50 rather than across runs.`,
-        `Charger process: ${fleet.remoteStarts} remote starts accepted, ${fleet.ended} transactions ended, ${fleet.failures} failed frames; ledger invariants (src/admin/verify-ledger.ts) checked after the run.`,
+        `Charger process: ${fleet.remoteStarts} remote starts accepted, ${fleet.ended} transactions ended, ${fleet.failures} failed frames; ledger invariants (src/cli/offline/verify-ledger.ts) checked after the run.`,
       ];
       return { figures, notes };
     } finally {

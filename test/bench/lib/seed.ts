@@ -1,4 +1,4 @@
-import { applySeed, seedSchema } from '../../../src/admin/seed.js';
+import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import type { Db } from '../../../src/store/database.js';
 
 export function driverId(i: number): string {

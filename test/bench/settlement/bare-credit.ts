@@ -2,7 +2,7 @@ import { uuid7 } from '../../../src/shared/uuid7.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { applySeed, seedSchema } from '../../../src/admin/seed.js';
+import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import { migrate } from '../../../src/store/migrations.js';
 
 /**

@@ -1,0 +1,201 @@
+import type { Statement } from 'better-sqlite3';
+import {
+  SESSION_VIEW_COLUMNS,
+  toSessionView,
+  type SessionView,
+  type SessionViewRow,
+} from '../../charging/session-view.js';
+import type { SessionTariff } from '../../charging/session-store.js';
+import type { Db } from '../../store/database.js';
+import type { StopAskerRow } from '../stopped-by.js';
+import { bind, where, type Page } from './query.js';
+
+export const SESSION_STATES = [
+  'authorizing',
+  'authorized',
+  'charging',
+  'stopping',
+  'settled',
+  'refunded',
+] as const;
+
+export interface SessionFilter {
+  states?: readonly string[] | undefined;
+  chargerId?: string | undefined;
+  driverId?: string | undefined;
+  fleetId?: string | undefined;
+  /** created at or after (ISO) */
+  from?: string | undefined;
+  /** created before (ISO) */
+  to?: string | undefined;
+}
+
+export interface SessionRow extends SessionView {
+  fleetId: string;
+}
+
+function sessionWhere(f: SessionFilter, params: Record<string, unknown>): string[] {
+  const parts: string[] = [];
+  if (f.states?.length) {
+    const names = f.states.map((state, i) => {
+      params[`state${i}`] = state;
+      return `@state${i}`;
+    });
+    parts.push(`s.state IN (${names.join(', ')})`);
+  }
+  bind(params, parts, 's.charger_id = @chargerId', 'chargerId', f.chargerId);
+  bind(params, parts, 's.driver_id = @driverId', 'driverId', f.driverId);
+  bind(params, parts, 'd.fleet_id = @fleetId', 'fleetId', f.fleetId);
+  bind(params, parts, 's.created_at >= @from', 'from', f.from);
+  bind(params, parts, 's.created_at < @to', 'to', f.to);
+  return parts;
+}
+
+/** Sessions as the operator reads them: pages, one session's record, what is open. */
+export class SessionReads {
+  private stopAskerStmt: Statement<[string], StopAskerRow> | undefined;
+
+  constructor(private readonly db: Db) {}
+
+  page(f: SessionFilter, before: number | undefined, limit: number): Page<SessionRow> {
+    const params: Record<string, unknown> = { limit };
+    const parts = sessionWhere(f, params);
+    bind(params, parts, 's.rowid < @before', 'before', before);
+    const rows = this.db
+      .prepare(
+        `SELECT s.rowid AS rid, d.fleet_id, ${SESSION_VIEW_COLUMNS} FROM sessions s
+         JOIN drivers d ON d.id = s.driver_id ${where(parts)} ORDER BY s.rowid DESC LIMIT @limit`,
+      )
+      .all(params) as (SessionViewRow & { rid: number; fleet_id: string })[];
+    const last = rows.at(-1);
+    return {
+      items: rows.map((r) => ({ ...toSessionView(r), fleetId: r.fleet_id })),
+      nextCursor: rows.length === limit && last ? String(last.rid) : null,
+    };
+  }
+
+  /** Every matching session, in pages of `chunk`, for exports that must not hold the database. */
+  *all(f: SessionFilter, chunk = 500): Generator<SessionRow[]> {
+    let before: number | undefined;
+    for (;;) {
+      const page = this.page(f, before, chunk);
+      if (page.items.length) yield page.items;
+      if (page.nextCursor === null) return;
+      before = Number(page.nextCursor);
+    }
+  }
+
+  openOn(
+    chargerId: string,
+    connectorId: string,
+  ): { sessionId: string; driverId: string; state: string } | undefined {
+    return this.db
+      .prepare(
+        `SELECT id AS sessionId, driver_id AS driverId, state FROM sessions
+         WHERE charger_id = ? AND connector_id = ?
+           AND state IN ('authorizing', 'authorized', 'charging', 'stopping')`,
+      )
+      .get(chargerId, connectorId) as ReturnType<SessionReads['openOn']>;
+  }
+
+  one(
+    sessionId: string,
+  ): (SessionRow & { transactionRef: string | null; tariff: SessionTariff | null }) | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT d.fleet_id, s.transaction_ref, s.tariff_id, s.tariff_version, s.tariff_window,
+           ${SESSION_VIEW_COLUMNS} FROM sessions s
+         JOIN drivers d ON d.id = s.driver_id WHERE s.id = ?`,
+      )
+      .get(sessionId) as
+      | (SessionViewRow & {
+          fleet_id: string;
+          transaction_ref: string | null;
+          tariff_id: string | null;
+          tariff_version: number | null;
+          tariff_window: string | null;
+        })
+      | undefined;
+    if (!row) return undefined;
+    return {
+      ...toSessionView(row),
+      fleetId: row.fleet_id,
+      transactionRef: row.transaction_ref,
+      // Sessions started before tariffs were versioned recorded only their price.
+      tariff:
+        row.tariff_id === null || row.tariff_version === null
+          ? null
+          : { id: row.tariff_id, version: row.tariff_version, window: row.tariff_window },
+    };
+  }
+
+  /** The charger's own record of the session's transaction (1.6 or 2.0.1 tables). */
+  transaction(sessionId: string): Record<string, unknown> | null {
+    const v16 = this.db
+      .prepare(
+        `SELECT 'ocpp1.6' AS protocol, t.id AS transactionId, t.connector, t.meter_start AS meterStartWh,
+           t.started_at AS startedAt, t.accepted, t.meter_stop AS meterStopWh,
+           t.stopped_at AS stoppedAt, t.stop_reason AS stopReason
+         FROM sessions s JOIN ocpp16_transactions t
+           ON t.charger_id = s.charger_id AND t.id_tag = s.id_token WHERE s.id = ?`,
+      )
+      .get(sessionId) as Record<string, unknown> | undefined;
+    if (v16) return { ...v16, accepted: v16.accepted === 1 };
+    const v201 = this.db
+      .prepare(
+        `SELECT 'ocpp2.0.1' AS protocol, t.transaction_id AS transactionId, t.evse_id AS evseId,
+           t.meter_start_wh AS meterStartWh, t.verdict, t.first_seen_at AS firstSeenAt,
+           t.ended_at AS endedAt, t.meter_stop_wh AS meterStopWh, t.stopped_reason AS stoppedReason
+         FROM sessions s JOIN ocpp201_transactions t
+           ON t.charger_id = s.charger_id AND t.id_token = s.id_token WHERE s.id = ?`,
+      )
+      .get(sessionId) as Record<string, unknown> | undefined;
+    if (!v201) return null;
+    const events = this.db
+      .prepare(
+        `SELECT seq_no AS seqNo, event_type AS eventType, trigger_reason AS triggerReason,
+           offline, timestamp, received_at AS receivedAt
+         FROM ocpp201_transaction_events e JOIN sessions s ON s.charger_id = e.charger_id
+         WHERE s.id = ? AND e.transaction_id = ? ORDER BY seq_no`,
+      )
+      .all(sessionId, v201.transactionId) as Record<string, unknown>[];
+    return { ...v201, events: events.map((e) => ({ ...e, offline: e.offline === 1 })) };
+  }
+
+  /** Who asked the gateway to stop the session, if anyone did. */
+  stopAsker(sessionId: string): StopAskerRow | undefined {
+    this.stopAskerStmt ??= this.db.prepare(
+      `SELECT origin, operator_id AS operatorId, operator_name AS operatorName
+       FROM session_stop_requests WHERE session_id = ?`,
+    );
+    return this.stopAskerStmt.get(sessionId);
+  }
+
+  /**
+   * Energy and money of the sessions settled in [from, to), per charger: a session counts when
+   * it is settled (its end time), for the energy it delivered and the cost its driver paid.
+   */
+  energyByCharger(
+    from: string,
+    to: string,
+  ): { chargerId: string; sessions: number; energyWh: number; revenueNgn: number }[] {
+    return this.db
+      .prepare(
+        `SELECT charger_id AS chargerId, count(*) AS sessions,
+           coalesce(sum(delivered_wh), 0) AS energyWh, coalesce(sum(cost), 0) AS revenueNgn
+         FROM sessions WHERE state = 'settled' AND ended_at >= ? AND ended_at < ?
+         GROUP BY charger_id ORDER BY charger_id`,
+      )
+      .all(from, to) as ReturnType<SessionReads['energyByCharger']>;
+  }
+
+  openCount(): number {
+    return (
+      this.db
+        .prepare(
+          "SELECT count(*) AS n FROM sessions WHERE state IN ('authorizing', 'authorized', 'charging', 'stopping')",
+        )
+        .get() as { n: number }
+    ).n;
+  }
+}
