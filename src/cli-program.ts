@@ -10,7 +10,7 @@ import {
   OperatorCredentials,
   type OperatorRole,
 } from './auth/operator-credentials.js';
-import { generateChargerKey, hashPassword } from './ocpp/charger-password.js';
+import { generateChargerKey, hashPassword } from './ocpp/connection/charger-password.js';
 import { loadConfigFile } from './config/load.js';
 import { registerOperatorCommands } from './operator/cli-commands.js';
 import { registerChargerCommands } from './operator/charger-cli.js';

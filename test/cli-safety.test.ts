@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { applySeed, readSeedFile } from '../src/admin/seed.js';
 import { verifyLedger } from '../src/admin/verify-ledger.js';
 import { loadConfigFile, parseConfig } from '../src/config/load.js';
-import { hashPassword } from '../src/ocpp/charger-password.js';
+import { hashPassword } from '../src/ocpp/connection/charger-password.js';
 import { openDatabase } from '../src/store/database.js';
 import { testConfig, testSeed } from './helpers/gateway.js';
 

@@ -1,4 +1,4 @@
-import type { FrameNormalizer } from './edge.js';
+import type { FrameNormalizer } from './connection/edge.js';
 import type { ProtocolAdapter } from './protocol-session.js';
 import { V16Session } from './v16/adapter.js';
 import { normalize16 } from './v16/normalize.js';

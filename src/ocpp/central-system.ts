@@ -9,26 +9,30 @@ import type { Logger } from '../shared/log.js';
 import { TokenBucket } from '../shared/token-bucket.js';
 import type { Db } from '../store/database.js';
 import { ADAPTERS, ASSUMED_PROTOCOL, NORMALIZERS, pickProtocol } from './adapters.js';
-import { admit } from './admission.js';
-import { AuthThrottle } from './auth-throttle.js';
-import { AvailabilityHolds } from './availability-holds.js';
-import { BookkeepingWrites } from './bookkeeping-writes.js';
-import { ChargerClocks } from './charger-clocks.js';
-import { clockStore } from './clock-store.js';
-import { ConnectorStateStore, WHOLE_CHARGER } from './connector-state.js';
-import { ChargerDeviations } from './deviations.js';
-import { edgeConnection } from './edge.js';
-import { keptAliveSocket } from './link-liveness.js';
-import { ChargerMetering } from './metering.js';
-import { ChargerSampling } from './charger-sampling.js';
-import { SETTINGS_PACING, SettingsPacing, type SettingsPacingOptions } from './settings-pacing.js';
-import { OcppEventLog } from './event-log.js';
+import { admit } from './connection/admission.js';
+import { AuthThrottle } from './connection/auth-throttle.js';
+import { AvailabilityHolds } from './charger-state/availability-holds.js';
+import { BookkeepingWrites } from './charger-state/bookkeeping-writes.js';
+import { ChargerClocks } from './charger-state/charger-clocks.js';
+import { clockStore } from './charger-state/clock-store.js';
+import { ConnectorStateStore, WHOLE_CHARGER } from './charger-state/connector-state.js';
+import { ChargerDeviations } from './connection/deviations.js';
+import { edgeConnection } from './connection/edge.js';
+import { keptAliveSocket } from './connection/link-liveness.js';
+import { ChargerMetering } from './metering/metering.js';
+import { ChargerSampling } from './charger-state/charger-sampling.js';
+import {
+  SETTINGS_PACING,
+  SettingsPacing,
+  type SettingsPacingOptions,
+} from './charger-state/settings-pacing.js';
+import { OcppEventLog } from './connection/event-log.js';
 import {
   observedConnection,
   type OcppDirection,
   type OcppObserver,
   type OcppOutcome,
-} from './observed-connection.js';
+} from './connection/observed-connection.js';
 import {
   ChargerOfflineError,
   type ChargerCommands,
@@ -52,8 +56,8 @@ import {
   type TriggerKind,
 } from './port.js';
 import type { ProtocolSession } from './protocol-session.js';
-import type { BootInfo, ChargerReports } from './reports.js';
-import { guardedConnection, servingConnection, type RpcClient } from './rpc.js';
+import type { BootInfo, ChargerReports } from './charger-state/reports.js';
+import { guardedConnection, servingConnection, type RpcClient } from './connection/rpc.js';
 
 const { RPCServer } = ocppRpc;
 type WsServerOptions = NonNullable<ConstructorParameters<typeof RPCServer>[0]['wssOptions']>;

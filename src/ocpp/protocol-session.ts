@@ -17,9 +17,9 @@ import type {
   TransactionProbe,
   TriggerKind,
 } from './port.js';
-import type { ChargerClocks } from './charger-clocks.js';
-import type { ChargerReports } from './reports.js';
-import type { RpcConnection } from './rpc.js';
+import type { ChargerClocks } from './charger-state/charger-clocks.js';
+import type { ChargerReports } from './charger-state/reports.js';
+import type { RpcConnection } from './connection/rpc.js';
 
 /** What an adapter is given for one connected charger. */
 export interface AdapterContext {

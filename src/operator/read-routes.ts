@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { StopRecords } from '../charging/stop-records.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sessionViewSchema } from '../charging/session-view.js';
-import { WHOLE_CHARGER } from '../ocpp/connector-state.js';
+import { WHOLE_CHARGER } from '../ocpp/charger-state/connector-state.js';
 import type { OperatorDeps } from './api.js';
 import { csvRows } from './csv.js';
 import { notFound } from './errors.js';

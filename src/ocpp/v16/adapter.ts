@@ -6,26 +6,26 @@ import type {
   StepOutcome,
   TransactionProbe,
 } from '../port.js';
-import { outcomeOf } from '../operator-call.js';
-import { ocppConnectorId } from '../ocpp-connector.js';
+import { outcomeOf } from '../calls/operator-call.js';
+import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
   Configured,
   OperatorCalls,
   ProtocolSession,
 } from '../protocol-session.js';
-import { stepOf } from '../step-outcome.js';
+import { stepOf } from '../calls/step-outcome.js';
 import { operatorCalls16 } from './calls/operator.js';
-import { IntervalEnergy } from '../interval-energy.js';
-import { ENERGY_REGISTER } from '../meter-reading.js';
-import { measurandList } from '../metering.js';
-import { measurandGap, samplingGap } from '../sampling-gap.js';
-import { settingHeld } from '../setting-held.js';
+import { IntervalEnergy } from '../metering/interval-energy.js';
+import { ENERGY_REGISTER } from '../metering/meter-reading.js';
+import { measurandList } from '../metering/metering.js';
+import { measurandGap, samplingGap } from '../metering/sampling-gap.js';
+import { settingHeld } from '../charger-state/setting-held.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { sendChangeConfiguration, settingTaken } from './calls/change-configuration.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
 import { configurationValue, readConfiguration } from './calls/get-configuration.js';
-import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
+import { ceilingFor, parseRateUnits, type RateUnit } from '../calls/power-limit.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';

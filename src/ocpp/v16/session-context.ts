@@ -1,4 +1,4 @@
-import type { IntervalEnergy } from '../interval-energy.js';
+import type { IntervalEnergy } from '../metering/interval-energy.js';
 import type { AdapterContext } from '../protocol-session.js';
 import type { Transactions16 } from './transactions.js';
 

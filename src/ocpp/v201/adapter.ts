@@ -5,24 +5,24 @@ import type {
   StepOutcome,
   TransactionProbe,
 } from '../port.js';
-import { outcomeOf } from '../operator-call.js';
-import { ocppConnectorId } from '../ocpp-connector.js';
+import { outcomeOf } from '../calls/operator-call.js';
+import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
   Configured,
   OperatorCalls,
   ProtocolSession,
 } from '../protocol-session.js';
-import { stepOf } from '../step-outcome.js';
+import { stepOf } from '../calls/step-outcome.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { getTransactionStatus } from './calls/get-transaction-status.js';
 import { operatorCalls201 } from './calls/operator.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
-import { measurandList } from '../metering.js';
+import { measurandList } from '../metering/metering.js';
 import { readVariables, variableValue } from './calls/get-variables.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
-import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
+import { ceilingFor, parseRateUnits, type RateUnit } from '../calls/power-limit.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
 import {
   notTaken,
@@ -30,8 +30,8 @@ import {
   sendSetVariables,
   type VariableSetting,
 } from './calls/set-variables.js';
-import { measurandGap, samplingGap } from '../sampling-gap.js';
-import { settingHeld } from '../setting-held.js';
+import { measurandGap, samplingGap } from '../metering/sampling-gap.js';
+import { settingHeld } from '../charger-state/setting-held.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests201 } from './normalize.js';

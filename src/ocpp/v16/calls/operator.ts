@@ -1,5 +1,5 @@
 import type { OperatorCalls } from '../../protocol-session.js';
-import type { CallTarget } from '../../operator-call.js';
+import type { CallTarget } from '../../calls/operator-call.js';
 import { changeAvailability } from './change-availability.js';
 import { getDiagnostics } from './get-diagnostics.js';
 import { sendAuthorizationKey, sendChangeConfiguration } from './change-configuration.js';

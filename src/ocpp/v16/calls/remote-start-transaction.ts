@@ -1,5 +1,5 @@
 import type { CommandOutcome } from '../../port.js';
-import { callOutcome } from '../../rpc.js';
+import { callOutcome } from '../../connection/rpc.js';
 import type { StatusConf } from '../messages.js';
 import type { Session16 } from '../session-context.js';
 

@@ -4,11 +4,11 @@ import {
   ocppConnectorId,
   ZERO_POWER_STACK_LEVEL,
   zeroPowerProfileId,
-} from '../../ocpp-connector.js';
+} from '../../calls/ocpp-connector.js';
 import type { StepOutcome } from '../../port.js';
-import { callForReply } from '../../operator-call.js';
-import type { Ceiling } from '../../power-limit.js';
-import { stepOf } from '../../step-outcome.js';
+import { callForReply } from '../../calls/operator-call.js';
+import type { Ceiling } from '../../calls/power-limit.js';
+import { stepOf } from '../../calls/step-outcome.js';
 import type { Session16 } from '../session-context.js';
 
 /** A TxProfile on the transaction that allows 0 A: the charger stops drawing, the tx stays open. */

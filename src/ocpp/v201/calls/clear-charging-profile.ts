@@ -1,7 +1,7 @@
-import { ceilingProfileId, ocppConnectorId } from '../../ocpp-connector.js';
+import { ceilingProfileId, ocppConnectorId } from '../../calls/ocpp-connector.js';
 import type { StepOutcome } from '../../port.js';
-import { callForReply } from '../../operator-call.js';
-import { stepOf } from '../../step-outcome.js';
+import { callForReply } from '../../calls/operator-call.js';
+import { stepOf } from '../../calls/step-outcome.js';
 import type { Session201 } from '../session-context.js';
 
 /**

@@ -1,4 +1,4 @@
-import { callOutcome } from '../../rpc.js';
+import { callOutcome } from '../../connection/rpc.js';
 import type { Session201 } from '../session-context.js';
 
 export interface TransactionStatus {

@@ -1,5 +1,5 @@
 import type { OperatorCalls } from '../../protocol-session.js';
-import type { CallTarget } from '../../operator-call.js';
+import type { CallTarget } from '../../calls/operator-call.js';
 import { changeAvailability } from './change-availability.js';
 import { getLog } from './get-log.js';
 import { readVariables } from './get-variables.js';

@@ -1,6 +1,6 @@
 import { relaxed } from '../../../store/durability.js';
 import type { CommandOutcome } from '../../port.js';
-import { callOutcome } from '../../rpc.js';
+import { callOutcome } from '../../connection/rpc.js';
 import type { RequestStartStopConf } from '../messages.js';
 import type { Session201 } from '../session-context.js';
 

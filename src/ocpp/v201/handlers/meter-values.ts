@@ -1,5 +1,5 @@
 import { groupCommit } from '../../../store/group-commit.js';
-import { reportReading } from '../../report-reading.js';
+import { reportReading } from '../../metering/report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading201 } from '../meter-values.js';
 import type { Session201 } from '../session-context.js';

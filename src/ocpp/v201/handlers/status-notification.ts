@@ -1,4 +1,4 @@
-import { WHOLE_CHARGER } from '../../connector-state.js';
+import { WHOLE_CHARGER } from '../../charger-state/connector-state.js';
 import type { StatusNotificationReq } from '../messages.js';
 import type { Session201 } from '../session-context.js';
 import { statusFrom201, statusWithTransaction } from '../status.js';
