@@ -1,5 +1,5 @@
 import type { FrameNormalizer } from './connection/edge.js';
-import type { ProtocolAdapter } from './protocol-session.js';
+import type { ProtocolAdapter } from './protocol-adapter.js';
 import { V16Session } from './v16/adapter.js';
 import { normalize16 } from './v16/normalize.js';
 import { V201Session } from './v201/adapter.js';

@@ -55,7 +55,7 @@ import {
   type TransactionProbe,
   type TriggerKind,
 } from './port.js';
-import type { ProtocolSession } from './protocol-session.js';
+import type { ProtocolSession } from './protocol-adapter.js';
 import type { BootInfo, ChargerReports } from './charger-state/reports.js';
 import { guardedConnection, servingConnection, type RpcClient } from './connection/rpc.js';
 

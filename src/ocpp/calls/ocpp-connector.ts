@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../protocol-session.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 
 /** The OCPP number of a configured connector (1.6 connectorId, 2.0.1 evseId). */
 export function ocppConnectorId(ctx: AdapterContext, connectorId: string): number {

@@ -13,7 +13,7 @@ import type {
   Configured,
   OperatorCalls,
   ProtocolSession,
-} from '../protocol-session.js';
+} from '../protocol-adapter.js';
 import { stepOf } from '../calls/step-outcome.js';
 import { operatorCalls16 } from './calls/operator.js';
 import { IntervalEnergy } from '../metering/interval-energy.js';
@@ -33,7 +33,7 @@ import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests16 } from './normalize.js';
 import { ROUTES16 } from './routes.js';
-import type { Handler16, Session16 } from './session-context.js';
+import type { Handler16, Session16 } from './connection-context.js';
 import { Transactions16 } from './transactions.js';
 
 /** Measurands the gateway needs: the register for settlement, power for the stop prediction, SoC for quotes. */

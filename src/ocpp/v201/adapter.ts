@@ -12,7 +12,7 @@ import type {
   Configured,
   OperatorCalls,
   ProtocolSession,
-} from '../protocol-session.js';
+} from '../protocol-adapter.js';
 import { stepOf } from '../calls/step-outcome.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { getTransactionStatus } from './calls/get-transaction-status.js';
@@ -36,7 +36,7 @@ import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
-import type { Handler201, Session201 } from './session-context.js';
+import type { Handler201, Session201 } from './connection-context.js';
 import { TransactionEvents201 } from './transaction-events.js';
 import { Transactions201 } from './transactions.js';
 

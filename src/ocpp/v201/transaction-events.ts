@@ -2,7 +2,7 @@ import type { ChargerTime } from '../charger-state/charger-clocks.js';
 import { groupCommit } from '../../store/group-commit.js';
 import { IntervalEnergy } from '../metering/interval-energy.js';
 import type { MeterReading } from '../metering/meter-reading.js';
-import type { AdapterContext } from '../protocol-session.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 import { reportReading } from '../metering/report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { latestReading201, registerAt } from './meter-values.js';

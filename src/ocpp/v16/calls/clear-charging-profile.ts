@@ -2,7 +2,7 @@ import { ceilingProfileId, ocppConnectorId } from '../../calls/ocpp-connector.js
 import type { StepOutcome } from '../../port.js';
 import { callForReply } from '../../calls/operator-call.js';
 import { stepOf } from '../../calls/step-outcome.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 /**
  * Clears the load manager's ceiling by its id alone, so the zero profile and any operator's

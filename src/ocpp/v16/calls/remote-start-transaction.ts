@@ -1,7 +1,7 @@
 import type { CommandOutcome } from '../../port.js';
 import { callOutcome } from '../../connection/rpc.js';
 import type { StatusConf } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 export async function remoteStartTransaction(
   { ctx }: Session16,

@@ -9,7 +9,7 @@ import type { StepOutcome } from '../../port.js';
 import { callForReply } from '../../calls/operator-call.js';
 import type { Ceiling } from '../../calls/power-limit.js';
 import { stepOf } from '../../calls/step-outcome.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 /** A TxProfile on the transaction that allows 0 A: the charger stops drawing, the tx stays open. */
 export async function setZeroChargingProfile(

@@ -1,5 +1,5 @@
 import type { BootNotificationReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 export function bootNotification({ ctx, now }: Session16, req: BootNotificationReq) {
   ctx.reports.booted({

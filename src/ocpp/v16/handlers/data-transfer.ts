@@ -1,5 +1,5 @@
 import type { DataTransferReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 export function dataTransfer({ ctx }: Session16, req: DataTransferReq) {
   ctx.reports.noted('DataTransfer', `vendor ${req.vendorId}`, req);

@@ -1,4 +1,4 @@
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 /** Firmware progress; 1.6 names no job, so it belongs to the charger's latest one. */
 export function firmwareStatusNotification({ ctx }: Session16, req: { status: string }) {

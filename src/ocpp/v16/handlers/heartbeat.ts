@@ -1,4 +1,4 @@
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 export function heartbeat({ now }: Session16) {
   return { currentTime: now() };

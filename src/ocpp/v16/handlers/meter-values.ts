@@ -3,7 +3,7 @@ import { reportReading } from '../../metering/report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
 import { isPlaceholderId } from '../placeholder-id.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 import type { Transaction16 } from '../transactions.js';
 
 /**

@@ -1,6 +1,6 @@
 import { groupCommit } from '../../../store/group-commit.js';
 import type { StartTransactionReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 /** Answered once durable, its commit shared with the turn's other writes. */
 export function startTransaction(session: Session16, req: StartTransactionReq) {

@@ -1,6 +1,6 @@
 import { WHOLE_CHARGER } from '../../charger-state/connector-state.js';
 import type { StatusNotificationReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 import { statusFrom16 } from '../status.js';
 
 export function statusNotification({ ctx, connectorIdOf }: Session16, req: StatusNotificationReq) {

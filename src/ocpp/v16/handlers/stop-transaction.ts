@@ -2,7 +2,7 @@ import { groupCommit } from '../../../store/group-commit.js';
 import type { StopTransactionReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
 import { isPlaceholderId } from '../placeholder-id.js';
-import type { Session16 } from '../session-context.js';
+import type { Session16 } from '../connection-context.js';
 
 /** A settlement: answered once durable, its commit shared with the turn's other writes. */
 export function stopTransaction(session: Session16, req: StopTransactionReq) {

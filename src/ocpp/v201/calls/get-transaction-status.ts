@@ -1,5 +1,5 @@
 import { callOutcome } from '../../connection/rpc.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export interface TransactionStatus {
   /** Absent when the station does not know the transaction at all. */

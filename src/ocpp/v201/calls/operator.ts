@@ -1,4 +1,4 @@
-import type { OperatorCalls } from '../../protocol-session.js';
+import type { OperatorCalls } from '../../protocol-adapter.js';
 import type { CallTarget } from '../../calls/operator-call.js';
 import { changeAvailability } from './change-availability.js';
 import { getLog } from './get-log.js';

@@ -2,7 +2,7 @@ import { relaxed } from '../../../store/durability.js';
 import type { CommandOutcome } from '../../port.js';
 import { callOutcome } from '../../connection/rpc.js';
 import type { RequestStartStopConf } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export async function requestStartTransaction(
   { ctx, txs, transactionEvents, now }: Session201,

@@ -1,5 +1,5 @@
 import type { AuthorizeReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export function authorize({ ctx }: Session201, req: AuthorizeReq) {
   const verdict = ctx.events().authorize(ctx.chargerId, req.idToken.idToken, null);

@@ -1,5 +1,5 @@
 import type { BootNotificationReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export function bootNotification({ ctx, now }: Session201, req: BootNotificationReq) {
   ctx.reports.booted({

@@ -1,4 +1,4 @@
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 /** Firmware progress of the UpdateFirmware that `requestId` names (absent when Idle). */
 export function firmwareStatusNotification(

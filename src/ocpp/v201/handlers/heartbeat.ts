@@ -1,4 +1,4 @@
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export function heartbeat({ now }: Session201) {
   return { currentTime: now() };

@@ -1,4 +1,4 @@
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 /** Log upload progress of the GetLog that `requestId` names (absent when Idle). */
 export function logStatusNotification(

@@ -2,7 +2,7 @@ import { groupCommit } from '../../../store/group-commit.js';
 import { reportReading } from '../../metering/report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading201 } from '../meter-values.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 /**
  * Meter samples outside TransactionEvent. 2.0.1 sends a transaction's meter data in its events,

@@ -1,5 +1,5 @@
 import type { NotifyEVChargingNeedsReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export function notifyEVChargingNeeds(
   { ctx, connectorIdOf, now }: Session201,

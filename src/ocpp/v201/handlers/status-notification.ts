@@ -1,6 +1,6 @@
 import { WHOLE_CHARGER } from '../../charger-state/connector-state.js';
 import type { StatusNotificationReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 import { statusFrom201, statusWithTransaction } from '../status.js';
 
 export function statusNotification(

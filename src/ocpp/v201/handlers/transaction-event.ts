@@ -1,5 +1,5 @@
 import type { TransactionEventReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { Session201 } from '../connection-context.js';
 
 export function transactionEvent({ transactionEvents }: Session201, req: TransactionEventReq) {
   return transactionEvents.handle(req);

@@ -1,4 +1,4 @@
-import type { AdapterContext } from '../protocol-session.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 import type { TransactionEvents201 } from './transaction-events.js';
 import type { Transactions201 } from './transactions.js';
 

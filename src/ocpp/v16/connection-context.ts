@@ -1,5 +1,5 @@
 import type { IntervalEnergy } from '../metering/interval-energy.js';
-import type { AdapterContext } from '../protocol-session.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 import type { Transactions16 } from './transactions.js';
 
 /** What every 1.6 handler and outgoing call is given for the charger it serves. */
