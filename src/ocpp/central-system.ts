@@ -55,7 +55,7 @@ import {
   type TransactionProbe,
   type TriggerKind,
 } from './port.js';
-import type { ProtocolSession } from './protocol-adapter.js';
+import type { ChargerAdapter } from './protocol-adapter.js';
 import type { BootInfo, ChargerReports } from './charger-state/reports.js';
 import { guardedConnection, servingConnection, type RpcClient } from './connection/rpc.js';
 
@@ -117,7 +117,7 @@ interface Connection {
   client: RpcClient & {
     close(options?: { code?: number; reason?: string }): Promise<unknown>;
   };
-  session: ProtocolSession;
+  adapter: ChargerAdapter;
   protocol: string;
 }
 
@@ -325,11 +325,11 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
 
   async requestStart(request: StartRequest): Promise<CommandOutcome> {
     this.settingsReads.promote(request.chargerId);
-    return this.live(request.chargerId).session.requestStart(request.connectorId, request.idToken);
+    return this.live(request.chargerId).adapter.requestStart(request.connectorId, request.idToken);
   }
 
   async requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome> {
-    return this.live(chargerId).session.requestStop(transactionRef);
+    return this.live(chargerId).adapter.requestStop(transactionRef);
   }
 
   async limitToZero(
@@ -337,7 +337,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     connectorId: string,
     transactionRef: string,
   ): Promise<StepOutcome> {
-    return this.live(chargerId).session.limitToZero(connectorId, transactionRef);
+    return this.live(chargerId).adapter.limitToZero(connectorId, transactionRef);
   }
 
   async setPowerLimit(
@@ -345,7 +345,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     connectorId: string,
     limit: PowerLimit,
   ): Promise<StepOutcome> {
-    return this.live(chargerId).session.setPowerLimit(connectorId, limit);
+    return this.live(chargerId).adapter.setPowerLimit(connectorId, limit);
   }
 
   async setAvailability(
@@ -353,11 +353,11 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     connectorId: string,
     operative: boolean,
   ): Promise<StepOutcome> {
-    return this.live(chargerId).session.setAvailability(connectorId, operative);
+    return this.live(chargerId).adapter.setAvailability(connectorId, operative);
   }
 
   async unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome> {
-    return this.live(chargerId).session.unlockConnector(connectorId);
+    return this.live(chargerId).adapter.unlockConnector(connectorId);
   }
 
   async probeTransaction(
@@ -365,11 +365,11 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     connectorId: string,
     transactionRef: string,
   ): Promise<TransactionProbe> {
-    return this.live(chargerId).session.probeTransaction(connectorId, transactionRef);
+    return this.live(chargerId).adapter.probeTransaction(connectorId, transactionRef);
   }
 
   async configure(chargerId: string): Promise<string[]> {
-    const done = await this.live(chargerId).session.configure(this.settings());
+    const done = await this.live(chargerId).adapter.configure(this.settings());
     if (done.refused.length > 0) {
       this.eventLog.record(chargerId, 'configure', `not taken: ${done.refused.join(', ')}`);
     }
@@ -387,16 +387,16 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
   }
 
   stopTransaction(chargerId: string, transactionRef: string): Promise<ChargerReply> {
-    return this.live(chargerId).session.operator.stopTransaction(transactionRef);
+    return this.live(chargerId).adapter.operator.stopTransaction(transactionRef);
   }
 
   unlock(chargerId: string, connectorId: string): Promise<ChargerReply> {
     const number = this.ocppNumber(chargerId, connectorId);
-    return this.live(chargerId).session.operator.unlock(number);
+    return this.live(chargerId).adapter.operator.unlock(number);
   }
 
   reset(chargerId: string, kind: ResetKind): Promise<ChargerReply> {
-    return this.live(chargerId).session.operator.reset(kind);
+    return this.live(chargerId).adapter.operator.reset(kind);
   }
 
   /**
@@ -410,7 +410,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
     note: AvailabilityNote = { by: 'gateway', reason: null },
   ): Promise<ChargerReply> {
     const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
-    const reply = await this.live(chargerId).session.operator.changeAvailability(number, operative);
+    const reply = await this.live(chargerId).adapter.operator.changeAvailability(number, operative);
     if (reply.status === 'Accepted' || reply.status === 'Scheduled') {
       this.holds.record({
         chargerId,
@@ -426,27 +426,27 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
 
   trigger(chargerId: string, connectorId: string | null, kind: TriggerKind): Promise<ChargerReply> {
     const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
-    return this.live(chargerId).session.operator.trigger(number, kind);
+    return this.live(chargerId).adapter.operator.trigger(number, kind);
   }
 
   readConfiguration(chargerId: string, keys: readonly string[]): Promise<ConfigurationReport> {
-    return this.live(chargerId).session.operator.readConfiguration(keys);
+    return this.live(chargerId).adapter.operator.readConfiguration(keys);
   }
 
   changeConfiguration(chargerId: string, key: string, value: string): Promise<ChargerReply> {
-    return this.live(chargerId).session.operator.changeConfiguration(key, value);
+    return this.live(chargerId).adapter.operator.changeConfiguration(key, value);
   }
 
   setBasicAuthPassword(chargerId: string, password: string): Promise<ChargerReply> {
-    return this.live(chargerId).session.operator.setBasicAuthPassword(password);
+    return this.live(chargerId).adapter.operator.setBasicAuthPassword(password);
   }
 
   updateFirmware(chargerId: string, request: FirmwareRequest): Promise<ChargerReply> {
-    return this.live(chargerId).session.operator.updateFirmware(request);
+    return this.live(chargerId).adapter.operator.updateFirmware(request);
   }
 
   requestLog(chargerId: string, request: LogRequest): Promise<LogReply> {
-    return this.live(chargerId).session.operator.requestLog(request);
+    return this.live(chargerId).adapter.operator.requestLog(request);
   }
 
   /** The metrics observer and, when configured, the per-charger call hook, as one observer. */
@@ -492,7 +492,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       if (!this.connections.has(chargerId)) return;
       const connectorId = intent.connectorId === WHOLE_CHARGER ? null : intent.connectorId;
       const number = connectorId === null ? null : this.ocppNumber(chargerId, connectorId);
-      const reply = await this.live(chargerId).session.operator.changeAvailability(
+      const reply = await this.live(chargerId).adapter.operator.changeAvailability(
         number,
         intent.operative,
       );
@@ -552,13 +552,13 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       void previous.client.close({ code: 1000, reason: 'replaced by a newer connection' });
     }
     const protocol = raw.protocol || ASSUMED_PROTOCOL;
-    const adapter = ADAPTERS.get(protocol);
+    const adapt = ADAPTERS.get(protocol);
     const normalizer = NORMALIZERS.get(protocol);
-    if (!adapter || !normalizer) throw new Error(`no adapter for ${protocol}`);
+    if (!adapt || !normalizer) throw new Error(`no adapter for ${protocol}`);
     const reports = this.reportsFor(chargerId);
     const internalError = (method: string, err: unknown) =>
       this.opts.log.error({ chargerId, method, err }, 'ocpp handler failed: InternalError sent');
-    const session = adapter({
+    const adapter = adapt({
       chargerId,
       rpc: guardedConnection(
         edgeConnection(
@@ -584,7 +584,7 @@ export class CentralSystem implements ChargerCommands, ChargerOperations {
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });
-    const connection: Connection = { client, session, protocol };
+    const connection: Connection = { client, adapter, protocol };
     this.connections.set(chargerId, connection);
     this.touch(chargerId, protocol);
     this.opts.log.info(

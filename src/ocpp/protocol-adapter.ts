@@ -50,7 +50,7 @@ export interface Configured {
 }
 
 /** What every protocol adapter offers the central system for one connected charger. */
-export interface ProtocolSession {
+export interface ChargerAdapter {
   requestStart(connectorId: string, idToken: string): Promise<CommandOutcome>;
   requestStop(transactionRef: string): Promise<CommandOutcome>;
   configure(settings: ChargerSettings): Promise<Configured>;
@@ -81,4 +81,4 @@ export interface OperatorCalls {
   requestLog(request: LogRequest): Promise<LogReply>;
 }
 
-export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;
+export type ProtocolAdapter = (ctx: AdapterContext) => ChargerAdapter;
