@@ -1,7 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import type { SessionLifecycle } from '../charging/lifecycle.js';
 import type { SiteDirectory } from '../config/site.js';
-import type { AvailabilityNote } from '../ocpp/central-system.js';
+import type { AvailabilityNote } from '../ocpp/calls/operator-charger-calls.js';
 import {
   ChargerOfflineError,
   ChargerTimeoutError,
