@@ -68,10 +68,10 @@ export interface ChargerAdapter {
  * (1.6 connectorId, 2.0.1 evseId); null means the whole charger.
  */
 export interface OperatorCalls {
-  stopTransaction(transactionRef: string): Promise<ChargerReply>;
-  unlock(ocppConnectorId: number): Promise<ChargerReply>;
+  requestStop(transactionRef: string): Promise<ChargerReply>;
+  unlockConnector(ocppConnectorId: number): Promise<ChargerReply>;
   reset(kind: ResetKind): Promise<ChargerReply>;
-  changeAvailability(ocppConnectorId: number | null, operative: boolean): Promise<ChargerReply>;
+  setAvailability(ocppConnectorId: number | null, operative: boolean): Promise<ChargerReply>;
   trigger(ocppConnectorId: number | null, kind: TriggerKind): Promise<ChargerReply>;
   readConfiguration(keys: readonly string[]): Promise<ConfigurationReport>;
   changeConfiguration(key: string, value: string): Promise<ChargerReply>;

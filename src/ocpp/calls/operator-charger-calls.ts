@@ -36,13 +36,13 @@ export interface OperatorChargerCallsDeps {
 export class OperatorChargerCalls implements ChargerOperations {
   constructor(private readonly deps: OperatorChargerCallsDeps) {}
 
-  stopTransaction(chargerId: string, transactionRef: string): Promise<ChargerReply> {
-    return this.operator(chargerId).stopTransaction(transactionRef);
+  requestStop(chargerId: string, transactionRef: string): Promise<ChargerReply> {
+    return this.operator(chargerId).requestStop(transactionRef);
   }
 
-  unlock(chargerId: string, connectorId: string): Promise<ChargerReply> {
+  unlockConnector(chargerId: string, connectorId: string): Promise<ChargerReply> {
     const number = ocppNumber(this.deps.site, chargerId, connectorId);
-    return this.operator(chargerId).unlock(number);
+    return this.operator(chargerId).unlockConnector(number);
   }
 
   reset(chargerId: string, kind: ResetKind): Promise<ChargerReply> {
@@ -53,14 +53,14 @@ export class OperatorChargerCalls implements ChargerOperations {
    * Sends the change; when the charger takes it (Accepted, or Scheduled after its running
    * transaction) the intent is kept with `note` and re-sent whenever the charger boots.
    */
-  async changeAvailability(
+  async setAvailability(
     chargerId: string,
     connectorId: string | null,
     operative: boolean,
     note: AvailabilityNote = { by: 'gateway', reason: null },
   ): Promise<ChargerReply> {
     const number = connectorId === null ? null : ocppNumber(this.deps.site, chargerId, connectorId);
-    const reply = await this.operator(chargerId).changeAvailability(number, operative);
+    const reply = await this.operator(chargerId).setAvailability(number, operative);
     if (reply.status === 'Accepted' || reply.status === 'Scheduled') {
       this.deps.holds.record({
         chargerId,

@@ -73,7 +73,7 @@ export class ChargerConfiguration {
       const number = connectorId === null ? null : ocppNumber(site, chargerId, connectorId);
       const reply = await connections
         .live(chargerId)
-        .adapter.operator.changeAvailability(number, intent.operative);
+        .adapter.operator.setAvailability(number, intent.operative);
       eventLog.record(
         chargerId,
         'ChangeAvailability',
