@@ -1,12 +1,5 @@
-import type {
-  ChargerReply,
-  ChargerSettings,
-  CommandOutcome,
-  PowerLimit,
-  StepOutcome,
-  TransactionProbe,
-} from '../port.js';
-import { outcomeOf } from '../calls/operator-call.js';
+import type { ChargerReply, ChargerSettings, TransactionProbe } from '../port.js';
+import { SharedAdapter, type VersionMessages } from '../calls/shared-adapter.js';
 import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
@@ -25,7 +18,7 @@ import { changeAvailability } from './calls/change-availability.js';
 import { sendChangeConfiguration, settingTaken } from './calls/change-configuration.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
 import { configurationValue, readConfiguration } from './calls/get-configuration.js';
-import { ceilingFor, parseRateUnits, type RateUnit } from '../calls/power-limit.js';
+import { parseRateUnits } from '../calls/power-limit.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
@@ -45,58 +38,28 @@ const INTERVAL_KEY = 'MeterValueSampleInterval';
 /** Smart Charging's read-only key: Current, Power or both. */
 const RATE_UNIT_KEY = 'ChargingScheduleAllowedChargingRateUnit';
 
+/** The 1.6 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
+const MESSAGES16: VersionMessages<ConnectionContext16> = {
+  requestStart: remoteStartTransaction,
+  requestStop: remoteStopTransaction,
+  setZeroProfile: setZeroChargingProfile,
+  setCeilingProfile,
+  clearCeilingProfile,
+  changeAvailability,
+  // 1.6 chargers end the connector's transaction before they unlock it (Unlocked).
+  unlockConnector,
+};
+
 /** Speaks OCPP 1.6J with one connected charge point. */
-export class Adapter16 implements ChargerAdapter {
-  private readonly conn: ConnectionContext16;
+export class Adapter16 extends SharedAdapter<ConnectionContext16> implements ChargerAdapter {
   readonly operator: OperatorCalls;
-  /** The units the charger said its schedules take, read at configure time; null: not said. */
-  private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
-    this.conn = {
-      ctx,
-      transactions: Transactions16.of(ctx.db),
-      intervals: IntervalEnergy.of(ctx.db),
-      now: () => new Date(ctx.clock.now()).toISOString(),
-      connectorIdOf: (ocppConnectorId) =>
-        ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
-    };
+    super(connection16(ctx), MESSAGES16);
     this.operator = operatorCalls16(this.conn);
     ctx.rpc.serve(Object.keys(ROUTES16), ({ method, params }) =>
       (ROUTES16[method as keyof Requests16] as Handler16)(this.conn, params),
     );
-  }
-
-  requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {
-    return remoteStartTransaction(this.conn, connectorId, idToken);
-  }
-
-  async requestStop(transactionRef: string): Promise<CommandOutcome> {
-    return outcomeOf(await remoteStopTransaction(this.conn, transactionRef));
-  }
-
-  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
-    return setZeroChargingProfile(this.conn, connectorId, transactionRef);
-  }
-
-  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
-    const onTransaction = limit.transactionRef !== undefined;
-    if (limit.watts === null) return clearCeilingProfile(this.conn, connectorId, onTransaction);
-    const { ctx } = this.conn;
-    const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
-    return setCeilingProfile(this.conn, connectorId, limit.transactionRef, ceiling);
-  }
-
-  /** Scheduled (the charger applies it when the transaction ends) counts as accepted. */
-  async setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.conn.ctx, connectorId);
-    return stepOf(await changeAvailability(this.conn, id, operative), ['Accepted', 'Scheduled']);
-  }
-
-  /** 1.6 chargers end the connector's transaction before they unlock it (Unlocked). */
-  async unlockConnector(connectorId: string): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.conn.ctx, connectorId);
-    return stepOf(await unlockConnector(this.conn, id), ['Unlocked']);
   }
 
   /**
@@ -186,4 +149,15 @@ export class Adapter16 implements ChargerAdapter {
     );
     return reply;
   }
+}
+
+function connection16(ctx: AdapterContext): ConnectionContext16 {
+  return {
+    ctx,
+    transactions: Transactions16.of(ctx.db),
+    intervals: IntervalEnergy.of(ctx.db),
+    now: () => new Date(ctx.clock.now()).toISOString(),
+    connectorIdOf: (ocppConnectorId) =>
+      ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
+  };
 }

@@ -1,11 +1,5 @@
-import type {
-  ChargerSettings,
-  CommandOutcome,
-  PowerLimit,
-  StepOutcome,
-  TransactionProbe,
-} from '../port.js';
-import { outcomeOf } from '../calls/operator-call.js';
+import type { ChargerSettings, TransactionProbe } from '../port.js';
+import { SharedAdapter, type VersionMessages } from '../calls/shared-adapter.js';
 import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
@@ -22,7 +16,7 @@ import { requestStopTransaction } from './calls/request-stop-transaction.js';
 import { measurandList } from '../metering/metering.js';
 import { readVariables, variableValue } from './calls/get-variables.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
-import { ceilingFor, parseRateUnits, type RateUnit } from '../calls/power-limit.js';
+import { parseRateUnits } from '../calls/power-limit.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
 import {
   notTaken,
@@ -48,61 +42,31 @@ const UPDATED = 'TxUpdatedMeasurands';
 /** The units the station's charging schedules take: A, W or both. */
 const RATE_UNIT = 'SmartChargingCtrlr.RateUnit';
 
+/** The 2.0.1 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
+const MESSAGES201: VersionMessages<ConnectionContext201> = {
+  requestStart: requestStartTransaction,
+  requestStop: requestStopTransaction,
+  setZeroProfile: setZeroChargingProfile,
+  setCeilingProfile,
+  clearCeilingProfile,
+  changeAvailability,
+  unlockConnector,
+};
+
 /**
  * Speaks OCPP 2.0.1 with one connected charging station. The API's connectorId is the station's
  * EVSE id (the site config's ocppConnectorId); the gateway never addresses a connector inside an
  * EVSE, so a multi-cable EVSE works as one charging point, as 2.0.1 intends.
  */
-export class Adapter201 implements ChargerAdapter {
-  private readonly conn: ConnectionContext201;
+export class Adapter201 extends SharedAdapter<ConnectionContext201> implements ChargerAdapter {
   readonly operator: OperatorCalls;
-  /** The units the station said its schedules take, read at configure time; null: not said. */
-  private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
-    const txs = Transactions201.of(ctx.db);
-    this.conn = {
-      ctx,
-      txs,
-      transactionEvents: new TransactionEvents201(ctx, txs),
-      now: () => new Date(ctx.clock.now()).toISOString(),
-      connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
-    };
+    super(connection201(ctx), MESSAGES201);
     this.operator = operatorCalls201(this.conn);
     ctx.rpc.serve(Object.keys(ROUTES201), ({ method, params }) =>
       (ROUTES201[method as keyof Requests201] as Handler201)(this.conn, params),
     );
-  }
-
-  requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {
-    return requestStartTransaction(this.conn, connectorId, idToken);
-  }
-
-  async requestStop(transactionRef: string): Promise<CommandOutcome> {
-    return outcomeOf(await requestStopTransaction(this.conn, transactionRef));
-  }
-
-  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
-    return setZeroChargingProfile(this.conn, connectorId, transactionRef);
-  }
-
-  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
-    const onTransaction = limit.transactionRef !== undefined;
-    if (limit.watts === null) return clearCeilingProfile(this.conn, connectorId, onTransaction);
-    const { ctx } = this.conn;
-    const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
-    return setCeilingProfile(this.conn, connectorId, limit.transactionRef, ceiling);
-  }
-
-  /** Scheduled (the station applies it when the transaction ends) counts as accepted. */
-  async setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.conn.ctx, connectorId);
-    return stepOf(await changeAvailability(this.conn, id, operative), ['Accepted', 'Scheduled']);
-  }
-
-  async unlockConnector(connectorId: string): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.conn.ctx, connectorId);
-    return stepOf(await unlockConnector(this.conn, id), ['Unlocked']);
   }
 
   /**
@@ -199,4 +163,15 @@ export class Adapter201 implements ChargerAdapter {
       idle: true,
     };
   }
+}
+
+function connection201(ctx: AdapterContext): ConnectionContext201 {
+  const txs = Transactions201.of(ctx.db);
+  return {
+    ctx,
+    txs,
+    transactionEvents: new TransactionEvents201(ctx, txs),
+    now: () => new Date(ctx.clock.now()).toISOString(),
+    connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
+  };
 }
