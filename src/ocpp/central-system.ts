@@ -24,17 +24,11 @@ import {
 import { AdmissionGate } from './connection/admission-gate.js';
 import { Connections, type Connection } from './connection/connections.js';
 import { ChargerDeviations } from './connection/deviations.js';
-import { edgeConnection } from './connection/edge.js';
 import { OcppEventLog } from './connection/event-log.js';
 import { keptAliveSocket } from './connection/link-liveness.js';
-import { limitMessageRate } from './connection/message-rate.js';
-import {
-  observedConnection,
-  type OcppDirection,
-  type OcppObserver,
-  type OcppOutcome,
-} from './connection/observed-connection.js';
-import { guardedConnection, servingConnection } from './connection/rpc.js';
+import { limitMessageRate, type MessageRate } from './connection/message-rate.js';
+import type { OcppDirection, OcppObserver, OcppOutcome } from './connection/observed-connection.js';
+import { connectionPipeline } from './connection/pipeline.js';
 import { bareRefusal, takeUpgrades, type UpgradeRefusal } from './connection/upgrades.js';
 import { ChargerMetering } from './metering/metering.js';
 import type { ChargerEvents, ConnectorView, TransferStatus } from './port.js';
@@ -58,7 +52,7 @@ export interface CentralSystemOptions {
   /** A link silent this long is pinged; silent as long again after the ping, it is dropped. */
   pingIntervalMs: number;
   /** Incoming messages per connection: burst, then perSecond; beyond it the link is closed. */
-  messageRate: { perSecond: number; burst: number };
+  messageRate: MessageRate;
   /** Delay before refusing a failed admission, doubling per failure from the same address. */
   authFailureDelay: { initialMs: number; maxMs: number };
   /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
@@ -285,18 +279,12 @@ export class CentralSystem {
       this.opts.log.error({ chargerId, method, err }, 'ocpp handler failed: InternalError sent');
     const adapter = adapt({
       chargerId,
-      rpc: guardedConnection(
-        edgeConnection(
-          observedConnection(servingConnection(client), protocol, this.observerFor(chargerId)),
-          protocol,
-          normalizer,
-          {
-            deviation: reports.deviation,
-            notUnderstood: (method, problem, payload) =>
-              reports.noted(method, `not understood: ${problem}`, payload),
-            ourMistake: internalError,
-          },
-        ),
+      rpc: connectionPipeline(
+        client,
+        protocol,
+        normalizer,
+        this.observerFor(chargerId),
+        reports,
         internalError,
       ),
       db: this.opts.db,
