@@ -41,7 +41,7 @@ import { ConsoleEventHub } from './console/event-hub.js';
 import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route.js';
 import { observeForConsole, tailOutbox } from './console/gateway-feed.js';
 import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
-import { AuthThrottle } from './ocpp/auth-throttle.js';
+import { AuthThrottle } from './ocpp/connection/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model/site.js';
 import { OperatorRequests } from './operator/requests.js';
 import { operatorRouteModules } from './operator/modules.js';
@@ -52,7 +52,7 @@ import { startLoadManagement } from './load/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { CentralSystem } from './ocpp/central-system.js';
-import type { SettingsPacingOptions } from './ocpp/settings-pacing.js';
+import type { SettingsPacingOptions } from './ocpp/charger-state/settings-pacing.js';
 import type { ChargerCommands } from './ocpp/port.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
@@ -182,7 +182,7 @@ export async function startGateway(
     // Read at scrape time only, when the central system below exists.
     chargers: {
       onlineByProtocol: () => central.onlineByProtocol(),
-      connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+      connector: (chargerId, connectorId) => central.calls.connector(chargerId, connectorId),
     },
     storage: {
       outboxHealth: () => storage.outboxHealth(),
@@ -234,7 +234,7 @@ export async function startGateway(
     log: log.child({ component: 'sessions' }),
     sessions,
     outcomes,
-    chargers: central,
+    chargers: central.calls,
     startTimeoutMs: config.sessions.startTimeoutSeconds * 1000,
     stopLeadMs: config.sessions.stopLeadMilliseconds,
     stopRetryMs: config.sessions.stopRetrySeconds * 1000,
@@ -260,7 +260,7 @@ export async function startGateway(
         config,
         site,
         sessions,
-        chargers: central,
+        chargers: central.calls,
         log,
         clock,
         limits: powerLimits.board,
@@ -283,7 +283,7 @@ export async function startGateway(
     idempotency: new IdempotencyKeys(db),
     outcomes,
     lifecycle,
-    chargers: central,
+    chargers: central.calls,
     settings: {
       maxAmount: config.sessions.maxAmount,
       efficiencyPercent: config.pricing.chargingEfficiencyPercent,
@@ -324,7 +324,13 @@ export async function startGateway(
     clock,
     log: log.child({ component: 'transfers' }),
     site,
-    chargers: central,
+    chargers: {
+      isOnline: (chargerId) => central.calls.isOnline(chargerId),
+      connector: (chargerId, connectorId) => central.calls.connector(chargerId, connectorId),
+      updateFirmware: (chargerId, request) =>
+        central.operatorCalls.updateFirmware(chargerId, request),
+      requestLog: (chargerId, request) => central.operatorCalls.requestLog(chargerId, request),
+    },
     openSessions: (chargerId) => sessions.openOnCharger(chargerId).map((s) => s.id),
     baseUrl: () => transferBaseUrl,
     settings: config.transfers,
@@ -393,10 +399,10 @@ export async function startGateway(
     fleetChanges,
     requests: new OperatorRequests(db),
     apiKeys,
-    chargers: central,
+    chargers: central.calls,
     chargerActions: new ChargerActions({
       site,
-      chargers: central,
+      chargers: central.operatorCalls,
       lifecycle,
       writableConfig: config.chargerOperations.writableConfig,
     }),
@@ -504,8 +510,8 @@ export async function startGateway(
         chargers: {
           chargers: () =>
             site.all().map((c) => ({ id: c.id, connectorIds: [...c.connectors.keys()] })),
-          isOnline: (chargerId) => central.isOnline(chargerId),
-          connector: (chargerId, connectorId) => central.connector(chargerId, connectorId),
+          isOnline: (chargerId) => central.calls.isOnline(chargerId),
+          connector: (chargerId, connectorId) => central.calls.connector(chargerId, connectorId),
         },
         outboxBacklog: () => storage.outboxHealth(),
       })
@@ -521,7 +527,7 @@ export async function startGateway(
     db,
     api,
     consoleEvents,
-    chargers: central,
+    chargers: central.calls,
     storage,
     drain: (o = {}) =>
       drain.drain(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUSY_WRITES, BookkeepingWrites } from '../src/ocpp/bookkeeping-writes.js';
+import { BUSY_WRITES, BookkeepingWrites } from '../src/ocpp/charger-state/bookkeeping-writes.js';
 import { createLogger } from '../src/shared/log.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { releaseRelaxed } from '../src/store/durability.js';
@@ -11,7 +11,7 @@ import { closeGroupCommit, groupCommit } from '../src/store/group-commit.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
- * The charger link's bookkeeping writes (src/ocpp/bookkeeping-writes.ts) on a real SQLite file:
+ * The charger link's bookkeeping writes (src/ocpp/charger-state/bookkeeping-writes.ts) on a real SQLite file:
  * one at a time they go to the next group commit; a burst gathers into one write of it.
  */
 let dir: string;

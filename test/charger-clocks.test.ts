@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ChargerClocks, STEP_MS, type ClockStore } from '../src/ocpp/charger-clocks.js';
+import {
+  ChargerClocks,
+  STEP_MS,
+  type ClockStore,
+} from '../src/ocpp/charger-state/charger-clocks.js';
 
 const T0 = Date.parse('2026-11-24T06:00:00Z');
 const stamp = (ms: number) => new Date(ms).toISOString();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingHeld } from '../src/ocpp/setting-held.js';
+import { settingHeld } from '../src/ocpp/charger-state/setting-held.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -11,7 +11,7 @@ import {
 } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
 import { configurationAnswer, rawCharger, type RawClient } from './helpers/raw-charger.js';
-import { SETTINGS_PACING } from '../src/ocpp/settings-pacing.js';
+import { SETTINGS_PACING } from '../src/ocpp/charger-state/settings-pacing.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**

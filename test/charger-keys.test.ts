@@ -6,7 +6,7 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   verifyPassword,
-} from '../src/ocpp/charger-password.js';
+} from '../src/ocpp/connection/charger-password.js';
 import { startTestGateway, type TestGateway, UNPHYSICAL_KW } from './helpers/gateway.js';
 import { createOperator, op } from './helpers/operator.js';
 import { rawCharger } from './helpers/raw-charger.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../src/ocpp/charger-password.js';
+import { hashPassword } from '../src/ocpp/connection/charger-password.js';
 import { startTestGateway, type TestGateway, UNPHYSICAL_KW } from './helpers/gateway.js';
 import { errorCode } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measurandGap, samplingGap } from '../src/ocpp/sampling-gap.js';
+import { measurandGap, samplingGap } from '../src/ocpp/metering/sampling-gap.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,

@@ -6,7 +6,7 @@ import { PASSWORD_HASH, startTestGateway, type TestGateway } from './helpers/gat
 import { CHARGER_PASSWORD } from './helpers/gateway.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
 import { waitUntil } from './helpers/wait.js';
-import { ceilingPeriod, PHASE_VOLTAGE_V } from '../src/ocpp/power-limit.js';
+import { ceilingPeriod, PHASE_VOLTAGE_V } from '../src/ocpp/calls/power-limit.js';
 
 const { createRPCError } = ocppRpc;
 

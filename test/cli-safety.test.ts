@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { applySeed, readSeedFile } from '../src/cli/offline/seed.js';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { readConfigFile, parseConfig } from '../src/config/read-config.js';
-import { hashPassword } from '../src/ocpp/charger-password.js';
+import { hashPassword } from '../src/ocpp/connection/charger-password.js';
 import { openDatabase } from '../src/store/database.js';
 import { testConfig, testSeed } from './helpers/gateway.js';
 

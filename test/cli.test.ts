@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { verifyPassword } from '../src/ocpp/charger-password.js';
+import { verifyPassword } from '../src/ocpp/connection/charger-password.js';
 import { openDatabase } from '../src/store/database.js';
 import { testConfig, testSeed } from './helpers/gateway.js';
 

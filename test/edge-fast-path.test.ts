@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { takenAsSent, type FrameNormalizer } from '../src/ocpp/edge.js';
+import { takenAsSent, type FrameNormalizer } from '../src/ocpp/connection/edge.js';
 import { normalize16 } from '../src/ocpp/v16/normalize.js';
 import { normalize201 } from '../src/ocpp/v201/normalize.js';
 

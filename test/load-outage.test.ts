@@ -189,7 +189,7 @@ describe.each(RAW_PROTOCOLS)('load management through an outage: $name', (protoc
     );
     // Queued at 22 kW while off the network, sent now without an offline flag: the ones stamped
     // within the last 5 s are on time for the charger's clock estimate and arrive as live readings
-    // (src/ocpp/charger-clocks.ts), all measured before A took its lower profile.
+    // (src/ocpp/charger-state/charger-clocks.ts), all measured before A took its lower profile.
     for (let k = 8; k >= 1; k--) await reading(gw, a, tx, (wh += 6), 22_000, -k * 1000);
     await reading(gw, a, tx, (wh += 4), 15_000);
     await new Promise((r) => setTimeout(r, 200));

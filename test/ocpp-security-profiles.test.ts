@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
-import { hashPassword } from '../src/ocpp/charger-password.js';
+import { hashPassword } from '../src/ocpp/connection/charger-password.js';
 import { makeTestPki, type TestPki } from './helpers/certs.js';
 import {
   API_KEY,

@@ -1,10 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SettingsPacing, type SettingsPacingOptions } from '../src/ocpp/settings-pacing.js';
+import {
+  SettingsPacing,
+  type SettingsPacingOptions,
+} from '../src/ocpp/charger-state/settings-pacing.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
- * The rules of when a booted charger's settings are read (src/ocpp/settings-pacing.ts), on the
+ * The rules of when a booted charger's settings are read (src/ocpp/charger-state/settings-pacing.ts), on the
  * class itself with a clock the test moves. The gateway-level storm is in charger-configure.test.ts.
  */
 

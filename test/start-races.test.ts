@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
-import { hashPassword } from '../src/ocpp/charger-password.js';
+import { hashPassword } from '../src/ocpp/connection/charger-password.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,

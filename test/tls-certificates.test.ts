@@ -1,7 +1,7 @@
 import { connect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config/read-config.js';
-import { hashPassword } from '../src/ocpp/charger-password.js';
+import { hashPassword } from '../src/ocpp/connection/charger-password.js';
 import { readTlsFiles } from '../src/shared/tls-files.js';
 import { makeTestPki, type TestPki } from './helpers/certs.js';
 import {

@@ -7,7 +7,7 @@ import { clearUnrefTimer } from '../shared/unref-timer.js';
  * samples arrive nor from its reported power: a burst of samples it queued while offline arrives
  * within a second but spans the time it was measured over, so it is a rate like any other, not a
  * huge one. A clock skew cancels out of a delta; the caller gives each sample's age (how long
- * before now it was measured, from the charger's clock offset: ocpp/charger-clocks.ts), and the stop is
+ * before now it was measured, from the charger's clock offset: ocpp/charger-state/charger-clocks.ts), and the stop is
  * planned from the moment the sample was taken, so a charger hours off still gets its early stop.
  * A charger clock that does not move (never set, stuck) leaves the rate to our receive clock.
  * The rate spans the last `RATE_WINDOW` sample intervals, so one sample stamped late cannot make
@@ -50,7 +50,7 @@ export interface ChargerStamp {
   stampMs: number;
   ageMs: number;
   /**
-   * The charger clock's epoch (ocpp/charger-clocks.ts): stamps of two epochs are not comparable
+   * The charger clock's epoch (ocpp/charger-state/charger-clocks.ts): stamps of two epochs are not comparable
    * (the clock stepped between them). Absent: taken as the epoch of the readings around it.
    */
   epoch?: number | null;

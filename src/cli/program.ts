@@ -10,7 +10,7 @@ import {
   OperatorCredentials,
   type OperatorRole,
 } from '../auth/operator-credentials.js';
-import { generateChargerKey, hashPassword } from '../ocpp/charger-password.js';
+import { generateChargerKey, hashPassword } from '../ocpp/connection/charger-password.js';
 import { readConfigFile } from '../config/read-config.js';
 import { registerOperatorCommands } from './remote/operator-commands.js';
 import { registerChargerCommands } from './remote/charger-commands.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
-import { isGeneratedKeyHash } from '../ocpp/charger-password.js';
+import { isGeneratedKeyHash } from '../ocpp/connection/charger-password.js';
 import type { Db } from '../store/database.js';
 import type { GatewayConfig } from './schema.js';
 import type { ChargerPassword, ChargerSpec, SiteDirectory } from './site.js';

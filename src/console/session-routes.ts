@@ -3,7 +3,7 @@ import type { ConsoleLogins, ConsoleLogin } from '../auth/console-logins.js';
 import type { Operator, OperatorCredentials } from '../auth/operator-credentials.js';
 import { readCookie, setCookieHeader } from '../api/cookies.js';
 import { ApiError } from '../api/errors.js';
-import type { AuthThrottle } from '../ocpp/auth-throttle.js';
+import type { AuthThrottle } from '../ocpp/connection/auth-throttle.js';
 import type { AuditTrail } from '../operator/audit.js';
 import { checkCsrf, checkOrigin, CONSOLE_COOKIE } from '../operator/guard.js';
 import { errorResponses, operatorIdentity } from '../operator/schemas.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { answeredErrorCode } from '../api/errors.js';
 import type { SiteDirectory } from '../config/site.js';
-import type { OcppObserver } from '../ocpp/observed-connection.js';
+import type { OcppObserver } from '../ocpp/connection/observed-connection.js';
 import type { ConnectorView } from '../ocpp/port.js';
 import type { Db } from '../store/database.js';
 import { DatabaseFigures } from './database-figures.js';

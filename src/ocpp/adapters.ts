@@ -1,8 +1,8 @@
-import type { FrameNormalizer } from './edge.js';
-import type { ProtocolAdapter } from './protocol-session.js';
-import { V16Session } from './v16/adapter.js';
+import type { FrameNormalizer } from './connection/edge.js';
+import type { ProtocolAdapter } from './protocol-adapter.js';
+import { Adapter16 } from './v16/adapter.js';
 import { normalize16 } from './v16/normalize.js';
-import { V201Session } from './v201/adapter.js';
+import { Adapter201 } from './v201/adapter.js';
 import { normalize201 } from './v201/normalize.js';
 
 /**
@@ -10,8 +10,8 @@ import { normalize201 } from './v201/normalize.js';
  * which versions exist; everything past the adapter is version-neutral.
  */
 export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter> = new Map<string, ProtocolAdapter>([
-  ['ocpp2.0.1', (ctx) => new V201Session(ctx)],
-  ['ocpp1.6', (ctx) => new V16Session(ctx)],
+  ['ocpp2.0.1', (ctx) => new Adapter201(ctx)],
+  ['ocpp1.6', (ctx) => new Adapter16(ctx)],
 ]);
 
 /** Each version's tolerant reading of charger frames (its normalize.ts). */

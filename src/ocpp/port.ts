@@ -265,11 +265,11 @@ export interface ConfigurationReport {
  */
 export interface ChargerOperations {
   /** Stops a transaction; the charging layer calls it for an operator's session stop. */
-  stopTransaction(chargerId: string, transactionRef: string): Promise<ChargerReply>;
-  unlock(chargerId: string, connectorId: string): Promise<ChargerReply>;
+  requestStop(chargerId: string, transactionRef: string): Promise<ChargerReply>;
+  unlockConnector(chargerId: string, connectorId: string): Promise<ChargerReply>;
   reset(chargerId: string, kind: ResetKind): Promise<ChargerReply>;
   /** connectorId null: the whole charger. */
-  changeAvailability(
+  setAvailability(
     chargerId: string,
     connectorId: string | null,
     operative: boolean,

@@ -1,7 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import type { SessionLifecycle } from '../charging/lifecycle.js';
 import type { SiteDirectory } from '../config/site.js';
-import type { AvailabilityNote } from '../ocpp/central-system.js';
+import type { AvailabilityNote } from '../ocpp/calls/operator-charger-calls.js';
 import {
   ChargerOfflineError,
   ChargerTimeoutError,
@@ -46,7 +46,7 @@ const TAKEN = new Set(['Accepted', 'Scheduled', 'Unlocked', 'RebootRequired']);
 export interface ChargerActionsDeps {
   site: SiteDirectory;
   chargers: ChargerOperations & {
-    changeAvailability(
+    setAvailability(
       chargerId: string,
       connectorId: string | null,
       operative: boolean,
@@ -77,7 +77,7 @@ export class ChargerActions {
   unlock(chargerId: string, connectorId: string): Promise<ActionAnswer> {
     this.connector(chargerId, connectorId);
     return this.answer(chargerId, connectorId, () =>
-      this.deps.chargers.unlock(chargerId, connectorId),
+      this.deps.chargers.unlockConnector(chargerId, connectorId),
     );
   }
 
@@ -95,7 +95,7 @@ export class ChargerActions {
     if (connectorId === null) this.charger(chargerId);
     else this.connector(chargerId, connectorId);
     return this.answer(chargerId, connectorId, () =>
-      this.deps.chargers.changeAvailability(chargerId, connectorId, operative, note),
+      this.deps.chargers.setAvailability(chargerId, connectorId, operative, note),
     );
   }
 
@@ -179,7 +179,7 @@ export class ChargerActions {
       connectorId: null,
     };
     try {
-      const reply = await this.deps.chargers.stopTransaction(begun.chargerId, begun.transactionRef);
+      const reply = await this.deps.chargers.requestStop(begun.chargerId, begun.transactionRef);
       const accepted = reply.status === 'Accepted';
       if (!accepted) this.deps.lifecycle.keepStopping(sessionId);
       return { ...base, status: reply.status, accepted, reply: reply.raw, retrying: !accepted };

@@ -1,6 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
-import { hashPassword } from '../ocpp/charger-password.js';
+import { hashPassword } from '../ocpp/connection/charger-password.js';
 import type { ChargerCommands } from '../ocpp/port.js';
 import type { Clock } from '../shared/clock.js';
 import type { ChargerActions } from './charger-actions.js';

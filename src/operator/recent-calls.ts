@@ -1,5 +1,5 @@
 import type { OcppCall } from '../ocpp/central-system.js';
-import type { OcppDirection, OcppOutcome } from '../ocpp/observed-connection.js';
+import type { OcppDirection, OcppOutcome } from '../ocpp/connection/observed-connection.js';
 import { NumberRing } from '../shared/number-ring.js';
 
 export interface RecentCall extends OcppCall {

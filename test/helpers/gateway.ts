@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { applySeed, seedSchema, type SeedFile } from '../../src/cli/offline/seed.js';
-import { hashPassword } from '../../src/ocpp/charger-password.js';
+import { hashPassword } from '../../src/ocpp/connection/charger-password.js';
 import { parseConfig } from '../../src/config/read-config.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/gateway.js';

@@ -1,31 +1,24 @@
-import type {
-  ChargerReply,
-  ChargerSettings,
-  CommandOutcome,
-  PowerLimit,
-  StepOutcome,
-  TransactionProbe,
-} from '../port.js';
-import { outcomeOf } from '../operator-call.js';
-import { ocppConnectorId } from '../ocpp-connector.js';
+import type { ChargerReply, ChargerSettings, TransactionProbe } from '../port.js';
+import { SharedAdapter, type VersionMessages } from '../calls/shared-adapter.js';
+import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
   Configured,
   OperatorCalls,
-  ProtocolSession,
-} from '../protocol-session.js';
-import { stepOf } from '../step-outcome.js';
+  ChargerAdapter,
+} from '../protocol-adapter.js';
+import { stepOf } from '../calls/step-outcome.js';
 import { operatorCalls16 } from './calls/operator.js';
-import { IntervalEnergy } from '../interval-energy.js';
-import { ENERGY_REGISTER } from '../meter-reading.js';
-import { measurandList } from '../metering.js';
-import { measurandGap, samplingGap } from '../sampling-gap.js';
-import { settingHeld } from '../setting-held.js';
+import { IntervalEnergy } from '../metering/interval-energy.js';
+import { ENERGY_REGISTER } from '../metering/meter-reading.js';
+import { measurandList } from '../metering/metering.js';
+import { measurandGap, samplingGap } from '../metering/sampling-gap.js';
+import { settingHeld } from '../charger-state/setting-held.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { sendChangeConfiguration, settingTaken } from './calls/change-configuration.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
 import { configurationValue, readConfiguration } from './calls/get-configuration.js';
-import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
+import { parseRateUnits } from '../calls/power-limit.js';
 import { remoteStartTransaction } from './calls/remote-start-transaction.js';
 import { remoteStopTransaction } from './calls/remote-stop-transaction.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
@@ -33,7 +26,7 @@ import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests16 } from './normalize.js';
 import { ROUTES16 } from './routes.js';
-import type { Handler16, Session16 } from './session-context.js';
+import type { Handler16, ConnectionContext16 } from './connection-context.js';
 import { Transactions16 } from './transactions.js';
 
 /** Measurands the gateway needs: the register for settlement, power for the stop prediction, SoC for quotes. */
@@ -45,58 +38,28 @@ const INTERVAL_KEY = 'MeterValueSampleInterval';
 /** Smart Charging's read-only key: Current, Power or both. */
 const RATE_UNIT_KEY = 'ChargingScheduleAllowedChargingRateUnit';
 
+/** The 1.6 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
+const MESSAGES16: VersionMessages<ConnectionContext16> = {
+  requestStart: remoteStartTransaction,
+  requestStop: remoteStopTransaction,
+  setZeroProfile: setZeroChargingProfile,
+  setCeilingProfile,
+  clearCeilingProfile,
+  changeAvailability,
+  // 1.6 chargers end the connector's transaction before they unlock it (Unlocked).
+  unlockConnector,
+};
+
 /** Speaks OCPP 1.6J with one connected charge point. */
-export class V16Session implements ProtocolSession {
-  private readonly session: Session16;
+export class Adapter16 extends SharedAdapter<ConnectionContext16> implements ChargerAdapter {
   readonly operator: OperatorCalls;
-  /** The units the charger said its schedules take, read at configure time; null: not said. */
-  private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
-    this.session = {
-      ctx,
-      transactions: Transactions16.of(ctx.db),
-      intervals: IntervalEnergy.of(ctx.db),
-      now: () => new Date(ctx.clock.now()).toISOString(),
-      connectorIdOf: (ocppConnectorId) =>
-        ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
-    };
-    this.operator = operatorCalls16(this.session);
+    super(connection16(ctx), MESSAGES16);
+    this.operator = operatorCalls16(this.conn);
     ctx.rpc.serve(Object.keys(ROUTES16), ({ method, params }) =>
-      (ROUTES16[method as keyof Requests16] as Handler16)(this.session, params),
+      (ROUTES16[method as keyof Requests16] as Handler16)(this.conn, params),
     );
-  }
-
-  requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {
-    return remoteStartTransaction(this.session, connectorId, idToken);
-  }
-
-  async requestStop(transactionRef: string): Promise<CommandOutcome> {
-    return outcomeOf(await remoteStopTransaction(this.session, transactionRef));
-  }
-
-  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
-    return setZeroChargingProfile(this.session, connectorId, transactionRef);
-  }
-
-  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
-    const onTransaction = limit.transactionRef !== undefined;
-    if (limit.watts === null) return clearCeilingProfile(this.session, connectorId, onTransaction);
-    const { ctx } = this.session;
-    const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
-    return setCeilingProfile(this.session, connectorId, limit.transactionRef, ceiling);
-  }
-
-  /** Scheduled (the charger applies it when the transaction ends) counts as accepted. */
-  async setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.session.ctx, connectorId);
-    return stepOf(await changeAvailability(this.session, id, operative), ['Accepted', 'Scheduled']);
-  }
-
-  /** 1.6 chargers end the connector's transaction before they unlock it (Unlocked). */
-  async unlockConnector(connectorId: string): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.session.ctx, connectorId);
-    return stepOf(await unlockConnector(this.session, id), ['Unlocked']);
   }
 
   /**
@@ -104,9 +67,9 @@ export class V16Session implements ProtocolSession {
    * asked for, and arrive as ordinary messages (Available with no transaction: it has ended).
    */
   async probeTransaction(connectorId: string): Promise<TransactionProbe> {
-    const id = ocppConnectorId(this.session.ctx, connectorId);
-    const status = stepOf(await triggerMessage(this.session, id, 'status'));
-    const meter = stepOf(await triggerMessage(this.session, id, 'meter'));
+    const id = ocppConnectorId(this.conn.ctx, connectorId);
+    const status = stepOf(await triggerMessage(this.conn, id, 'status'));
+    const meter = stepOf(await triggerMessage(this.conn, id, 'meter'));
     return status === 'accepted' || meter === 'accepted' ? 'asked' : 'unknown';
   }
 
@@ -130,10 +93,7 @@ export class V16Session implements ProtocolSession {
       ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
       ['StopTransactionOnInvalidId', 'true'],
     ];
-    const held = await readConfiguration(this.session, [
-      ...wanted.map(([key]) => key),
-      RATE_UNIT_KEY,
-    ]);
+    const held = await readConfiguration(this.conn, [...wanted.map(([key]) => key), RATE_UNIT_KEY]);
     this.rateUnits = parseRateUnits(configurationValue(held, RATE_UNIT_KEY));
     const refused: string[] = [];
     const before = configurationValue(held, SAMPLED_DATA_KEY);
@@ -142,7 +102,7 @@ export class V16Session implements ProtocolSession {
     const answers = new Map<string, string>();
     for (const [key, value] of wanted) {
       if (settingHeld(configurationValue(held, key), value)) continue;
-      const reply = await sendChangeConfiguration(this.session, key, value);
+      const reply = await sendChangeConfiguration(this.conn, key, value);
       answers.set(key, reply.status);
       if (settingTaken(reply)) {
         if (key === SAMPLED_DATA_KEY) measurands = value;
@@ -158,14 +118,14 @@ export class V16Session implements ProtocolSession {
     let intervalHeld = configurationValue(held, INTERVAL_KEY);
     if (answers.has(SAMPLED_DATA_KEY) || intervalAnswer !== null) {
       // Some chargers accept a value and keep their own: what they hold is what counts.
-      const readBack = await readConfiguration(this.session, [INTERVAL_KEY, SAMPLED_DATA_KEY]);
+      const readBack = await readConfiguration(this.conn, [INTERVAL_KEY, SAMPLED_DATA_KEY]);
       measurands = configurationValue(readBack, SAMPLED_DATA_KEY) ?? measurands;
       intervalHeld =
         configurationValue(readBack, INTERVAL_KEY) ??
         (intervalAnswer === 'Accepted' ? interval : intervalHeld);
     }
-    if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
-    const { ctx, transactions } = this.session;
+    if (measurands !== null) this.conn.ctx.reports.metering(measurandList(measurands));
+    const { ctx, transactions } = this.conn;
     return {
       refused,
       samplingGap:
@@ -179,8 +139,8 @@ export class V16Session implements ProtocolSession {
   }
 
   private async registerOnly(): Promise<ChargerReply> {
-    const reply = await sendChangeConfiguration(this.session, SAMPLED_DATA_KEY, REGISTER_ONLY);
-    this.session.ctx.reports.noted(
+    const reply = await sendChangeConfiguration(this.conn, SAMPLED_DATA_KEY, REGISTER_ONLY);
+    this.conn.ctx.reports.noted(
       'ChangeConfiguration',
       settingTaken(reply)
         ? 'measurand list refused: register alone taken'
@@ -189,4 +149,15 @@ export class V16Session implements ProtocolSession {
     );
     return reply;
   }
+}
+
+function connection16(ctx: AdapterContext): ConnectionContext16 {
+  return {
+    ctx,
+    transactions: Transactions16.of(ctx.db),
+    intervals: IntervalEnergy.of(ctx.db),
+    now: () => new Date(ctx.clock.now()).toISOString(),
+    connectorIdOf: (ocppConnectorId) =>
+      ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,
+  };
 }

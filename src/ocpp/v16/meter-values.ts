@@ -4,7 +4,7 @@ import {
   readSamples,
   type MeterReading,
   type Sample,
-} from '../meter-reading.js';
+} from '../metering/meter-reading.js';
 
 /**
  * Reads OCPP 1.6 sampled values the way real chargers send them: values are strings (sometimes

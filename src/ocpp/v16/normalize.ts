@@ -1,4 +1,4 @@
-import { conformMessage, type FrameNormalizer } from '../edge.js';
+import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
 import type {
   AuthorizeReq,
   BootNotificationReq,

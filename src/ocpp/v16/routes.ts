@@ -9,7 +9,7 @@ import { startTransaction } from './handlers/start-transaction.js';
 import { statusNotification } from './handlers/status-notification.js';
 import { stopTransaction } from './handlers/stop-transaction.js';
 import type { Requests16 } from './normalize.js';
-import type { Handler16 } from './session-context.js';
+import type { Handler16 } from './connection-context.js';
 
 /** Every call a 1.6 charge point may send that the gateway answers, with its handler. */
 export const ROUTES16: { [A in keyof Requests16]: Handler16<Requests16[A]> } = {

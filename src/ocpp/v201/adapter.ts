@@ -1,28 +1,22 @@
-import type {
-  ChargerSettings,
-  CommandOutcome,
-  PowerLimit,
-  StepOutcome,
-  TransactionProbe,
-} from '../port.js';
-import { outcomeOf } from '../operator-call.js';
-import { ocppConnectorId } from '../ocpp-connector.js';
+import type { ChargerSettings, TransactionProbe } from '../port.js';
+import { SharedAdapter, type VersionMessages } from '../calls/shared-adapter.js';
+import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
   Configured,
   OperatorCalls,
-  ProtocolSession,
-} from '../protocol-session.js';
-import { stepOf } from '../step-outcome.js';
+  ChargerAdapter,
+} from '../protocol-adapter.js';
+import { stepOf } from '../calls/step-outcome.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { getTransactionStatus } from './calls/get-transaction-status.js';
 import { operatorCalls201 } from './calls/operator.js';
 import { requestStartTransaction } from './calls/request-start-transaction.js';
 import { requestStopTransaction } from './calls/request-stop-transaction.js';
-import { measurandList } from '../metering.js';
+import { measurandList } from '../metering/metering.js';
 import { readVariables, variableValue } from './calls/get-variables.js';
 import { clearCeilingProfile } from './calls/clear-charging-profile.js';
-import { ceilingFor, parseRateUnits, type RateUnit } from '../power-limit.js';
+import { parseRateUnits } from '../calls/power-limit.js';
 import { setCeilingProfile, setZeroChargingProfile } from './calls/set-charging-profile.js';
 import {
   notTaken,
@@ -30,13 +24,13 @@ import {
   sendSetVariables,
   type VariableSetting,
 } from './calls/set-variables.js';
-import { measurandGap, samplingGap } from '../sampling-gap.js';
-import { settingHeld } from '../setting-held.js';
+import { measurandGap, samplingGap } from '../metering/sampling-gap.js';
+import { settingHeld } from '../charger-state/setting-held.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
-import type { Handler201, Session201 } from './session-context.js';
+import type { Handler201, ConnectionContext201 } from './connection-context.js';
 import { TransactionEvents201 } from './transaction-events.js';
 import { Transactions201 } from './transactions.js';
 
@@ -48,61 +42,31 @@ const UPDATED = 'TxUpdatedMeasurands';
 /** The units the station's charging schedules take: A, W or both. */
 const RATE_UNIT = 'SmartChargingCtrlr.RateUnit';
 
+/** The 2.0.1 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
+const MESSAGES201: VersionMessages<ConnectionContext201> = {
+  requestStart: requestStartTransaction,
+  requestStop: requestStopTransaction,
+  setZeroProfile: setZeroChargingProfile,
+  setCeilingProfile,
+  clearCeilingProfile,
+  changeAvailability,
+  unlockConnector,
+};
+
 /**
  * Speaks OCPP 2.0.1 with one connected charging station. The API's connectorId is the station's
  * EVSE id (the site config's ocppConnectorId); the gateway never addresses a connector inside an
  * EVSE, so a multi-cable EVSE works as one charging point, as 2.0.1 intends.
  */
-export class V201Session implements ProtocolSession {
-  private readonly session: Session201;
+export class Adapter201 extends SharedAdapter<ConnectionContext201> implements ChargerAdapter {
   readonly operator: OperatorCalls;
-  /** The units the station said its schedules take, read at configure time; null: not said. */
-  private rateUnits: ReadonlySet<RateUnit> | null = null;
 
   constructor(ctx: AdapterContext) {
-    const txs = Transactions201.of(ctx.db);
-    this.session = {
-      ctx,
-      txs,
-      transactionEvents: new TransactionEvents201(ctx, txs),
-      now: () => new Date(ctx.clock.now()).toISOString(),
-      connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
-    };
-    this.operator = operatorCalls201(this.session);
+    super(connection201(ctx), MESSAGES201);
+    this.operator = operatorCalls201(this.conn);
     ctx.rpc.serve(Object.keys(ROUTES201), ({ method, params }) =>
-      (ROUTES201[method as keyof Requests201] as Handler201)(this.session, params),
+      (ROUTES201[method as keyof Requests201] as Handler201)(this.conn, params),
     );
-  }
-
-  requestStart(connectorId: string, idToken: string): Promise<CommandOutcome> {
-    return requestStartTransaction(this.session, connectorId, idToken);
-  }
-
-  async requestStop(transactionRef: string): Promise<CommandOutcome> {
-    return outcomeOf(await requestStopTransaction(this.session, transactionRef));
-  }
-
-  limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome> {
-    return setZeroChargingProfile(this.session, connectorId, transactionRef);
-  }
-
-  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
-    const onTransaction = limit.transactionRef !== undefined;
-    if (limit.watts === null) return clearCeilingProfile(this.session, connectorId, onTransaction);
-    const { ctx } = this.session;
-    const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
-    return setCeilingProfile(this.session, connectorId, limit.transactionRef, ceiling);
-  }
-
-  /** Scheduled (the station applies it when the transaction ends) counts as accepted. */
-  async setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.session.ctx, connectorId);
-    return stepOf(await changeAvailability(this.session, id, operative), ['Accepted', 'Scheduled']);
-  }
-
-  async unlockConnector(connectorId: string): Promise<StepOutcome> {
-    const id = ocppConnectorId(this.session.ctx, connectorId);
-    return stepOf(await unlockConnector(this.session, id), ['Unlocked']);
   }
 
   /**
@@ -111,15 +75,15 @@ export class V201Session implements ProtocolSession {
    * the message is asked for the EVSE's status instead.
    */
   async probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe> {
-    const id = ocppConnectorId(this.session.ctx, connectorId);
-    const status = await getTransactionStatus(this.session, transactionRef);
+    const id = ocppConnectorId(this.conn.ctx, connectorId);
+    const status = await getTransactionStatus(this.conn, transactionRef);
     if (status === null) {
-      const asked = stepOf(await triggerMessage(this.session, id, 'StatusNotification'));
+      const asked = stepOf(await triggerMessage(this.conn, id, 'StatusNotification'));
       return asked === 'accepted' ? 'asked' : 'unknown';
     }
     if (status.ongoingIndicator === false && !status.messagesInQueue) return 'ended';
     if (status.ongoingIndicator !== true) return 'unknown';
-    await triggerMessage(this.session, id, 'TransactionEvent');
+    await triggerMessage(this.conn, id, 'TransactionEvent');
     return 'ongoing';
   }
 
@@ -145,7 +109,7 @@ export class V201Session implements ProtocolSession {
     ];
     const updated = `${CTRLR}.${UPDATED}`;
     const interval = `${CTRLR}.TxUpdatedInterval`;
-    const held = await readVariables(this.session, [
+    const held = await readVariables(this.conn, [
       ...wanted.map(([c, v]) => `${c}.${v}`),
       RATE_UNIT,
     ]);
@@ -154,7 +118,7 @@ export class V201Session implements ProtocolSession {
       ([c, v, value]) => !settingHeld(variableValue(held, `${c}.${v}`), value),
     );
     const isSet = (name: string) => missing.some(([c, v]) => `${c}.${v}` === name);
-    const reply = missing.length === 0 ? null : await sendSetVariables(this.session, missing);
+    const reply = missing.length === 0 ? null : await sendSetVariables(this.conn, missing);
     const refused = reply === null ? [] : notTaken(missing, reply);
     const intervalAnswer = reply !== null && isSet(interval) ? resultStatus(reply, interval) : null;
     const before = variableValue(held, updated);
@@ -163,9 +127,9 @@ export class V201Session implements ProtocolSession {
     if (isSet(updated)) {
       measurands = refused.includes(updated) ? null : UPDATED_MEASURANDS;
       if (measurands === null) {
-        const again = await sendSetVariables(this.session, [[CTRLR, UPDATED, REGISTER]]);
+        const again = await sendSetVariables(this.conn, [[CTRLR, UPDATED, REGISTER]]);
         const taken = notTaken([[CTRLR, UPDATED, REGISTER]], again).length === 0;
-        this.session.ctx.reports.noted(
+        this.conn.ctx.reports.noted(
           'SetVariables',
           taken ? 'measurand list refused: register alone taken' : 'measurand list refused',
           { variable: updated },
@@ -178,7 +142,7 @@ export class V201Session implements ProtocolSession {
     }
     let intervalHeld = variableValue(held, interval);
     if (isSet(updated) || intervalAnswer !== null) {
-      const readBack = await readVariables(this.session, [updated, interval]);
+      const readBack = await readVariables(this.conn, [updated, interval]);
       measurands = variableValue(readBack, updated) ?? measurands;
       intervalHeld =
         variableValue(readBack, interval) ??
@@ -186,7 +150,7 @@ export class V201Session implements ProtocolSession {
           ? String(settings.meterSampleIntervalSeconds)
           : intervalHeld);
     }
-    if (measurands !== null) this.session.ctx.reports.metering(measurandList(measurands));
+    if (measurands !== null) this.conn.ctx.reports.metering(measurandList(measurands));
     return {
       refused: measurands === null ? refused : refused.filter((name) => name !== updated),
       samplingGap:
@@ -199,4 +163,15 @@ export class V201Session implements ProtocolSession {
       idle: true,
     };
   }
+}
+
+function connection201(ctx: AdapterContext): ConnectionContext201 {
+  const txs = Transactions201.of(ctx.db);
+  return {
+    ctx,
+    txs,
+    transactionEvents: new TransactionEvents201(ctx, txs),
+    now: () => new Date(ctx.clock.now()).toISOString(),
+    connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
+  };
 }

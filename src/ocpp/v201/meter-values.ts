@@ -4,7 +4,7 @@ import {
   readSamples,
   type MeterReading,
   type Sample,
-} from '../meter-reading.js';
+} from '../metering/meter-reading.js';
 
 /**
  * OCPP 2.0.1 sampled values: the value is a JSON number, the unit and a power-of-ten multiplier

@@ -1,5 +1,5 @@
-import { conformMessage, type FrameNormalizer } from '../edge.js';
-import type { NoteDeviation } from '../tolerant.js';
+import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
+import type { NoteDeviation } from '../connection/tolerant.js';
 import type {
   AuthorizeReq,
   BootNotificationReq,

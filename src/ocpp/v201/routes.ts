@@ -14,7 +14,7 @@ import { securityEventNotification } from './handlers/security-event-notificatio
 import { statusNotification } from './handlers/status-notification.js';
 import { transactionEvent } from './handlers/transaction-event.js';
 import type { Requests201 } from './normalize.js';
-import type { Handler201 } from './session-context.js';
+import type { Handler201 } from './connection-context.js';
 
 /** Every call a 2.0.1 charging station may send that the gateway answers, with its handler. */
 export const ROUTES201: { [A in keyof Requests201]: Handler201<Requests201[A]> } = {

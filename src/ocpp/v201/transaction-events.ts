@@ -1,9 +1,9 @@
-import type { ChargerTime } from '../charger-clocks.js';
+import type { ChargerTime } from '../charger-state/charger-clocks.js';
 import { groupCommit } from '../../store/group-commit.js';
-import { IntervalEnergy } from '../interval-energy.js';
-import type { MeterReading } from '../meter-reading.js';
-import type { AdapterContext } from '../protocol-session.js';
-import { reportReading } from '../report-reading.js';
+import { IntervalEnergy } from '../metering/interval-energy.js';
+import type { MeterReading } from '../metering/meter-reading.js';
+import type { AdapterContext } from '../protocol-adapter.js';
+import { reportReading } from '../metering/report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { latestReading201, registerAt } from './meter-values.js';
 import { statusAfterEnd, statusFromChargingState } from './status.js';

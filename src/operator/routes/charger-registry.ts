@@ -5,7 +5,7 @@ import {
   hashPassword,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
-} from '../../ocpp/charger-password.js';
+} from '../../ocpp/connection/charger-password.js';
 import type { OperatorDeps } from '../api.js';
 import { pushChargerPassword } from '../charger-password-push.js';
 import { operatorAction } from '../guard.js';

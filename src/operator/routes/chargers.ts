@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { WHOLE_CHARGER } from '../../ocpp/connector-state.js';
+import { WHOLE_CHARGER } from '../../ocpp/charger-state/connector-state.js';
 import type { OperatorDeps } from '../api.js';
 import { notFound } from '../errors.js';
 import { nullable, objectParams, ok } from '../schemas.js';

@@ -3,7 +3,7 @@
  * each charger will actually meter.
  * - `charger_deviations`: one row per charger and kind of deviation (e.g. "MeterValues
  *   meterValue[].sampledValue[].value number_as_string"), counted, with the first example kept for
- *   the operator. The operator API and metrics read it (src/ocpp/deviations.ts).
+ *   the operator. The operator API and metrics read it (src/ocpp/connection/deviations.ts).
  * - `charger_metering`: the measurands a charger said it will send during a transaction (read back
  *   after configuring them) and whether that includes an energy reading the gateway can settle on.
  * - `transaction_interval_energy`: for chargers that report only Energy.Active.Import.Interval,

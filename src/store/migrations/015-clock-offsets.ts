@@ -1,7 +1,7 @@
 /**
  * Schema for each charger's clock offset (appended after the schemas before it; never edited once
  * released). One row per charger: our clock − its clock (ms) as last estimated
- * (src/ocpp/charger-clocks.ts), so a restarted gateway judges a queue the charger replays against
+ * (src/ocpp/charger-state/charger-clocks.ts), so a restarted gateway judges a queue the charger replays against
  * the offset it had, not against the first late message.
  */
 export const migrationClockOffsets = `

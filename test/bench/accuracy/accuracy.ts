@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { VehicleSpec } from '../../../simulators/shared/simulated-charge-point.js';
-import { hashPassword } from '../../../src/ocpp/charger-password.js';
+import { hashPassword } from '../../../src/ocpp/connection/charger-password.js';
 import { UNPHYSICAL_KW } from '../../helpers/gateway.js';
 import { mintToken, startSession } from '../../helpers/http.js';
 import { PROTOCOLS, type ProtocolUnderTest } from '../../helpers/simulated-charger.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config/read-config.js';
 import type { GatewayConfigInput } from '../../../src/config/schema.js';
-import { hashPassword } from '../../../src/ocpp/charger-password.js';
+import { hashPassword } from '../../../src/ocpp/connection/charger-password.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/gateway-process.js';
 import { API_KEY, CHARGER_PASSWORD, testConfig, UNPHYSICAL_KW } from '../../helpers/gateway.js';

@@ -7,7 +7,7 @@ import {
   generateChargerKey,
   hashPassword,
   verifyPassword,
-} from '../../../src/ocpp/charger-password.js';
+} from '../../../src/ocpp/connection/charger-password.js';
 import { mintToken, startSession } from '../../helpers/http.js';
 import {
   API_KEY,

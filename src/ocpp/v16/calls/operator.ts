@@ -1,5 +1,5 @@
-import type { OperatorCalls } from '../../protocol-session.js';
-import type { CallTarget } from '../../operator-call.js';
+import type { OperatorCalls } from '../../protocol-adapter.js';
+import type { CallTarget } from '../../calls/operator-call.js';
 import { changeAvailability } from './change-availability.js';
 import { getDiagnostics } from './get-diagnostics.js';
 import { sendAuthorizationKey, sendChangeConfiguration } from './change-configuration.js';
@@ -13,11 +13,10 @@ import { unlockConnector } from './unlock-connector.js';
 /** The operator's commands in OCPP 1.6J. */
 export function operatorCalls16(target: CallTarget): OperatorCalls {
   return {
-    stopTransaction: (ref) => remoteStopTransaction(target, ref),
-    unlock: (connectorId) => unlockConnector(target, connectorId),
+    requestStop: (ref) => remoteStopTransaction(target, ref),
+    unlockConnector: (connectorId) => unlockConnector(target, connectorId),
     reset: (kind) => reset(target, kind),
-    changeAvailability: (connectorId, operative) =>
-      changeAvailability(target, connectorId, operative),
+    setAvailability: (connectorId, operative) => changeAvailability(target, connectorId, operative),
     trigger: (connectorId, kind) => triggerMessage(target, connectorId, kind),
     readConfiguration: (keys) => readConfiguration(target, keys),
     changeConfiguration: (key, value) => sendChangeConfiguration(target, key, value),

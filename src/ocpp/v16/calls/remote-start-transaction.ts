@@ -1,10 +1,10 @@
 import type { CommandOutcome } from '../../port.js';
-import { callOutcome } from '../../rpc.js';
+import { callOutcome } from '../../connection/rpc.js';
 import type { StatusConf } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
 export async function remoteStartTransaction(
-  { ctx }: Session16,
+  { ctx }: ConnectionContext16,
   connectorId: string,
   idToken: string,
 ): Promise<CommandOutcome> {

@@ -1,7 +1,7 @@
 import type { AuthorizeReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
-export function authorize({ ctx }: Session16, req: AuthorizeReq) {
+export function authorize({ ctx }: ConnectionContext16, req: AuthorizeReq) {
   const verdict = ctx.events().authorize(ctx.chargerId, req.idTag, null);
   return { idTagInfo: { status: verdict.accepted ? 'Accepted' : 'Invalid' } };
 }

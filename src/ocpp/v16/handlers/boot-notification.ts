@@ -1,7 +1,7 @@
 import type { BootNotificationReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
-export function bootNotification({ ctx, now }: Session16, req: BootNotificationReq) {
+export function bootNotification({ ctx, now }: ConnectionContext16, req: BootNotificationReq) {
   ctx.reports.booted({
     vendor: req.chargePointVendor,
     model: req.chargePointModel,

@@ -1,5 +1,5 @@
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
-export function heartbeat({ now }: Session16) {
+export function heartbeat({ now }: ConnectionContext16) {
   return { currentTime: now() };
 }

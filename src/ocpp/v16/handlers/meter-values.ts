@@ -1,9 +1,9 @@
 import { groupCommit } from '../../../store/group-commit.js';
-import { reportReading } from '../../report-reading.js';
+import { reportReading } from '../../metering/report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
 import { isPlaceholderId } from '../placeholder-id.js';
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 import type { Transaction16 } from '../transactions.js';
 
 /**
@@ -11,22 +11,22 @@ import type { Transaction16 } from '../transactions.js';
  * (the charger's own meter), with the transaction's id, a placeholder id or none; a register, or
  * only interval energy (summed into a register from the transaction's meterStart).
  */
-export function meterValues(session: Session16, req: MeterValuesReq) {
+export function meterValues(conn: ConnectionContext16, req: MeterValuesReq) {
   // One transaction per turn for every sample that arrived in it (group commit, relaxed tier).
-  return groupCommit(session.ctx.db).relaxed(() => sample(session, req));
+  return groupCommit(conn.ctx.db).relaxed(() => sample(conn, req));
 }
 
-function sample(session: Session16, req: MeterValuesReq) {
-  const { ctx } = session;
+function sample(conn: ConnectionContext16, req: MeterValuesReq) {
+  const { ctx } = conn;
   const reading = latestReading(req.meterValue);
   if (!reading) return {};
-  const tx = meterTransaction(session, req, reading.energyLocation === undefined);
-  const connectorId = session.connectorIdOf(tx?.connector ?? req.connectorId);
+  const tx = meterTransaction(conn, req, reading.energyLocation === undefined);
+  const connectorId = conn.connectorIdOf(tx?.connector ?? req.connectorId);
   if (!connectorId) return {};
   const energyWh =
     reading.energyWh ??
     (tx && reading.intervalWh !== undefined
-      ? session.intervals.register(
+      ? conn.intervals.register(
           ctx.chargerId,
           String(tx.id),
           tx.meterStart,
@@ -47,7 +47,7 @@ function sample(session: Session16, req: MeterValuesReq) {
  * register: not guessed either.
  */
 function meterTransaction(
-  { ctx, transactions }: Session16,
+  { ctx, transactions }: ConnectionContext16,
   req: MeterValuesReq,
   atOutlet: boolean,
 ): Transaction16 | undefined {

@@ -1,13 +1,16 @@
 import { groupCommit } from '../../../store/group-commit.js';
 import type { StartTransactionReq } from '../messages.js';
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
 /** Answered once durable, its commit shared with the turn's other writes. */
-export function startTransaction(session: Session16, req: StartTransactionReq) {
-  return groupCommit(session.ctx.db).strict(() => start(session, req));
+export function startTransaction(conn: ConnectionContext16, req: StartTransactionReq) {
+  return groupCommit(conn.ctx.db).strict(() => start(conn, req));
 }
 
-function start({ ctx, transactions, connectorIdOf }: Session16, req: StartTransactionReq) {
+function start(
+  { ctx, transactions, connectorIdOf }: ConnectionContext16,
+  req: StartTransactionReq,
+) {
   const chargerId = ctx.chargerId;
   const repeat = transactions.findRepeat(
     chargerId,

@@ -2,14 +2,14 @@ import { groupCommit } from '../../../store/group-commit.js';
 import type { StopTransactionReq } from '../messages.js';
 import { latestReading } from '../meter-values.js';
 import { isPlaceholderId } from '../placeholder-id.js';
-import type { Session16 } from '../session-context.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
 /** A settlement: answered once durable, its commit shared with the turn's other writes. */
-export function stopTransaction(session: Session16, req: StopTransactionReq) {
-  return groupCommit(session.ctx.db).strict(() => stop(session, req));
+export function stopTransaction(conn: ConnectionContext16, req: StopTransactionReq) {
+  return groupCommit(conn.ctx.db).strict(() => stop(conn, req));
 }
 
-function stop({ ctx, transactions }: Session16, req: StopTransactionReq) {
+function stop({ ctx, transactions }: ConnectionContext16, req: StopTransactionReq) {
   const chargerId = ctx.chargerId;
   const tx = isPlaceholderId(req.transactionId)
     ? transactions.resolveUnknown(chargerId, req.idTag === undefined ? {} : { idTag: req.idTag })

@@ -1,4 +1,4 @@
-import { callForReply, type CallTarget } from '../../operator-call.js';
+import { callForReply, type CallTarget } from '../../calls/operator-call.js';
 import type { ChargerReply } from '../../port.js';
 
 /** ChangeAvailability of one EVSE, or (evseId null) of the whole station. */

@@ -1,15 +1,15 @@
-import { ceilingProfileId, ocppConnectorId } from '../../ocpp-connector.js';
+import { ceilingProfileId, ocppConnectorId } from '../../calls/ocpp-connector.js';
 import type { StepOutcome } from '../../port.js';
-import { callForReply } from '../../operator-call.js';
-import { stepOf } from '../../step-outcome.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply } from '../../calls/operator-call.js';
+import { stepOf } from '../../calls/step-outcome.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
 /**
  * Clears the load manager's ceiling by its id alone, so the zero profile and any operator's
  * profiles stay. Unknown (nothing by that id) leaves no ceiling either: it counts as accepted.
  */
 export async function clearCeilingProfile(
-  { ctx }: Session201,
+  { ctx }: ConnectionContext201,
   connectorId: string,
   onTransaction: boolean,
 ): Promise<StepOutcome> {

@@ -1,5 +1,5 @@
-import { callOutcome } from '../../rpc.js';
-import type { Session201 } from '../session-context.js';
+import { callOutcome } from '../../connection/rpc.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
 export interface TransactionStatus {
   /** Absent when the station does not know the transaction at all. */
@@ -9,7 +9,7 @@ export interface TransactionStatus {
 
 /** null: the station answered with a CALLERROR (it does not implement the message). */
 export async function getTransactionStatus(
-  { ctx }: Session201,
+  { ctx }: ConnectionContext201,
   transactionRef: string,
 ): Promise<TransactionStatus | null> {
   const reply = await callOutcome(

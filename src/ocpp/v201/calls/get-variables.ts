@@ -1,4 +1,4 @@
-import { callForReply, type CallTarget } from '../../operator-call.js';
+import { callForReply, type CallTarget } from '../../calls/operator-call.js';
 import type { ConfigurationEntry, ConfigurationReport } from '../../port.js';
 import { splitVariableName } from './variable-name.js';
 

@@ -1,5 +1,5 @@
-import type { OperatorCalls } from '../../protocol-session.js';
-import type { CallTarget } from '../../operator-call.js';
+import type { OperatorCalls } from '../../protocol-adapter.js';
+import type { CallTarget } from '../../calls/operator-call.js';
 import { changeAvailability } from './change-availability.js';
 import { getLog } from './get-log.js';
 import { readVariables } from './get-variables.js';
@@ -13,10 +13,10 @@ import { unlockConnector } from './unlock-connector.js';
 /** The operator's commands in OCPP 2.0.1. */
 export function operatorCalls201(target: CallTarget): OperatorCalls {
   return {
-    stopTransaction: (ref) => requestStopTransaction(target, ref),
-    unlock: (evseId) => unlockConnector(target, evseId),
+    requestStop: (ref) => requestStopTransaction(target, ref),
+    unlockConnector: (evseId) => unlockConnector(target, evseId),
     reset: (kind) => reset(target, kind),
-    changeAvailability: (evseId, operative) => changeAvailability(target, evseId, operative),
+    setAvailability: (evseId, operative) => changeAvailability(target, evseId, operative),
     trigger: (evseId, kind) => triggerMessage(target, evseId, kind),
     readConfiguration: (keys) => readVariables(target, keys),
     changeConfiguration: (key, value) => setVariable(target, key, value),

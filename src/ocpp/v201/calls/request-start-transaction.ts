@@ -1,11 +1,11 @@
 import { relaxed } from '../../../store/durability.js';
 import type { CommandOutcome } from '../../port.js';
-import { callOutcome } from '../../rpc.js';
+import { callOutcome } from '../../connection/rpc.js';
 import type { RequestStartStopConf } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
 export async function requestStartTransaction(
-  { ctx, txs, transactionEvents, now }: Session201,
+  { ctx, txs, transactionEvents, now }: ConnectionContext201,
   connectorId: string,
   idToken: string,
 ): Promise<CommandOutcome> {

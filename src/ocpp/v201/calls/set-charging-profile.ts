@@ -4,16 +4,16 @@ import {
   ocppConnectorId,
   ZERO_POWER_STACK_LEVEL,
   zeroPowerProfileId,
-} from '../../ocpp-connector.js';
+} from '../../calls/ocpp-connector.js';
 import type { StepOutcome } from '../../port.js';
-import { callForReply } from '../../operator-call.js';
-import type { Ceiling } from '../../power-limit.js';
-import { stepOf } from '../../step-outcome.js';
-import type { Session201 } from '../session-context.js';
+import { callForReply } from '../../calls/operator-call.js';
+import type { Ceiling } from '../../calls/power-limit.js';
+import { stepOf } from '../../calls/step-outcome.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
 /** A TxProfile on the transaction that allows 0 W: the station stops supplying, the tx stays open. */
 export async function setZeroChargingProfile(
-  { ctx }: Session201,
+  { ctx }: ConnectionContext201,
   connectorId: string,
   transactionRef: string,
 ): Promise<StepOutcome> {
@@ -43,7 +43,7 @@ export async function setZeroChargingProfile(
  * TxDefaultProfile that holds every transaction started there until replaced or cleared.
  */
 export async function setCeilingProfile(
-  { ctx }: Session201,
+  { ctx }: ConnectionContext201,
   connectorId: string,
   transactionRef: string | undefined,
   { unit, period }: Ceiling,

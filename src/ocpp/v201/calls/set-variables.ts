@@ -1,4 +1,4 @@
-import { callForReply, type CallTarget } from '../../operator-call.js';
+import { callForReply, type CallTarget } from '../../calls/operator-call.js';
 import { UnsayableCommandError, type ChargerReply } from '../../port.js';
 import type { SetVariablesConf } from '../messages.js';
 import { splitVariableName } from './variable-name.js';

@@ -1,4 +1,4 @@
-import { callForReply, type CallTarget } from '../../operator-call.js';
+import { callForReply, type CallTarget } from '../../calls/operator-call.js';
 import type { ChargerReply, FirmwareRequest } from '../../port.js';
 
 /** UpdateFirmware (unsigned): Accepted, Rejected, AcceptedCanceled, InvalidCertificate or RevokedCertificate. */

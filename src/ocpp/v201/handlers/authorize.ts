@@ -1,7 +1,7 @@
 import type { AuthorizeReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
-export function authorize({ ctx }: Session201, req: AuthorizeReq) {
+export function authorize({ ctx }: ConnectionContext201, req: AuthorizeReq) {
   const verdict = ctx.events().authorize(ctx.chargerId, req.idToken.idToken, null);
   return { idTokenInfo: { status: verdict.accepted ? 'Accepted' : 'Invalid' } };
 }

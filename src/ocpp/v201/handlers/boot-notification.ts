@@ -1,7 +1,7 @@
 import type { BootNotificationReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
-export function bootNotification({ ctx, now }: Session201, req: BootNotificationReq) {
+export function bootNotification({ ctx, now }: ConnectionContext201, req: BootNotificationReq) {
   ctx.reports.booted({
     vendor: req.chargingStation.vendorName,
     model: req.chargingStation.model,

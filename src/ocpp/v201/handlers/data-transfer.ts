@@ -1,7 +1,7 @@
 import type { DataTransferReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
-export function dataTransfer({ ctx }: Session201, req: DataTransferReq) {
+export function dataTransfer({ ctx }: ConnectionContext201, req: DataTransferReq) {
   ctx.reports.noted('DataTransfer', `vendor ${req.vendorId}`, req);
   return { status: 'UnknownVendorId' };
 }

@@ -1,5 +1,5 @@
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
-export function heartbeat({ now }: Session201) {
+export function heartbeat({ now }: ConnectionContext201) {
   return { currentTime: now() };
 }

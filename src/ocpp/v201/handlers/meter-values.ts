@@ -1,8 +1,8 @@
 import { groupCommit } from '../../../store/group-commit.js';
-import { reportReading } from '../../report-reading.js';
+import { reportReading } from '../../metering/report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
 import { latestReading201 } from '../meter-values.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
 /**
  * Meter samples outside TransactionEvent. 2.0.1 sends a transaction's meter data in its events,
@@ -11,12 +11,12 @@ import type { Session201 } from '../session-context.js';
  * site connector has OCPP id 0: config/read-config.ts). No offline flag either: as for 1.6, the
  * charger's clock offset tells a replay (charger-clocks.ts).
  */
-export function meterValues(session: Session201, req: MeterValuesReq) {
+export function meterValues(conn: ConnectionContext201, req: MeterValuesReq) {
   // Committed with the turn's other writes, as a 1.6 sample is (group commit, relaxed tier).
-  return groupCommit(session.ctx.db).relaxed(() => sample(session, req));
+  return groupCommit(conn.ctx.db).relaxed(() => sample(conn, req));
 }
 
-function sample({ ctx, txs, connectorIdOf }: Session201, req: MeterValuesReq) {
+function sample({ ctx, txs, connectorIdOf }: ConnectionContext201, req: MeterValuesReq) {
   const connectorId = connectorIdOf(req.evseId);
   const reading = latestReading201(req.meterValue);
   if (!connectorId || !reading) return {};

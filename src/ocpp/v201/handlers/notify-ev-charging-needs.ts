@@ -1,8 +1,8 @@
 import type { NotifyEVChargingNeedsReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
 export function notifyEVChargingNeeds(
-  { ctx, connectorIdOf, now }: Session201,
+  { ctx, connectorIdOf, now }: ConnectionContext201,
   req: NotifyEVChargingNeedsReq,
 ) {
   const connectorId = connectorIdOf(req.evseId);

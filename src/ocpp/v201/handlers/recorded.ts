@@ -1,4 +1,4 @@
-import type { Handler201 } from '../session-context.js';
+import type { Handler201 } from '../connection-context.js';
 
 /** A message the gateway answers and keeps for the operator, without acting on it. */
 export function recorded(action: string): Handler201 {

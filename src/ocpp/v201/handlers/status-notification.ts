@@ -1,10 +1,10 @@
-import { WHOLE_CHARGER } from '../../connector-state.js';
+import { WHOLE_CHARGER } from '../../charger-state/connector-state.js';
 import type { StatusNotificationReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 import { statusFrom201, statusWithTransaction } from '../status.js';
 
 export function statusNotification(
-  { ctx, txs, connectorIdOf }: Session201,
+  { ctx, txs, connectorIdOf }: ConnectionContext201,
   req: StatusNotificationReq,
 ) {
   const connectorId = req.evseId === 0 ? WHOLE_CHARGER : connectorIdOf(req.evseId);

@@ -1,6 +1,9 @@
 import type { TransactionEventReq } from '../messages.js';
-import type { Session201 } from '../session-context.js';
+import type { ConnectionContext201 } from '../connection-context.js';
 
-export function transactionEvent({ transactionEvents }: Session201, req: TransactionEventReq) {
+export function transactionEvent(
+  { transactionEvents }: ConnectionContext201,
+  req: TransactionEventReq,
+) {
   return transactionEvents.handle(req);
 }

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/database.js';
-import { perDatabase } from '../store/per-database.js';
+import type { Db } from '../../store/database.js';
+import { perDatabase } from '../../store/per-database.js';
 
 /**
  * Chargers that meter only Energy.Active.Import.Interval (energy since the previous sample) give

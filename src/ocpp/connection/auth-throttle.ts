@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../../shared/clock.js';
 
 export interface AuthThrottleOptions {
   initialMs: number;

@@ -1,11 +1,16 @@
-import type { AdapterContext } from './protocol-session.js';
+import type { SiteDirectory } from '../../config/site.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 
 /** The OCPP number of a configured connector (1.6 connectorId, 2.0.1 evseId). */
-export function ocppConnectorId(ctx: AdapterContext, connectorId: string): number {
-  const connector = ctx.site.connector(ctx.chargerId, connectorId);
-  if (!connector) throw new Error(`connector ${connectorId} is not configured on ${ctx.chargerId}`);
+export function ocppNumber(site: SiteDirectory, chargerId: string, connectorId: string): number {
+  const connector = site.connector(chargerId, connectorId);
+  if (!connector) throw new Error(`connector ${connectorId} is not configured on ${chargerId}`);
   return connector.ocppConnectorId;
 }
+
+/** The OCPP number of a configured connector of the adapter's charger. */
+export const ocppConnectorId = (ctx: AdapterContext, connectorId: string): number =>
+  ocppNumber(ctx.site, ctx.chargerId, connectorId);
 
 /**
  * The id of the zero-power profile the stop ladder sets on a connector: one per connector, so a

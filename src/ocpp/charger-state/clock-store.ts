@@ -1,5 +1,5 @@
-import type { Clock } from '../shared/clock.js';
-import type { Db } from '../store/database.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Db } from '../../store/database.js';
 import type { ClockStore } from './charger-clocks.js';
 
 /**

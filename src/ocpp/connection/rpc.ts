@@ -1,5 +1,5 @@
 import ocppRpc from 'ocpp-rpc';
-import { ChargerTimeoutError } from './port.js';
+import { ChargerTimeoutError } from '../port.js';
 
 const { RPCError, createRPCError } = ocppRpc;
 

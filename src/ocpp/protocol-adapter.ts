@@ -17,9 +17,9 @@ import type {
   TransactionProbe,
   TriggerKind,
 } from './port.js';
-import type { ChargerClocks } from './charger-clocks.js';
-import type { ChargerReports } from './reports.js';
-import type { RpcConnection } from './rpc.js';
+import type { ChargerClocks } from './charger-state/charger-clocks.js';
+import type { ChargerReports } from './charger-state/reports.js';
+import type { RpcConnection } from './connection/rpc.js';
 
 /** What an adapter is given for one connected charger. */
 export interface AdapterContext {
@@ -50,7 +50,7 @@ export interface Configured {
 }
 
 /** What every protocol adapter offers the central system for one connected charger. */
-export interface ProtocolSession {
+export interface ChargerAdapter {
   requestStart(connectorId: string, idToken: string): Promise<CommandOutcome>;
   requestStop(transactionRef: string): Promise<CommandOutcome>;
   configure(settings: ChargerSettings): Promise<Configured>;
@@ -68,10 +68,10 @@ export interface ProtocolSession {
  * (1.6 connectorId, 2.0.1 evseId); null means the whole charger.
  */
 export interface OperatorCalls {
-  stopTransaction(transactionRef: string): Promise<ChargerReply>;
-  unlock(ocppConnectorId: number): Promise<ChargerReply>;
+  requestStop(transactionRef: string): Promise<ChargerReply>;
+  unlockConnector(ocppConnectorId: number): Promise<ChargerReply>;
   reset(kind: ResetKind): Promise<ChargerReply>;
-  changeAvailability(ocppConnectorId: number | null, operative: boolean): Promise<ChargerReply>;
+  setAvailability(ocppConnectorId: number | null, operative: boolean): Promise<ChargerReply>;
   trigger(ocppConnectorId: number | null, kind: TriggerKind): Promise<ChargerReply>;
   readConfiguration(keys: readonly string[]): Promise<ConfigurationReport>;
   changeConfiguration(key: string, value: string): Promise<ChargerReply>;
@@ -81,4 +81,4 @@ export interface OperatorCalls {
   requestLog(request: LogRequest): Promise<LogReply>;
 }
 
-export type ProtocolAdapter = (ctx: AdapterContext) => ProtocolSession;
+export type ProtocolAdapter = (ctx: AdapterContext) => ChargerAdapter;

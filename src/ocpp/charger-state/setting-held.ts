@@ -1,4 +1,4 @@
-import { measurandList } from './metering.js';
+import { measurandList } from '../metering/metering.js';
 
 /**
  * Whether a charger already holds a setting the gateway wants, as its own read reported it. The

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { SiteCharger } from '../config/site.js';
+import type { SiteCharger } from '../../config/site.js';
 import { verifyPassword } from './charger-password.js';
 
 export type Admission =

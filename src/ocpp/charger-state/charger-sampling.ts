@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
-import type { ChargerReply } from './port.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/log.js';
+import type { Db } from '../../store/database.js';
+import type { ChargerReply } from '../port.js';
 
 /** What the central system does about a charger whose sampling did not take. */
 export interface SamplingActions {

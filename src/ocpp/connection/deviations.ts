@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
-import { relaxed } from '../store/durability.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/log.js';
+import type { Db } from '../../store/database.js';
+import { relaxed } from '../../store/durability.js';
 
 export interface ChargerDeviation {
   chargerId: string;

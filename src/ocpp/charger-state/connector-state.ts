@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import type { Clock } from '../shared/clock.js';
-import type { Db } from '../store/database.js';
-import type { ConnectorStatus, ConnectorView } from './port.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Db } from '../../store/database.js';
+import type { ConnectorStatus, ConnectorView } from '../port.js';
 import type { VehicleInfo } from './reports.js';
 
 interface Row {

@@ -1,9 +1,9 @@
-import type { IntervalEnergy } from '../interval-energy.js';
-import type { AdapterContext } from '../protocol-session.js';
+import type { IntervalEnergy } from '../metering/interval-energy.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 import type { Transactions16 } from './transactions.js';
 
 /** What every 1.6 handler and outgoing call is given for the charger it serves. */
-export interface Session16 {
+export interface ConnectionContext16 {
   ctx: AdapterContext;
   transactions: Transactions16;
   intervals: IntervalEnergy;
@@ -14,4 +14,4 @@ export interface Session16 {
 }
 
 /** Answers one incoming OCPP 1.6 call; `req` has been through normalize.ts. */
-export type Handler16<Req = unknown> = (session: Session16, req: Req) => unknown;
+export type Handler16<Req = unknown> = (conn: ConnectionContext16, req: Req) => unknown;

@@ -1,4 +1,4 @@
-import type { ConnectorStatus, TransferStatus } from './port.js';
+import type { ConnectorStatus, TransferStatus } from '../port.js';
 
 /** What a charger says about itself at boot, in either protocol. */
 export interface BootInfo {

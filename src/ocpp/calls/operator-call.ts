@@ -1,6 +1,6 @@
 import ocppRpc from 'ocpp-rpc';
-import { ChargerTimeoutError, type ChargerReply, type CommandOutcome } from './port.js';
-import type { RpcConnection } from './rpc.js';
+import { ChargerTimeoutError, type ChargerReply, type CommandOutcome } from '../port.js';
+import type { RpcConnection } from '../connection/rpc.js';
 
 const { RPCError } = ocppRpc;
 

@@ -1,5 +1,5 @@
 import type { MeterReading } from './meter-reading.js';
-import type { AdapterContext } from './protocol-session.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 
 /**
  * What every adapter does with a meter reading, whichever message carried it: a live SoC is the

@@ -1,5 +1,5 @@
-import type { PowerLimit } from './port.js';
-import type { AdapterContext } from './protocol-session.js';
+import type { PowerLimit } from '../port.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 
 /** The unit a charging schedule states its limit in: amperes per phase or watts. */
 export type RateUnit = 'A' | 'W';

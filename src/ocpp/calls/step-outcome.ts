@@ -1,4 +1,4 @@
-import type { ChargerReply, StepOutcome } from './port.js';
+import type { ChargerReply, StepOutcome } from '../port.js';
 
 /**
  * A call the charger may not implement (the stop ladder, recovery probes), judged from its own

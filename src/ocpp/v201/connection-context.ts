@@ -1,9 +1,9 @@
-import type { AdapterContext } from '../protocol-session.js';
+import type { AdapterContext } from '../protocol-adapter.js';
 import type { TransactionEvents201 } from './transaction-events.js';
 import type { Transactions201 } from './transactions.js';
 
 /** What every 2.0.1 handler and outgoing call is given for the station it serves. */
-export interface Session201 {
+export interface ConnectionContext201 {
   ctx: AdapterContext;
   txs: Transactions201;
   transactionEvents: TransactionEvents201;
@@ -14,4 +14,4 @@ export interface Session201 {
 }
 
 /** Answers one incoming OCPP 2.0.1 call; `req` has been through normalize.ts. */
-export type Handler201<Req = unknown> = (session: Session201, req: Req) => unknown;
+export type Handler201<Req = unknown> = (conn: ConnectionContext201, req: Req) => unknown;

@@ -1,6 +1,6 @@
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
-import { groupCommit } from '../store/group-commit.js';
+import type { Logger } from '../../shared/log.js';
+import type { Db } from '../../store/database.js';
+import { groupCommit } from '../../store/group-commit.js';
 
 /** More writes than this within WINDOW_MS make a busy link (a few chargers never do). */
 export const BUSY_WRITES = 32;

@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
-import { relaxed } from '../store/durability.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/log.js';
+import type { Db } from '../../store/database.js';
+import { relaxed } from '../../store/durability.js';
 
 /**
  * What a charger said that we answered but did not act on, or that was odd (unknown transaction,

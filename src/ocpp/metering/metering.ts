@@ -1,9 +1,9 @@
 import type { Statement } from 'better-sqlite3';
-import type { Clock } from '../shared/clock.js';
-import type { Db } from '../store/database.js';
-import { relaxed } from '../store/durability.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Db } from '../../store/database.js';
+import { relaxed } from '../../store/durability.js';
 import { ENERGY_INTERVAL, ENERGY_REGISTER } from './meter-reading.js';
-import type { MeteringCapability } from './port.js';
+import type { MeteringCapability } from '../port.js';
 
 interface Row {
   measurands: string;

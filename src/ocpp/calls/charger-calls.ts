@@ -1,0 +1,117 @@
+import type { SiteDirectory } from '../../config/site.js';
+import type { AvailabilityHolds } from '../charger-state/availability-holds.js';
+import type { ChargerSampling } from '../charger-state/charger-sampling.js';
+import type { ChargerConfiguration } from '../charger-state/configuration.js';
+import { WHOLE_CHARGER, type ConnectorStateStore } from '../charger-state/connector-state.js';
+import type { SettingsPacing } from '../charger-state/settings-pacing.js';
+import type { Connections } from '../connection/connections.js';
+import type { ChargerMetering } from '../metering/metering.js';
+import type {
+  ChargerCommands,
+  CommandOutcome,
+  ConnectorView,
+  MeteringCapability,
+  PowerLimit,
+  StartRequest,
+  StepOutcome,
+  TransactionProbe,
+} from '../port.js';
+
+export interface ChargerCallsDeps {
+  connections: Connections;
+  site: SiteDirectory;
+  connectorState: ConnectorStateStore;
+  metering: ChargerMetering;
+  sampling: ChargerSampling;
+  holds: AvailabilityHolds;
+  settingsReads: SettingsPacing;
+  configuration: ChargerConfiguration;
+}
+
+/** Statuses in which a connector cannot take a new session whoever asks. */
+const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
+
+/**
+ * The charger port's commands (what the charging and load layers ask of chargers): each goes to
+ * the adapter of the charger's live connection, or fails with ChargerOfflineError.
+ */
+export class ChargerCalls implements ChargerCommands {
+  constructor(private readonly deps: ChargerCallsDeps) {}
+
+  isOnline(chargerId: string): boolean {
+    return this.deps.connections.has(chargerId);
+  }
+
+  meteringCapability(chargerId: string): MeteringCapability {
+    return this.deps.metering.capability(chargerId);
+  }
+
+  samplingGap(chargerId: string): string | null {
+    return this.deps.sampling.gap(chargerId);
+  }
+
+  connector(chargerId: string, connectorId: string): ConnectorView {
+    const view = this.deps.connectorState.get(chargerId, connectorId);
+    const whole = this.deps.connectorState.get(chargerId, WHOLE_CHARGER);
+    return CHARGER_WIDE_BLOCKING.has(whole.status)
+      ? { ...view, status: whole.status, errorCode: whole.errorCode }
+      : view;
+  }
+
+  async requestStart(request: StartRequest): Promise<CommandOutcome> {
+    this.deps.settingsReads.promote(request.chargerId);
+    return this.adapter(request.chargerId).requestStart(request.connectorId, request.idToken);
+  }
+
+  async requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome> {
+    return this.adapter(chargerId).requestStop(transactionRef);
+  }
+
+  async limitToZero(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<StepOutcome> {
+    return this.adapter(chargerId).limitToZero(connectorId, transactionRef);
+  }
+
+  async setPowerLimit(
+    chargerId: string,
+    connectorId: string,
+    limit: PowerLimit,
+  ): Promise<StepOutcome> {
+    return this.adapter(chargerId).setPowerLimit(connectorId, limit);
+  }
+
+  async setAvailability(
+    chargerId: string,
+    connectorId: string,
+    operative: boolean,
+  ): Promise<StepOutcome> {
+    return this.adapter(chargerId).setAvailability(connectorId, operative);
+  }
+
+  async unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome> {
+    return this.adapter(chargerId).unlockConnector(connectorId);
+  }
+
+  async probeTransaction(
+    chargerId: string,
+    connectorId: string,
+    transactionRef: string,
+  ): Promise<TransactionProbe> {
+    return this.adapter(chargerId).probeTransaction(connectorId, transactionRef);
+  }
+
+  configure(chargerId: string): Promise<string[]> {
+    return this.deps.configuration.configure(chargerId);
+  }
+
+  operatorHold(chargerId: string, connectorId: string): string | null {
+    return this.deps.holds.hold(chargerId, connectorId);
+  }
+
+  private adapter(chargerId: string) {
+    return this.deps.connections.live(chargerId).adapter;
+  }
+}
