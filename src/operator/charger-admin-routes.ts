@@ -11,18 +11,11 @@ import { pushChargerPassword } from './charger-password-push.js';
 import { operatorAction } from './guard.js';
 import { errorResponses, objectParams } from './schemas.js';
 
-const REGISTRY_STATUS: Record<ChargerRegistryError['code'], number> = {
-  charger_exists: 409,
-  charger_not_found: 404,
-  unknown_tariff: 400,
-};
-
 function registry<T>(change: () => T): T {
   try {
     return change();
   } catch (err) {
-    if (err instanceof ChargerRegistryError)
-      throw new ApiError(REGISTRY_STATUS[err.code], err.code, err.message);
+    if (err instanceof ChargerRegistryError) throw new ApiError(err.code, err.message);
     throw err;
   }
 }
@@ -104,7 +97,7 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
           maxPowerKw?: number;
         }[];
       };
-      const bad = (message: string) => new ApiError(400, 'invalid_request', message);
+      const bad = (message: string) => new ApiError('invalid_request', message);
       if (body.securityProfile !== 3 && body.password === undefined)
         throw bad('a password is required for security profiles 1 and 2');
       if (body.securityProfile === 2 && !deps.settings.chargerTls.tls)
@@ -184,7 +177,7 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
       const overlapMs = (body.overlapSeconds ?? 3600) * 1000;
       if (body.setOnCharger) {
         if (!deps.site.charger(chargerId))
-          throw new ApiError(404, 'charger_not_found', `no charger with id ${chargerId}`);
+          throw new ApiError('charger_not_found', `no charger with id ${chargerId}`);
         const { previousPasswordsEndAt, ...charger } = await pushChargerPassword(
           deps,
           chargerId,
@@ -234,7 +227,6 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
           const open = deps.read.openSessionOn(chargerId, c.id);
           if (open)
             throw new ApiError(
-              409,
               'charger_busy',
               `session ${open.sessionId} is open on connector ${c.id}; retire after it ends`,
             );

@@ -1,14 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import { FleetAdminError } from '../fleet/admin.js';
-
-const FLEET_ADMIN_STATUS: Record<FleetAdminError['code'], number> = {
-  driver_not_found: 404,
-  fleet_not_found: 404,
-  driver_in_other_fleet: 409,
-  email_taken: 409,
-  fleet_not_empty: 409,
-  insufficient_balance: 402,
-};
+import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from './error-catalogue.js';
 
 /** Runs a change; a FleetAdminError becomes the API's error with its documented status. */
 export function asApiError<T>(change: () => T): T {
@@ -16,12 +8,17 @@ export function asApiError<T>(change: () => T): T {
     return change();
   } catch (err) {
     if (err instanceof FleetAdminError) {
-      throw new ApiError(FLEET_ADMIN_STATUS[err.code], err.code, err.message);
+      throw new ApiError(err.code, err.message);
     }
     throw err;
   }
 }
 
-export function notFound(code: string, message: string): ApiError {
-  return new ApiError(404, code, message);
+/** The codes whose status is 404: `notFound` cannot answer anything else. */
+type NotFoundCode = {
+  [C in OperatorApiErrorCode]: (typeof OPERATOR_API_ERRORS)[C]['status'] extends 404 ? C : never;
+}[OperatorApiErrorCode];
+
+export function notFound(code: NotFoundCode, message: string): ApiError {
+  return new ApiError(code, message);
 }

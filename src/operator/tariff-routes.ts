@@ -96,7 +96,7 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
   };
   const known = (id: string): TariffRecord => {
     const r = book.get(id);
-    if (!r) throw new ApiError(404, 'tariff_not_found', `no tariff ${id}`);
+    if (!r) throw new ApiError('tariff_not_found', `no tariff ${id}`);
     return r;
   };
   const writing = <T>(write: () => T): T => {
@@ -104,8 +104,8 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
       return write();
     } catch (err) {
       if (!(err instanceof TariffBookError)) throw err;
-      if (err.code === 'tariffs_in_config') throw new ApiError(409, err.code, err.message);
-      throw new ApiError(400, 'invalid_request', err.message);
+      if (err.code === 'tariffs_in_config') throw new ApiError(err.code, err.message);
+      throw new ApiError('invalid_request', err.message);
     }
   };
 
@@ -200,7 +200,6 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
       const on = connectorsOn(tariffId);
       if (on.length > 0) {
         throw new ApiError(
-          409,
           'tariff_in_use',
           `tariff ${tariffId} is the tariff of ${on.join(', ')}: give them another one first`,
         );

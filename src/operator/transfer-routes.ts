@@ -129,11 +129,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
       async (request, reply) => {
         const body = request.body;
         if (!(body instanceof RawBody)) {
-          throw new ApiError(
-            415,
-            'unsupported_media_type',
-            'send the file as application/octet-stream',
-          );
+          throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
         }
         const operator = request.operator?.name ?? 'unknown';
         const file = await transfers.addFirmware(body.stream, request.query.name, operator);
@@ -180,8 +176,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     },
     async (request, reply) => {
       const file = transfers.file(request.params.fileId);
-      if (!file)
-        throw new ApiError(404, 'file_not_found', `no file with id ${request.params.fileId}`);
+      if (!file) throw new ApiError('file_not_found', `no file with id ${request.params.fileId}`);
       return reply
         .header('content-type', 'application/octet-stream')
         .header('content-length', String(file.sizeBytes))
@@ -307,7 +302,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     },
     async (request) => {
       const found = transfers.jobWithHistory(Number(request.params.jobId));
-      if (!found) throw new ApiError(404, 'job_not_found', `no job ${request.params.jobId}`);
+      if (!found) throw new ApiError('job_not_found', `no job ${request.params.jobId}`);
       return found;
     },
   );

@@ -89,15 +89,15 @@ async function receive(
   const multipart = /^multipart\/form-data/i.test(contentType);
   const limit = multipart ? maxLogBytes + MULTIPART_OVERHEAD : maxLogBytes;
   if (declared > limit) {
-    throw new ApiError(413, 'payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
+    throw new ApiError('payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
   }
   transfers.checkUpload(request.params.token);
   const body = request.body as Readable | undefined;
-  if (!body) throw new ApiError(400, 'invalid_request', 'the upload has no body');
+  if (!body) throw new ApiError('invalid_request', 'the upload has no body');
   if (!multipart)
     return transfers.receiveLog(request.params.token, body, request.params.name ?? null);
   const part = firstFilePart(contentType, await collect(body, limit, maxLogBytes));
-  if (!part) throw new ApiError(400, 'invalid_request', 'the multipart body has no file part');
+  if (!part) throw new ApiError('invalid_request', 'the multipart body has no file part');
   return transfers.receiveLog(
     request.params.token,
     part.data,
@@ -112,7 +112,7 @@ async function collect(body: Readable, limit: number, maxLogBytes: number): Prom
     const bytes = chunk as Buffer;
     size += bytes.length;
     if (size > limit) {
-      throw new ApiError(413, 'payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
+      throw new ApiError('payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
     }
     chunks.push(bytes);
   }
