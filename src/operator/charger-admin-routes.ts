@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../api/errors.js';
-import { ChargerRegistryError } from '../config/charger-registry.js';
 import {
   hashPassword,
   PASSWORD_MAX_LENGTH,
@@ -8,17 +7,9 @@ import {
 } from '../ocpp/charger-password.js';
 import type { OperatorDeps } from './api.js';
 import { pushChargerPassword } from './charger-password-push.js';
+import { asApiError } from './errors.js';
 import { operatorAction } from './guard.js';
 import { errorResponses, objectParams } from './schemas.js';
-
-function registry<T>(change: () => T): T {
-  try {
-    return change();
-  } catch (err) {
-    if (err instanceof ChargerRegistryError) throw new ApiError(err.code, err.message);
-    throw err;
-  }
-}
 
 const password = {
   type: 'string',
@@ -113,7 +104,7 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
       )
         throw bad('each connector needs its own positive ocppConnectorId (or a numeric id)');
       const hash = body.password === undefined ? undefined : hashPassword(body.password);
-      registry(() =>
+      asApiError(() =>
         deps.chargerRegistry.add(
           { id: body.id, securityProfile: body.securityProfile, connectors: body.connectors },
           hash,
@@ -192,7 +183,7 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
         return { chargerId, previousPasswordsEndAt, charger };
       }
       const hash = hashPassword(body.password);
-      const endsAt = registry(() =>
+      const endsAt = asApiError(() =>
         deps.chargerRegistry.rotatePassword(chargerId, hash, overlapMs, deps.clock.now()),
       );
       request.auditResult = { previousPasswordsEndAt: endsAt };
@@ -232,7 +223,7 @@ export function registerChargerAdminRoutes(app: FastifyInstance, deps: OperatorD
             );
         }
       }
-      registry(() => deps.chargerRegistry.retire(chargerId, deps.clock.now()));
+      asApiError(() => deps.chargerRegistry.retire(chargerId, deps.clock.now()));
       const disconnected = deps.disconnect(chargerId, 'charger retired');
       return { chargerId, disconnected };
     },

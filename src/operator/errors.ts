@@ -1,16 +1,33 @@
 import { ApiError } from '../api/errors.js';
+import { ChargerRegistryError } from '../config/charger-registry.js';
+import { TariffBookError } from '../config/tariff-book.js';
 import { FleetAdminError } from '../fleet/admin.js';
 import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from './error-catalogue.js';
 
-/** Runs a change; a FleetAdminError becomes the API's error with its documented status. */
+/**
+ * The one place the operator API maps a domain error to its answer (the code's status is in
+ * error-catalogue.ts); anything else is returned as it came.
+ */
+export function operatorApiError(err: unknown): unknown {
+  if (err instanceof FleetAdminError || err instanceof ChargerRegistryError) {
+    return new ApiError(err.code, err.message);
+  }
+  if (err instanceof TariffBookError) {
+    // Only the config's tariffs are a conflict; anything else the book refuses is the request's.
+    return new ApiError(
+      err.code === 'tariffs_in_config' ? err.code : 'invalid_request',
+      err.message,
+    );
+  }
+  return err;
+}
+
+/** Runs a change; a domain error becomes the API's error with its documented status. */
 export function asApiError<T>(change: () => T): T {
   try {
     return change();
   } catch (err) {
-    if (err instanceof FleetAdminError) {
-      throw new ApiError(err.code, err.message);
-    }
-    throw err;
+    throw operatorApiError(err);
   }
 }
 

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../api/errors.js';
 import { WEEKDAYS } from '../load/local-time.js';
-import { TariffBookError, type TariffRecord } from '../config/tariff-book.js';
+import type { TariffRecord } from '../config/tariff-book.js';
 import type { TariffSpec } from '../pricing/tariff.js';
 import type { OperatorDeps } from './api.js';
+import { asApiError } from './errors.js';
 import { operatorAction } from './guard.js';
 import { errorResponses, objectParams } from './schemas.js';
 
@@ -99,15 +100,6 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
     if (!r) throw new ApiError('tariff_not_found', `no tariff ${id}`);
     return r;
   };
-  const writing = <T>(write: () => T): T => {
-    try {
-      return write();
-    } catch (err) {
-      if (!(err instanceof TariffBookError)) throw err;
-      if (err.code === 'tariffs_in_config') throw new ApiError(err.code, err.message);
-      throw new ApiError('invalid_request', err.message);
-    }
-  };
 
   app.get(
     '/tariffs',
@@ -167,7 +159,7 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
       const body = request.body as { pricePerKwh: number; windows?: TariffSpec['windows'] };
       const at = new Date(deps.clock.now()).toISOString();
       const spec: TariffSpec = { pricePerKwh: body.pricePerKwh, windows: body.windows ?? [] };
-      const record = writing(() =>
+      const record = asApiError(() =>
         book.put(tariffId, spec, request.operator?.name ?? 'unknown', at),
       );
       request.auditResult = { version: record.version };
@@ -205,7 +197,7 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
         );
       }
       const at = new Date(deps.clock.now()).toISOString();
-      writing(() => book.remove(tariffId, request.operator?.name ?? 'unknown', at));
+      asApiError(() => book.remove(tariffId, request.operator?.name ?? 'unknown', at));
       return { id: tariffId, deleted: true };
     },
   );
