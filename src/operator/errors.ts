@@ -2,6 +2,7 @@ import { ApiError } from '../api/errors.js';
 import { ChargerRegistryError } from '../config/charger-registry.js';
 import { TariffBookError } from '../config/tariff-book.js';
 import { FleetAdminError } from '../fleet/admin.js';
+import { TransferError } from '../transfers/errors.js';
 import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from './error-catalogue.js';
 
 /**
@@ -9,7 +10,11 @@ import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from './error-catalogu
  * error-catalogue.ts); anything else is returned as it came.
  */
 export function operatorApiError(err: unknown): unknown {
-  if (err instanceof FleetAdminError || err instanceof ChargerRegistryError) {
+  if (
+    err instanceof FleetAdminError ||
+    err instanceof ChargerRegistryError ||
+    err instanceof TransferError
+  ) {
     return new ApiError(err.code, err.message);
   }
   if (err instanceof TariffBookError) {
@@ -22,10 +27,14 @@ export function operatorApiError(err: unknown): unknown {
   return err;
 }
 
-/** Runs a change; a domain error becomes the API's error with its documented status. */
+/** Runs a change; a domain error it throws (or its promise rejects with) becomes the API's. */
 export function asApiError<T>(change: () => T): T {
   try {
-    return change();
+    const result = change();
+    if (!(result instanceof Promise)) return result;
+    return result.catch((err: unknown) => {
+      throw operatorApiError(err);
+    }) as T;
   } catch (err) {
     throw operatorApiError(err);
   }

@@ -5,6 +5,7 @@ import { ApiError } from '../api/errors.js';
 import type { JobAnswer } from '../transfers/transfers.js';
 import type { TransferKind } from '../transfers/transfer-store.js';
 import type { OperatorDeps } from './api.js';
+import { asApiError } from './errors.js';
 import { operatorAction } from './guard.js';
 import { entityId, errorResponses, objectParams } from './schemas.js';
 
@@ -132,7 +133,9 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
           throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
         }
         const operator = request.operator?.name ?? 'unknown';
-        const file = await transfers.addFirmware(body.stream, request.query.name, operator);
+        const file = await asApiError(() =>
+          transfers.addFirmware(body.stream, request.query.name, operator),
+        );
         // The audit trail keeps what was stored, not the stream.
         request.body = { name: file.name, sizeBytes: file.sizeBytes, sha256: file.sha256 };
         request.auditResult = { fileId: file.fileId };
@@ -209,11 +212,13 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     async (request) =>
       audited(
         request,
-        await transfers.updateFirmware(
-          request.params.chargerId,
-          request.body.fileId,
-          request.operator?.name ?? 'unknown',
-          request.body.retrieveAt,
+        await asApiError(() =>
+          transfers.updateFirmware(
+            request.params.chargerId,
+            request.body.fileId,
+            request.operator?.name ?? 'unknown',
+            request.body.retrieveAt,
+          ),
         ),
       ),
   );
@@ -232,7 +237,9 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     async (request) =>
       audited(
         request,
-        await transfers.requestLog(request.params.chargerId, request.operator?.name ?? 'unknown'),
+        await asApiError(() =>
+          transfers.requestLog(request.params.chargerId, request.operator?.name ?? 'unknown'),
+        ),
       ),
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../api/errors.js';
+import { asApiError } from '../operator/errors.js';
 import { firstFilePart } from './multipart.js';
 import { TRANSFER_PREFIX, type Transfers } from './transfers.js';
 
@@ -44,7 +45,7 @@ export function registerTransferRoutes(
           },
         },
         async (request, reply) => {
-          const { file, stream } = transfers.download(request.params.token);
+          const { file, stream } = asApiError(() => transfers.download(request.params.token));
           return reply
             .header('content-type', 'application/octet-stream')
             .header('content-length', String(file.sizeBytes))
@@ -67,7 +68,7 @@ export function registerTransferRoutes(
             },
           },
           handler: async (request, reply) => {
-            const file = await receive(request, transfers, maxLogBytes);
+            const file = await asApiError(() => receive(request, transfers, maxLogBytes));
             return reply
               .code(201)
               .send({ fileId: file.fileId, name: file.name, sizeBytes: file.sizeBytes });
