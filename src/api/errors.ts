@@ -7,10 +7,11 @@ import {
   type DriverApiErrorCode,
 } from './error-catalogue.js';
 
-/** A code of either surface's catalogue (src/api/error-catalogue.ts, src/operator/error-catalogue.ts). */
+/** A code of either surface's catalogue: this one (error-catalogue.ts) or the operator API's. */
 export type ApiErrorCode = DriverApiErrorCode | OperatorApiErrorCode;
 
-// A code both surfaces answer with is one entry (the operator catalogue takes the driver API's).
+// One class for both surfaces, so it reads the operator's catalogue: data only, the one thing api/
+// takes from operator/. A code both answer with is one entry (the operator's takes the driver's).
 const CATALOGUE: Record<ApiErrorCode, CatalogueEntry> = {
   ...DRIVER_API_ERRORS,
   ...OPERATOR_API_ERRORS,
