@@ -24,7 +24,11 @@ beforeAll(async () => {
   });
   app.get('/refusal', async (_request, reply) => {
     setImmediate(() => sentWhenTurnEnded.push(reply.raw.headersSent));
-    throw new ApiError(409, 'conflict_for_test', 'refused');
+    // A code no catalogue holds: ApiError takes only catalogued codes, so it is set by hand.
+    throw Object.assign(new ApiError('invalid_request', 'refused'), {
+      status: 409,
+      code: 'conflict_for_test',
+    });
   });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
 });

@@ -56,14 +56,9 @@ export function buildApi(deps: ApiDeps): FastifyInstance {
     const path = request.url.split('?')[0] ?? '';
     if (knownPaths.has(path)) {
       reply.header('allow', path.startsWith('/v1/') ? 'POST' : 'GET, HEAD');
-      return sendError(
-        reply,
-        405,
-        'method_not_allowed',
-        `${request.method} is not allowed on ${path}`,
-      );
+      return sendError(reply, 'method_not_allowed', `${request.method} is not allowed on ${path}`);
     }
-    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
+    return sendError(reply, 'not_found', `no route ${request.method} ${path}`);
   });
 
   void app.register(async (scope) => registerRoutes(scope, deps));

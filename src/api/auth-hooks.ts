@@ -27,7 +27,7 @@ function rateLimitHashed(limiter: KeyedRateLimiter, hash: string, what: string):
   const waitMs = limiter.take(hash);
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
-    throw new ApiError(429, 'rate_limited', `too many ${what}; retry in ${seconds} s`, seconds);
+    throw new ApiError('rate_limited', `too many ${what}; retry in ${seconds} s`, seconds);
   }
 }
 
@@ -41,7 +41,6 @@ export function fleetFromApiKey(
   const fleetId = key === null ? undefined : apiKeys.fleetFor(key);
   if (!fleetId) {
     throw new ApiError(
-      401,
       'invalid_api_key',
       key === null ? 'Authorization: ApiKey <key> is required' : 'the API key is not valid',
     );
@@ -58,15 +57,14 @@ export function driverFromToken(
 ): string {
   const token = credential(request, 'Bearer');
   if (token === null) {
-    throw new ApiError(401, 'invalid_token', 'Authorization: Bearer <driver token> is required');
+    throw new ApiError('invalid_token', 'Authorization: Bearer <driver token> is required');
   }
   // One hash per request: the token lookup and the rate limiter share it.
   const hash = sha256Hex(token);
   const check = tokens.checkHash(hash);
-  if (check.kind === 'expired')
-    throw new ApiError(401, 'token_expired', 'the driver token has expired');
+  if (check.kind === 'expired') throw new ApiError('token_expired', 'the driver token has expired');
   if (check.kind === 'unknown')
-    throw new ApiError(401, 'invalid_token', 'the driver token is not valid');
+    throw new ApiError('invalid_token', 'the driver token is not valid');
   rateLimitHashed(limiter, hash, 'requests with this driver token');
   return check.driverId;
 }

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../shared/log.js';
+import { DRIVER_API_ERRORS, type DriverApiErrorCode } from './error-catalogue.js';
 
 /**
  * Answers for requests that never reach a route: Node's HTTP parser refusing the bytes
@@ -10,62 +11,51 @@ import type { Logger } from '../shared/log.js';
  */
 
 interface ParserFailure {
-  status: number;
-  code: string;
+  code: DriverApiErrorCode;
   message: string;
 }
 
 /** llhttp's error codes (err.code of `clientError`), grouped by what the client got wrong. */
 const PARSER_FAILURES: Record<string, ParserFailure> = {
   HPE_HEADER_OVERFLOW: {
-    status: 431,
     code: 'headers_too_large',
     message: 'the request line and headers are larger than the server accepts',
   },
   ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
     code: 'request_timeout',
     message: 'the request did not arrive in time',
   },
   HPE_INVALID_CONTENT_LENGTH: {
-    status: 400,
     code: 'invalid_request',
     message: 'Content-Length is not a single non-negative number',
   },
   HPE_UNEXPECTED_CONTENT_LENGTH: {
-    status: 400,
     code: 'invalid_request',
     message: 'Content-Length is sent twice, or together with Transfer-Encoding',
   },
   HPE_INVALID_TRANSFER_ENCODING: {
-    status: 400,
     code: 'invalid_request',
     message: 'Transfer-Encoding must be chunked, without Content-Length',
   },
   HPE_INVALID_CHUNK_SIZE: {
-    status: 400,
     code: 'invalid_request',
     message: 'the chunked body is malformed',
   },
   HPE_INVALID_METHOD: {
-    status: 400,
     code: 'invalid_request',
     message: 'the request method is not a known HTTP method',
   },
   HPE_INVALID_VERSION: {
-    status: 400,
     code: 'invalid_request',
     message: 'the HTTP version is not supported',
   },
   HPE_INVALID_HEADER_TOKEN: {
-    status: 400,
     code: 'invalid_request',
     message: 'a header name or value is malformed',
   },
 };
 
 const MALFORMED: ParserFailure = {
-  status: 400,
   code: 'invalid_request',
   message: 'the request is not well-formed HTTP/1.1',
 };
@@ -76,11 +66,11 @@ export function errorBody(code: string, message: string): string {
 
 /** A whole HTTP/1.1 error response as bytes for a raw socket; the connection closes after it. */
 export function rawErrorResponse(
-  status: number,
-  code: string,
+  code: DriverApiErrorCode,
   message: string,
   headers: Readonly<Record<string, string>>,
 ): string {
+  const { status } = DRIVER_API_ERRORS[code];
   const body = errorBody(code, message);
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
@@ -107,11 +97,12 @@ export function clientErrorHandler(
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const failure = (err.code && PARSER_FAILURES[err.code]) || MALFORMED;
-    log.debug({ code: err.code, status: failure.status }, 'http request refused by the parser');
+    const { status } = DRIVER_API_ERRORS[failure.code];
+    log.debug({ code: err.code, status }, 'http request refused by the parser');
     // As Node's own default: never write into a response already on its way out.
     const inFlight = (socket as HttpSocket)._httpMessage;
     if (socket.writable && !inFlight?.headersSent) {
-      socket.end(rawErrorResponse(failure.status, failure.code, failure.message, headers));
+      socket.end(rawErrorResponse(failure.code, failure.message, headers));
     }
     socket.destroy();
   };
@@ -126,7 +117,7 @@ export function answerExpectationFailed(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (_req, res) => {
     const body = errorBody('expectation_failed', 'the only Expect supported is 100-continue');
-    res.writeHead(417, {
+    res.writeHead(DRIVER_API_ERRORS.expectation_failed.status, {
       ...headers,
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
@@ -142,7 +133,7 @@ export function refuseUpgrade(
 ): (socket: Duplex, status: 400 | 404, message: string) => void {
   return (socket, status, message) => {
     socket.end(
-      rawErrorResponse(status, status === 404 ? 'not_found' : 'invalid_request', message, headers),
+      rawErrorResponse(status === 404 ? 'not_found' : 'invalid_request', message, headers),
     );
   };
 }

@@ -1,41 +1,73 @@
 import type { FastifyReply } from 'fastify';
-import type { ChargingErrorCode } from '../charging/errors.js';
+import { ChargingError, type ChargingErrorCode } from '../charging/errors.js';
+import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from '../operator/error-catalogue.js';
+import {
+  DRIVER_API_ERRORS,
+  type CatalogueEntry,
+  type DriverApiErrorCode,
+} from './error-catalogue.js';
 
-/** Every error the API answers with, its HTTP status and the `error.code` in the body. */
+/** A code of either surface's catalogue: this one (error-catalogue.ts) or the operator API's. */
+export type ApiErrorCode = DriverApiErrorCode | OperatorApiErrorCode;
+
+// One class for both surfaces, so it reads the operator's catalogue: data only, the one thing api/
+// takes from operator/. A code both answer with is one entry (the operator's takes the driver's).
+const CATALOGUE: Record<ApiErrorCode, CatalogueEntry> = {
+  ...DRIVER_API_ERRORS,
+  ...OPERATOR_API_ERRORS,
+};
+
+/** Every error the API answers with: the `error.code` in the body, its catalogue's HTTP status. */
 export class ApiError extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** Sent as Retry-After (429). */
+    readonly code: ApiErrorCode,
+    /** The catalogue's message when left out. */
+    message?: string,
+    /** Sent as Retry-After (429, and 409 idempotency_key_in_progress). */
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(message ?? CATALOGUE[code].message);
+    this.status = CATALOGUE[code].status;
   }
 }
 
-export const CHARGING_ERROR_STATUS: Record<ChargingErrorCode, { status: number; code: string }> = {
-  driver_not_found: { status: 404, code: 'driver_not_found' },
-  charger_not_found: { status: 404, code: 'charger_not_found' },
-  connector_not_found: { status: 404, code: 'connector_not_found' },
-  connector_unavailable: { status: 409, code: 'connector_unavailable' },
-  charger_offline: { status: 503, code: 'charger_offline' },
-  charger_rejected: { status: 409, code: 'charger_rejected' },
-  charger_unmetered: { status: 409, code: 'charger_unmetered' },
-  charger_timeout: { status: 504, code: 'charger_timeout' },
-  insufficient_balance: { status: 402, code: 'insufficient_balance' },
-  invalid_amount: { status: 400, code: 'invalid_request' },
-  idempotency_key_reused: { status: 422, code: 'idempotency_key_reused' },
-  idempotency_key_in_progress: { status: 409, code: 'idempotency_key_in_progress' },
-  gateway_draining: { status: 503, code: 'gateway_draining' },
+/** The driver API's code for each charging refusal; an amount it cannot take is a bad request. */
+const CHARGING_ERROR_CODES: Record<ChargingErrorCode, DriverApiErrorCode> = {
+  driver_not_found: 'driver_not_found',
+  charger_not_found: 'charger_not_found',
+  connector_not_found: 'connector_not_found',
+  connector_unavailable: 'connector_unavailable',
+  charger_offline: 'charger_offline',
+  charger_rejected: 'charger_rejected',
+  charger_unmetered: 'charger_unmetered',
+  charger_timeout: 'charger_timeout',
+  insufficient_balance: 'insufficient_balance',
+  invalid_amount: 'invalid_request',
+  idempotency_key_reused: 'idempotency_key_reused',
+  idempotency_key_in_progress: 'idempotency_key_in_progress',
+  gateway_draining: 'gateway_draining',
 };
 
-export function sendError(
-  reply: FastifyReply,
-  status: number,
-  code: string,
-  message: string,
-): FastifyReply {
+/** The one place the driver API maps a domain error (a charging refusal) to its answer. */
+export function driverApiError(err: unknown): unknown {
+  if (!(err instanceof ChargingError)) return err;
+  // The first attempt is waiting for its charger (at most ocpp.callTimeoutSeconds).
+  const retryAfter = err.code === 'idempotency_key_in_progress' ? 1 : undefined;
+  return new ApiError(CHARGING_ERROR_CODES[err.code], err.message, retryAfter);
+}
+
+/** Answers with a catalogue code: its status and `{ error: { code, message } }`. */
+export function sendError(reply: FastifyReply, code: ApiErrorCode, message: string): FastifyReply {
+  return answer(reply, CATALOGUE[code].status, code, message);
+}
+
+/** Answers with what an ApiError says. */
+export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return answer(reply, error.status, error.code, error.message);
+}
+
+function answer(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
   answeredCodes.set(reply, code);
   return reply.code(status).send({ error: { code, message } });
 }

@@ -45,10 +45,9 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   /** 401 unless the token's driver exists, 403 unless the body names that same driver. */
   function inScope(driver: Driver | undefined, driverEmail: string): asserts driver is Driver {
-    if (!driver) throw new ApiError(401, 'invalid_token', 'the driver token is not valid');
+    if (!driver) throw new ApiError('invalid_token', 'the driver token is not valid');
     if (normalizeEmail(driverEmail) !== driver.email) {
       throw new ApiError(
-        403,
         'token_scope_mismatch',
         'this token cannot act on another driver’s wallet',
       );
@@ -67,11 +66,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const fleetId = request.fleetId as string;
       const driver = roster.driverByEmail(fleetId, request.body.driverEmail);
       if (!driver || !driver.active) {
-        throw new ApiError(
-          404,
-          'driver_not_found',
-          'no active driver with that email in this fleet',
-        );
+        throw new ApiError('driver_not_found', 'no active driver with that email in this fleet');
       }
       request.log.info({ fleetId, driverId: driver.id }, 'driver token minted');
       return deps.driverTokens.mint(driver.id);
@@ -134,7 +129,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const view = deps.sessionViews.get(request.params.sessionId);
       // Another driver's session is answered exactly like one that does not exist.
       if (!view || view.driverId !== request.driverId) {
-        throw new ApiError(404, 'session_not_found', 'no such session for this driver');
+        throw new ApiError('session_not_found', 'no such session for this driver');
       }
       const power = deps.sessionPower?.(view.sessionId) ?? null;
       return power ? { ...view, power } : view;
@@ -143,7 +138,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // GET on the quote's path would otherwise be taken for a session id.
   app.get('/v1/sessions/quote', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('allow', 'POST');
-    throw new ApiError(405, 'method_not_allowed', 'GET is not allowed on /v1/sessions/quote');
+    throw new ApiError('method_not_allowed', 'GET is not allowed on /v1/sessions/quote');
   });
 
   // Unauthenticated, so it says nothing about the site: the details are GET /admin/v1/health.
@@ -152,7 +147,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // the gateway drains, so a load balancer or supervisor sends no new work here.
   app.get('/readyz', async (_request, reply) => {
     const problems = deps.readiness();
-    if (problems.length > 0) return sendError(reply, 503, 'not_ready', problems.join('; '));
+    if (problems.length > 0) return sendError(reply, 'not_ready', problems.join('; '));
     return { status: 'ready' };
   });
 }

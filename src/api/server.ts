@@ -4,12 +4,11 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
 } from 'fastify';
-import { ChargingError } from '../charging/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import { serverTlsOptions } from '../shared/tls-server.js';
 import { answerExpectationFailed, clientErrorHandler } from './edge-answers.js';
-import { ApiError, CHARGING_ERROR_STATUS, sendError } from './errors.js';
+import { ApiError, driverApiError, sendApiError, sendError, type ApiErrorCode } from './errors.js';
 import { lazyChildLogger } from './request-logger.js';
 import { STRICT_AJV_OPTIONS } from './schemas.js';
 import { securityHeaders } from './security-headers.js';
@@ -23,12 +22,12 @@ export interface JsonServerOptions {
 }
 
 /** Fastify's own error codes for requests that never reach a handler. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_request' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_request' },
+const FRAMEWORK_ERRORS: Record<string, ApiErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_request',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_request',
 };
 
 /**
@@ -59,10 +58,9 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
     // bytes Node's parser cannot read.
     frameworkErrors: (error, _request, reply) =>
       error.code === 'FST_ERR_ASYNC_CONSTRAINT'
-        ? sendError(reply.headers(headers), 500, 'internal_error', 'internal error')
+        ? sendError(reply.headers(headers), 'internal_error', 'internal error')
         : sendError(
             reply.headers(headers),
-            400,
             'invalid_request',
             'the request path is not valid percent-encoding',
           ),
@@ -80,7 +78,7 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      done(new ApiError(400, 'invalid_request', 'the Host header is required'));
+      done(new ApiError('invalid_request', 'the Host header is required'));
       return;
     }
     done();
@@ -120,29 +118,24 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
       );
     });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    const error = driverApiError(thrown);
     if (error instanceof ApiError) {
       if (error.retryAfterSeconds !== undefined) {
         reply.header('retry-after', String(error.retryAfterSeconds));
       }
-      return sendError(reply, error.status, error.code, error.message);
+      return sendApiError(reply, error);
     }
-    if (error instanceof ChargingError) {
-      const mapped = CHARGING_ERROR_STATUS[error.code];
-      // The first attempt is waiting for its charger (at most ocpp.callTimeoutSeconds).
-      if (error.code === 'idempotency_key_in_progress') reply.header('retry-after', '1');
-      return sendError(reply, mapped.status, mapped.code, error.message);
+    if (thrown.validation) {
+      return sendError(reply, 'invalid_request', validationMessage(thrown));
     }
-    if (error.validation) {
-      return sendError(reply, 400, 'invalid_request', validationMessage(error));
+    const framework = thrown.code ? FRAMEWORK_ERRORS[thrown.code] : undefined;
+    if (framework) return sendError(reply, framework, thrown.message);
+    if (thrown instanceof SyntaxError || thrown.statusCode === 400) {
+      return sendError(reply, 'invalid_request', 'the request body is not valid JSON');
     }
-    const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
-    if (framework) return sendError(reply, framework.status, framework.code, error.message);
-    if (error instanceof SyntaxError || error.statusCode === 400) {
-      return sendError(reply, 400, 'invalid_request', 'the request body is not valid JSON');
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, 500, 'internal_error', 'internal error');
+    request.log.error({ err: thrown }, 'unhandled error');
+    return sendError(reply, 'internal_error', 'internal error');
   });
   return app;
 }

@@ -13,7 +13,7 @@ export type ChargingErrorCode =
   | 'idempotency_key_in_progress'
   | 'gateway_draining';
 
-/** A refusal the caller can act on; the API layer maps each code to its HTTP status. */
+/** A refusal the caller can act on; the driver API maps its code to an answer (src/api/errors.ts). */
 export class ChargingError extends Error {
   constructor(
     readonly code: ChargingErrorCode,

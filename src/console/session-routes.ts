@@ -62,7 +62,7 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
     const cookie = readCookie(request.headers.cookie, CONSOLE_COOKIE);
     const session = cookie === null ? undefined : o.logins.find(cookie, now());
     if (cookie === null || !session) {
-      throw new ApiError(401, 'invalid_operator_credential', 'not logged in to the console');
+      throw new ApiError('invalid_operator_credential', 'not logged in to the console');
     }
     return { cookie, session };
   };
@@ -98,7 +98,6 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
       if (waitMs > 0) {
         const seconds = Math.ceil(waitMs / 1000);
         throw new ApiError(
-          429,
           'rate_limited',
           `too many failed logins from this address; retry in ${seconds} s`,
           seconds,
@@ -112,7 +111,6 @@ export function registerConsoleLogin(app: FastifyInstance, o: ConsoleLoginOption
         const error = { error: 'invalid_operator_credential' };
         o.audit.record(claimed(name), 'console.login', { name, address }, 401, error, iso());
         throw new ApiError(
-          401,
           'invalid_operator_credential',
           'the operator name or credential is not valid',
         );

@@ -17,7 +17,6 @@ export function registerMetricsRoute(
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
     if (!match?.[1] || !sameHash(sha256Hex(match[1]), bearerTokenSha256)) {
       throw new ApiError(
-        401,
         'invalid_metrics_token',
         'Authorization: Bearer <metrics token> is required',
       );

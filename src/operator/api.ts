@@ -143,7 +143,7 @@ export function buildOperatorServer(
   collectOpenApi(app);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    return sendError(reply, 404, 'not_found', `no route ${request.method} ${path}`);
+    return sendError(reply, 'not_found', `no route ${request.method} ${path}`);
   });
   registerOperatorApi(app, deps, modules);
   return app;

@@ -127,7 +127,6 @@ export class ChargerActions {
     this.charger(chargerId);
     if (!this.isWritable(name)) {
       throw new ApiError(
-        422,
         'config_key_not_allowed',
         `${name} is not on this site's list of charger settings an operator may change (chargerOperations.writableConfig)`,
       );
@@ -156,18 +155,16 @@ export class ChargerActions {
   ): Promise<SessionStopAnswer> {
     const begun = this.deps.lifecycle.beginOperatorStop(sessionId, operator);
     if (begun.kind === 'not_found') {
-      throw new ApiError(404, 'session_not_found', `no session with id ${sessionId}`);
+      throw new ApiError('session_not_found', `no session with id ${sessionId}`);
     }
     if (begun.kind === 'not_stoppable') {
       throw new ApiError(
-        409,
         'session_not_stoppable',
         `session ${sessionId} is ${begun.session.state}: only a charging session can be stopped`,
       );
     }
     if (begun.kind === 'offline') {
       throw new ApiError(
-        503,
         'charger_offline',
         `charger ${begun.chargerId} is not connected; the session was left as it was and nothing was queued`,
       );
@@ -188,7 +185,6 @@ export class ChargerActions {
       this.deps.lifecycle.keepStopping(sessionId);
       if (err instanceof ChargerTimeoutError || err instanceof ChargerOfflineError) {
         throw new ApiError(
-          err instanceof ChargerTimeoutError ? 504 : 503,
           err instanceof ChargerTimeoutError ? 'charger_timeout' : 'charger_offline',
           `charger ${begun.chargerId} did not take the stop now; session ${sessionId} is stopping and the gateway keeps sending the stop`,
         );
@@ -228,7 +224,7 @@ export class ChargerActions {
 
   private charger(chargerId: string): void {
     if (!this.deps.site.charger(chargerId)) {
-      throw new ApiError(404, 'charger_not_found', `no charger with id ${chargerId}`);
+      throw new ApiError('charger_not_found', `no charger with id ${chargerId}`);
     }
   }
 
@@ -236,7 +232,6 @@ export class ChargerActions {
     this.charger(chargerId);
     if (!this.deps.site.connector(chargerId, connectorId)) {
       throw new ApiError(
-        404,
         'connector_not_found',
         `charger ${chargerId} has no connector ${connectorId}`,
       );
@@ -251,20 +246,18 @@ function fold(key: string): string {
 function translate(err: unknown, chargerId: string): unknown {
   if (err instanceof ChargerOfflineError) {
     return new ApiError(
-      503,
       'charger_offline',
       `charger ${chargerId} is not connected; nothing was sent or queued`,
     );
   }
   if (err instanceof ChargerTimeoutError) {
     return new ApiError(
-      504,
       'charger_timeout',
       `charger ${chargerId} did not answer in time; it may still act on the command`,
     );
   }
   if (err instanceof UnsayableCommandError) {
-    return new ApiError(400, 'invalid_request', `${err.message}; nothing was sent`);
+    return new ApiError('invalid_request', `${err.message}; nothing was sent`);
   }
   return err;
 }

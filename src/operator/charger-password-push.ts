@@ -34,7 +34,6 @@ export async function pushChargerPassword(
 ): Promise<PasswordPushAnswer & { previousPasswordsEndAt: string | null }> {
   if (!deps.chargers.isOnline(chargerId)) {
     throw new ApiError(
-      503,
       'charger_offline',
       `charger ${chargerId} is not connected; its password was left as it was`,
     );
@@ -50,7 +49,6 @@ export async function pushChargerPassword(
     if (err instanceof ApiError && err.code === 'charger_timeout') {
       answered('unanswered');
       throw new ApiError(
-        504,
         'charger_timeout',
         `charger ${chargerId} did not answer and may have taken the new password: the old and the new one both stay valid until it connects with the new one`,
       );

@@ -50,7 +50,7 @@ export function checkCsrf(request: FastifyRequest, csrfToken: string): void {
   if (request.method === 'GET' || request.method === 'HEAD') return;
   const sent = request.headers['x-csrf-token'];
   if (typeof sent !== 'string' || !sameText(sent, csrfToken)) {
-    throw new ApiError(403, 'csrf_failed', 'the x-csrf-token header does not match the login');
+    throw new ApiError('csrf_failed', 'the x-csrf-token header does not match the login');
   }
   checkOrigin(request);
 }
@@ -66,7 +66,7 @@ export function checkOrigin(request: FastifyRequest): void {
     host = null;
   }
   if (host === null || host !== request.headers.host) {
-    throw new ApiError(403, 'csrf_failed', 'the request comes from another origin');
+    throw new ApiError('csrf_failed', 'the request comes from another origin');
   }
 }
 
@@ -87,7 +87,6 @@ export function authenticate(operators: OperatorCredentials, cookies?: CookieLog
       const session = cookies.logins.find(cookie, cookies.clock.now());
       if (!session) {
         throw new ApiError(
-          401,
           'invalid_operator_credential',
           'the console login has ended; log in again',
         );
@@ -99,7 +98,6 @@ export function authenticate(operators: OperatorCredentials, cookies?: CookieLog
     const operator = secret === null ? undefined : operators.check(secret);
     if (!operator) {
       throw new ApiError(
-        401,
         'invalid_operator_credential',
         secret === null
           ? 'Authorization: Bearer <operator credential> is required'
@@ -117,9 +115,9 @@ export function authenticate(operators: OperatorCredentials, cookies?: CookieLog
 export function requireRole(role: OperatorRole) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const operator = request.operator;
-    if (!operator) throw new ApiError(401, 'invalid_operator_credential', 'not authenticated');
+    if (!operator) throw new ApiError('invalid_operator_credential', 'not authenticated');
     if (!roleAllows(operator.role, role)) {
-      throw new ApiError(403, 'forbidden', `the ${operator.role} role cannot do this`);
+      throw new ApiError('forbidden', `the ${operator.role} role cannot do this`);
     }
   };
 }

@@ -60,7 +60,6 @@ export class OperatorRequests {
       if (seen) {
         if (seen.request_hash !== hash) {
           throw new ApiError(
-            422,
             'idempotency_key_reused',
             'this Idempotency-Key was already used for a different request',
           );

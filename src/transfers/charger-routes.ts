@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../api/errors.js';
+import { asApiError } from '../operator/errors.js';
 import { firstFilePart } from './multipart.js';
 import { TRANSFER_PREFIX, type Transfers } from './transfers.js';
 
@@ -44,7 +45,7 @@ export function registerTransferRoutes(
           },
         },
         async (request, reply) => {
-          const { file, stream } = transfers.download(request.params.token);
+          const { file, stream } = asApiError(() => transfers.download(request.params.token));
           return reply
             .header('content-type', 'application/octet-stream')
             .header('content-length', String(file.sizeBytes))
@@ -67,7 +68,7 @@ export function registerTransferRoutes(
             },
           },
           handler: async (request, reply) => {
-            const file = await receive(request, transfers, maxLogBytes);
+            const file = await asApiError(() => receive(request, transfers, maxLogBytes));
             return reply
               .code(201)
               .send({ fileId: file.fileId, name: file.name, sizeBytes: file.sizeBytes });
@@ -89,15 +90,15 @@ async function receive(
   const multipart = /^multipart\/form-data/i.test(contentType);
   const limit = multipart ? maxLogBytes + MULTIPART_OVERHEAD : maxLogBytes;
   if (declared > limit) {
-    throw new ApiError(413, 'payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
+    throw new ApiError('payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
   }
   transfers.checkUpload(request.params.token);
   const body = request.body as Readable | undefined;
-  if (!body) throw new ApiError(400, 'invalid_request', 'the upload has no body');
+  if (!body) throw new ApiError('invalid_request', 'the upload has no body');
   if (!multipart)
     return transfers.receiveLog(request.params.token, body, request.params.name ?? null);
   const part = firstFilePart(contentType, await collect(body, limit, maxLogBytes));
-  if (!part) throw new ApiError(400, 'invalid_request', 'the multipart body has no file part');
+  if (!part) throw new ApiError('invalid_request', 'the multipart body has no file part');
   return transfers.receiveLog(
     request.params.token,
     part.data,
@@ -112,7 +113,7 @@ async function collect(body: Readable, limit: number, maxLogBytes: number): Prom
     const bytes = chunk as Buffer;
     size += bytes.length;
     if (size > limit) {
-      throw new ApiError(413, 'payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
+      throw new ApiError('payload_too_large', `the file is larger than ${maxLogBytes} bytes`);
     }
     chunks.push(bytes);
   }

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../api/errors.js';
 import type { SiteDirectory } from '../config/site.js';
 import {
   ChargerOfflineError,
@@ -15,6 +14,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import { uuid7 } from '../shared/uuid7.js';
 import { TooLargeError, type FileArea } from './file-area.js';
+import { TransferError } from './errors.js';
 import type {
   JobStatus,
   TransferFile,
@@ -132,7 +132,7 @@ export class Transfers {
     this.charger(chargerId);
     const file = this.deps.store.file(fileId);
     if (!file || file.kind !== 'firmware') {
-      throw new ApiError(404, 'file_not_found', `no firmware file with id ${fileId}`);
+      throw new TransferError('file_not_found', `no firmware file with id ${fileId}`);
     }
     this.refuseBusy(chargerId);
     this.refuseOffline(chargerId);
@@ -188,7 +188,7 @@ export class Transfers {
   download(token: string): { file: TransferFile; stream: ReadStream } {
     const job = this.liveJob(token, 'firmware');
     const file = job.firmwareFileId === null ? undefined : this.deps.store.file(job.firmwareFileId);
-    if (!file) throw new ApiError(404, 'not_found', 'no such transfer');
+    if (!file) throw new TransferError('not_found', 'no such transfer');
     this.deps.log.info(
       { chargerId: job.chargerId, jobId: job.jobId, token: tokenHint(token) },
       'firmware download',
@@ -200,7 +200,7 @@ export class Transfers {
   checkUpload(token: string): void {
     const job = this.liveJob(token, 'log');
     if (job.logFileId !== null) {
-      throw new ApiError(409, 'already_uploaded', 'this upload URL has been used');
+      throw new TransferError('already_uploaded', 'this upload URL has been used');
     }
   }
 
@@ -227,7 +227,7 @@ export class Transfers {
     if (!this.deps.store.attachLog(job.jobId, file)) {
       // Another upload to the same URL finished first.
       this.deps.area.remove('log', fileId);
-      throw new ApiError(409, 'already_uploaded', 'this upload URL has been used');
+      throw new TransferError('already_uploaded', 'this upload URL has been used');
     }
     this.deps.log.info(
       {
@@ -296,15 +296,14 @@ export class Transfers {
       if (err instanceof ChargerTimeoutError) {
         // The charger may still act on it: the job stays open for its notifications.
         this.setStatus(jobId, 'Unanswered', err.message, false);
-        throw new ApiError(
-          504,
+        throw new TransferError(
           'charger_timeout',
           `charger ${chargerId} did not answer in time; it may still act on job ${jobId}`,
         );
       }
       if (err instanceof ChargerOfflineError) {
         this.setStatus(jobId, 'NotSent', err.message, true);
-        throw new ApiError(503, 'charger_offline', `charger ${chargerId} is not connected`);
+        throw new TransferError('charger_offline', `charger ${chargerId} is not connected`);
       }
       throw err;
     }
@@ -340,12 +339,12 @@ export class Transfers {
   /** The job a URL token names, if it is of this kind, unfinished and unexpired. */
   private liveJob(token: string, kind: TransferKind): TransferJob {
     const job = this.deps.store.byToken(sha256(token));
-    if (!job || job.kind !== kind) throw new ApiError(404, 'not_found', 'no such transfer');
+    if (!job || job.kind !== kind) throw new TransferError('not_found', 'no such transfer');
     if (Date.parse(job.urlExpiresAt) <= this.deps.clock.now()) {
-      throw new ApiError(410, 'url_expired', 'this transfer URL has expired');
+      throw new TransferError('url_expired', 'this transfer URL has expired');
     }
     if (job.finished && job.kind === 'firmware') {
-      throw new ApiError(410, 'url_expired', 'this transfer is over');
+      throw new TransferError('url_expired', 'this transfer is over');
     }
     return job;
   }
@@ -360,7 +359,7 @@ export class Transfers {
       return await this.deps.area.write(kind, fileId, body, maxBytes);
     } catch (err) {
       if (err instanceof TooLargeError) {
-        throw new ApiError(413, 'payload_too_large', `the file is ${err.message}`);
+        throw new TransferError('payload_too_large', `the file is ${err.message}`);
       }
       throw err;
     }
@@ -368,14 +367,13 @@ export class Transfers {
 
   private charger(chargerId: string): void {
     if (!this.deps.site.charger(chargerId)) {
-      throw new ApiError(404, 'charger_not_found', `no charger with id ${chargerId}`);
+      throw new TransferError('charger_not_found', `no charger with id ${chargerId}`);
     }
   }
 
   private refuseOffline(chargerId: string): void {
     if (!this.deps.chargers.isOnline(chargerId)) {
-      throw new ApiError(
-        503,
+      throw new TransferError(
         'charger_offline',
         `charger ${chargerId} is not connected; nothing was sent or queued`,
       );
@@ -392,8 +390,7 @@ export class Transfers {
       sessions.length > 0
         ? `session${sessions.length > 1 ? 's' : ''} ${sessions.join(', ')} open`
         : `a transaction on connector ${connectors.join(', ')}`;
-    throw new ApiError(
-      409,
+    throw new TransferError(
       'charger_busy',
       `charger ${chargerId} has ${what}: a firmware update starts only on an idle charger; nothing was sent or queued`,
     );

@@ -1,7 +1,7 @@
 import type { Login } from './types';
 
 /** An answer the gateway refused, with its own words (`{error: {code, message}}`). */
-export class ApiError extends Error {
+export class ConsoleRequestError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -48,7 +48,11 @@ async function request<T>(
       ...(body === undefined ? {} : { body: body instanceof Blob ? body : JSON.stringify(body) }),
     });
   } catch {
-    throw new ApiError(0, 'network', 'The gateway cannot be reached: check the network.');
+    throw new ConsoleRequestError(
+      0,
+      'network',
+      'The gateway cannot be reached: check the network.',
+    );
   }
   const text = await res.text();
   let json: unknown = null;
@@ -58,7 +62,7 @@ async function request<T>(
   if (!res.ok) {
     const error = (json as { error?: { code?: string; message?: string } } | null)?.error;
     if (res.status === 401 && !url.endsWith('/console/session')) onUnauthorized();
-    throw new ApiError(
+    throw new ConsoleRequestError(
       res.status,
       error?.code ?? `http_${res.status}`,
       error?.message ?? `The gateway answered ${res.status} ${res.statusText}.`,
@@ -87,6 +91,6 @@ export const session = {
 
 /** What to show for a failure: the gateway's own message when it gave one. */
 export function errorText(e: unknown): string {
-  if (e instanceof ApiError) return e.message;
+  if (e instanceof ConsoleRequestError) return e.message;
   return e instanceof Error ? e.message : String(e);
 }

@@ -1,7 +1,14 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { AlertsView, useOpenAlerts } from './alerts';
-import { api, ApiError, errorText, session, setCsrfToken, whenUnauthorized } from './api';
+import {
+  api,
+  ConsoleRequestError,
+  errorText,
+  session,
+  setCsrfToken,
+  whenUnauthorized,
+} from './api';
 import { AuditView } from './audit';
 import { ChargerPage } from './charger';
 import { FirmwareView } from './firmware';
@@ -78,7 +85,7 @@ function LoginForm(props: { onLogin: (l: Login) => void }) {
       );
     } catch (err) {
       setError(
-        err instanceof ApiError && err.status === 401
+        err instanceof ConsoleRequestError && err.status === 401
           ? `${err.message} Check the operator name and credential.`
           : errorText(err),
       );

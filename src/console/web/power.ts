@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, ApiError, errorText } from './api';
+import { api, ConsoleRequestError, errorText } from './api';
 import { time } from './format';
 import type { LimitSource, NodeLimit, PowerLimits, SitePower } from './types';
 import { ConfirmButton, ErrorText, html } from './ui';
@@ -25,7 +25,8 @@ export async function loadPower(): Promise<PowerState> {
   ]);
   if (power.status === 'rejected') {
     const e: unknown = power.reason;
-    if (e instanceof ApiError && e.code === 'power_not_configured') return { kind: 'off' };
+    if (e instanceof ConsoleRequestError && e.code === 'power_not_configured')
+      return { kind: 'off' };
     return { kind: 'error', error: errorText(e) };
   }
   return {

@@ -94,7 +94,7 @@ export function alertRoutes(store: AlertStore): OperatorRoutes {
       async (request) => {
         const { alertId } = request.params as { alertId: string };
         const found = store.get(alertId);
-        if (!found) throw new ApiError(404, 'alert_not_found', `no alert ${alertId}`);
+        if (!found) throw new ApiError('alert_not_found', `no alert ${alertId}`);
         const at = new Date(deps.clock.now()).toISOString();
         store.acknowledge(alertId, request.operator?.name ?? 'unknown', at);
         if (CLEARED_BY_ACKNOWLEDGING.has(found.kind)) store.clear(alertId, at);

@@ -146,7 +146,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: OperatorDeps): 
       const old = keyMustExist(fleetId, keyId);
       const nowMs = deps.clock.now();
       if (old.revokeAt !== null && Date.parse(old.revokeAt) <= nowMs)
-        throw new ApiError(409, 'api_key_revoked', `key ${old.keyId} is already revoked`);
+        throw new ApiError('api_key_revoked', `key ${old.keyId} is already revoked`);
       const hours = body.overlapHours ?? deps.settings.apiKeyOverlapHours;
       const revokeAtMs = nowMs + Math.round(hours * 3_600_000);
       const apiKey = deps.apiKeys.rotate(

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../api/errors.js';
-import { ChargerRegistryError } from '../../config/charger-registry.js';
 import {
   hashPassword,
   PASSWORD_MAX_LENGTH,
@@ -8,24 +7,9 @@ import {
 } from '../../ocpp/connection/charger-password.js';
 import type { OperatorDeps } from '../api.js';
 import { pushChargerPassword } from '../charger-password-push.js';
+import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
 import { errorResponses, objectParams } from '../schemas.js';
-
-const REGISTRY_STATUS: Record<ChargerRegistryError['code'], number> = {
-  charger_exists: 409,
-  charger_not_found: 404,
-  unknown_tariff: 400,
-};
-
-function registry<T>(change: () => T): T {
-  try {
-    return change();
-  } catch (err) {
-    if (err instanceof ChargerRegistryError)
-      throw new ApiError(REGISTRY_STATUS[err.code], err.code, err.message);
-    throw err;
-  }
-}
 
 const password = {
   type: 'string',
@@ -104,7 +88,7 @@ export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps
           maxPowerKw?: number;
         }[];
       };
-      const bad = (message: string) => new ApiError(400, 'invalid_request', message);
+      const bad = (message: string) => new ApiError('invalid_request', message);
       if (body.securityProfile !== 3 && body.password === undefined)
         throw bad('a password is required for security profiles 1 and 2');
       if (body.securityProfile === 2 && !deps.settings.chargerTls.tls)
@@ -120,7 +104,7 @@ export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps
       )
         throw bad('each connector needs its own positive ocppConnectorId (or a numeric id)');
       const hash = body.password === undefined ? undefined : hashPassword(body.password);
-      registry(() =>
+      asApiError(() =>
         deps.chargerRegistry.add(
           { id: body.id, securityProfile: body.securityProfile, connectors: body.connectors },
           hash,
@@ -184,7 +168,7 @@ export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps
       const overlapMs = (body.overlapSeconds ?? 3600) * 1000;
       if (body.setOnCharger) {
         if (!deps.site.charger(chargerId))
-          throw new ApiError(404, 'charger_not_found', `no charger with id ${chargerId}`);
+          throw new ApiError('charger_not_found', `no charger with id ${chargerId}`);
         const { previousPasswordsEndAt, ...charger } = await pushChargerPassword(
           deps,
           chargerId,
@@ -199,7 +183,7 @@ export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps
         return { chargerId, previousPasswordsEndAt, charger };
       }
       const hash = hashPassword(body.password);
-      const endsAt = registry(() =>
+      const endsAt = asApiError(() =>
         deps.chargerRegistry.rotatePassword(chargerId, hash, overlapMs, deps.clock.now()),
       );
       request.auditResult = { previousPasswordsEndAt: endsAt };
@@ -234,13 +218,12 @@ export function registerChargerRegistry(app: FastifyInstance, deps: OperatorDeps
           const open = deps.read.sessions.openOn(chargerId, c.id);
           if (open)
             throw new ApiError(
-              409,
               'charger_busy',
               `session ${open.sessionId} is open on connector ${c.id}; retire after it ends`,
             );
         }
       }
-      registry(() => deps.chargerRegistry.retire(chargerId, deps.clock.now()));
+      asApiError(() => deps.chargerRegistry.retire(chargerId, deps.clock.now()));
       const disconnected = deps.disconnect(chargerId, 'charger retired');
       return { chargerId, disconnected };
     },

@@ -132,17 +132,12 @@ function feedView(feed: LimitFeed, board: LimitBoard, now: number) {
 export function registerPowerLimitRoutes(app: FastifyInstance, deps: OperatorDeps): void {
   const limits = (): PowerLimits => {
     if (!deps.powerLimits)
-      throw new ApiError(
-        404,
-        'power_not_configured',
-        'the site has no power limit (config site.power)',
-      );
+      throw new ApiError('power_not_configured', 'the site has no power limit (config site.power)');
     return deps.powerLimits;
   };
   const knownNode = (nodeId: string): LimitBoard => {
     const { board } = limits();
-    if (!board.knows(nodeId))
-      throw new ApiError(404, 'node_not_found', `no site or circuit ${nodeId}`);
+    if (!board.knows(nodeId)) throw new ApiError('node_not_found', `no site or circuit ${nodeId}`);
     return board;
   };
   const params = objectParams('nodeId');
@@ -208,7 +203,6 @@ export function registerPowerLimitRoutes(app: FastifyInstance, deps: OperatorDep
       const contract = board.contract(nodeId);
       if (watts > contract) {
         throw new ApiError(
-          400,
           'invalid_request',
           `limitKw is above ${nodeId}'s contracted ${kw(contract)} kW: a run-time limit only lowers it`,
         );
@@ -218,7 +212,6 @@ export function registerPowerLimitRoutes(app: FastifyInstance, deps: OperatorDep
         expiresAtMs = Date.parse(body.expiresAt);
         if (!(expiresAtMs > now) || expiresAtMs - now > MAX_EXPIRY_MS) {
           throw new ApiError(
-            400,
             'invalid_request',
             'expiresAt must be in the future and within a year (leave it out for no end)',
           );

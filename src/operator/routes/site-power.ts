@@ -70,11 +70,7 @@ export function registerSitePowerRoutes(app: FastifyInstance, deps: OperatorDeps
     async () => {
       const load = deps.load;
       if (!load) {
-        throw new ApiError(
-          404,
-          'power_not_configured',
-          'the site has no power limit (config power)',
-        );
+        throw new ApiError('power_not_configured', 'the site has no power limit (config power)');
       }
       const view = load.manager.view();
       return {

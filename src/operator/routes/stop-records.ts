@@ -68,7 +68,7 @@ export function registerStopRecordRoutes(app: FastifyInstance, deps: OperatorDep
       // Checked against the params schema above.
       const { sessionId } = request.params as { sessionId: string };
       if (!exists.get(sessionId))
-        throw new ApiError(404, 'session_not_found', `no session ${sessionId}`);
+        throw new ApiError('session_not_found', `no session ${sessionId}`);
       const losses = records.losses(sessionId);
       return {
         sessionId,

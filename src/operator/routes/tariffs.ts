@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../api/errors.js';
 import { WEEKDAYS } from '../../shared/local-time.js';
-import { TariffBookError, type TariffRecord } from '../../config/tariff-book.js';
+import type { TariffRecord } from '../../config/tariff-book.js';
 import type { TariffSpec } from '../../pricing/tariff.js';
 import type { OperatorDeps } from '../api.js';
+import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
 import { errorResponses, objectParams } from '../schemas.js';
 
@@ -96,17 +97,8 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
   };
   const known = (id: string): TariffRecord => {
     const r = book.get(id);
-    if (!r) throw new ApiError(404, 'tariff_not_found', `no tariff ${id}`);
+    if (!r) throw new ApiError('tariff_not_found', `no tariff ${id}`);
     return r;
-  };
-  const writing = <T>(write: () => T): T => {
-    try {
-      return write();
-    } catch (err) {
-      if (!(err instanceof TariffBookError)) throw err;
-      if (err.code === 'tariffs_in_config') throw new ApiError(409, err.code, err.message);
-      throw new ApiError(400, 'invalid_request', err.message);
-    }
   };
 
   app.get(
@@ -167,7 +159,7 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
       const body = request.body as { pricePerKwh: number; windows?: TariffSpec['windows'] };
       const at = new Date(deps.clock.now()).toISOString();
       const spec: TariffSpec = { pricePerKwh: body.pricePerKwh, windows: body.windows ?? [] };
-      const record = writing(() =>
+      const record = asApiError(() =>
         book.put(tariffId, spec, request.operator?.name ?? 'unknown', at),
       );
       request.auditResult = { version: record.version };
@@ -200,13 +192,12 @@ export function registerTariffRoutes(app: FastifyInstance, deps: OperatorDeps): 
       const on = connectorsOn(tariffId);
       if (on.length > 0) {
         throw new ApiError(
-          409,
           'tariff_in_use',
           `tariff ${tariffId} is the tariff of ${on.join(', ')}: give them another one first`,
         );
       }
       const at = new Date(deps.clock.now()).toISOString();
-      writing(() => book.remove(tariffId, request.operator?.name ?? 'unknown', at));
+      asApiError(() => book.remove(tariffId, request.operator?.name ?? 'unknown', at));
       return { id: tariffId, deleted: true };
     },
   );

@@ -5,6 +5,7 @@ import { ApiError } from '../../api/errors.js';
 import type { JobAnswer } from '../../transfers/transfers.js';
 import type { TransferKind } from '../../transfers/transfer-store.js';
 import type { OperatorDeps } from '../api.js';
+import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
 import { entityId, errorResponses, objectParams } from '../schemas.js';
 
@@ -129,14 +130,12 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
       async (request, reply) => {
         const body = request.body;
         if (!(body instanceof RawBody)) {
-          throw new ApiError(
-            415,
-            'unsupported_media_type',
-            'send the file as application/octet-stream',
-          );
+          throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
         }
         const operator = request.operator?.name ?? 'unknown';
-        const file = await transfers.addFirmware(body.stream, request.query.name, operator);
+        const file = await asApiError(() =>
+          transfers.addFirmware(body.stream, request.query.name, operator),
+        );
         // The audit trail keeps what was stored, not the stream.
         request.body = { name: file.name, sizeBytes: file.sizeBytes, sha256: file.sha256 };
         request.auditResult = { fileId: file.fileId };
@@ -180,8 +179,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     },
     async (request, reply) => {
       const file = transfers.file(request.params.fileId);
-      if (!file)
-        throw new ApiError(404, 'file_not_found', `no file with id ${request.params.fileId}`);
+      if (!file) throw new ApiError('file_not_found', `no file with id ${request.params.fileId}`);
       return reply
         .header('content-type', 'application/octet-stream')
         .header('content-length', String(file.sizeBytes))
@@ -214,11 +212,13 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     async (request) =>
       audited(
         request,
-        await transfers.updateFirmware(
-          request.params.chargerId,
-          request.body.fileId,
-          request.operator?.name ?? 'unknown',
-          request.body.retrieveAt,
+        await asApiError(() =>
+          transfers.updateFirmware(
+            request.params.chargerId,
+            request.body.fileId,
+            request.operator?.name ?? 'unknown',
+            request.body.retrieveAt,
+          ),
         ),
       ),
   );
@@ -237,7 +237,9 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     async (request) =>
       audited(
         request,
-        await transfers.requestLog(request.params.chargerId, request.operator?.name ?? 'unknown'),
+        await asApiError(() =>
+          transfers.requestLog(request.params.chargerId, request.operator?.name ?? 'unknown'),
+        ),
       ),
   );
 
@@ -307,7 +309,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     },
     async (request) => {
       const found = transfers.jobWithHistory(Number(request.params.jobId));
-      if (!found) throw new ApiError(404, 'job_not_found', `no job ${request.params.jobId}`);
+      if (!found) throw new ApiError('job_not_found', `no job ${request.params.jobId}`);
       return found;
     },
   );
