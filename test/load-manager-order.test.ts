@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { LimitReader } from '../src/load/limits.js';
+import type { LimitReader } from '../src/power/limits.js';
 import {
   LoadManager,
   type ActiveSession,
   type ManagedConnector,
-} from '../src/load/load-manager.js';
-import { RAMP_MS } from '../src/load/allowance-history.js';
+} from '../src/power/load-manager.js';
+import { RAMP_MS } from '../src/power/allowance-history.js';
 import {
   ChargerTimeoutError,
   type ChargerEvents,

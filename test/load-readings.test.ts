@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RAMP_MS } from '../src/load/allowance-history.js';
-import type { LimitReader } from '../src/load/limits.js';
-import { LoadManager, type ActiveSession } from '../src/load/load-manager.js';
+import { RAMP_MS } from '../src/power/allowance-history.js';
+import type { LimitReader } from '../src/power/limits.js';
+import { LoadManager, type ActiveSession } from '../src/power/load-manager.js';
 import type { ChargerEvents, PowerLimit } from '../src/ocpp/port.js';
 import { createLogger } from '../src/shared/log.js';
 

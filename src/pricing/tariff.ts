@@ -5,7 +5,7 @@ import {
   WEEKDAYS,
   type Weekday,
 } from '../load/local-time.js';
-import { minuteOfDay } from '../load/schedule.js';
+import { minuteOfDay } from '../power/schedule.js';
 import { microNgnPerWh } from './money.js';
 
 /** A time-of-day price: from `from` on each of `days` until `to` (the next day when earlier). */
@@ -38,7 +38,7 @@ const WEEK_MINUTES = 7 * DAY_MINUTES;
 export const windowLabel = (w: TariffWindowSpec): string => `${w.days.join(',')} ${w.from}-${w.to}`;
 
 /**
- * A tariff evaluated in one time zone. Windows follow the power schedule's rule (load/schedule.ts):
+ * A tariff evaluated in one time zone. Windows follow the power schedule's rule (power/schedule.ts):
  * `to` earlier than `from` ends the next day, equal to it lasts a whole day. Windows of a tariff
  * may not overlap, so every minute of the week has exactly one price: the table below holds it.
  */

@@ -1,4 +1,10 @@
-import { instantsOf, localTime, transitionsNear, WEEKDAYS, type Weekday } from './local-time.js';
+import {
+  instantsOf,
+  localTime,
+  transitionsNear,
+  WEEKDAYS,
+  type Weekday,
+} from '../load/local-time.js';
 
 /** A window of the power schedule, as the config gives it (site.power.schedule). */
 export interface ScheduleWindowSpec {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CircuitConfig } from '../config/schema.js';
 import { allCircuits, SITE_NODE } from './limits.js';
-import { WEEKDAYS } from './local-time.js';
+import { WEEKDAYS } from '../load/local-time.js';
 
 /** Config pieces of the run-time limit sources; schema.ts places them under `site`. */
 
