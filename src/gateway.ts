@@ -19,7 +19,9 @@ import {
   type OpenSessionSummary,
 } from './charging/drain.js';
 import { IdempotencyKeys } from './charging/idempotency.js';
+import { ChargerEventDispatcher } from './charging/charger-event-dispatcher.js';
 import { SessionLifecycle } from './charging/lifecycle.js';
+import { scaledAllowance } from './charging/power-allowance.js';
 import { SessionOutcomes } from './charging/outcomes.js';
 import { SessionStore } from './charging/session-store.js';
 import { SessionViews } from './charging/session-view.js';
@@ -39,7 +41,7 @@ import { ConsoleSessions } from './auth/console-sessions.js';
 import { registerConsole } from './console/console.js';
 import { ConsoleEventHub } from './console/event-hub.js';
 import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route.js';
-import { observeForConsole, tailOutbox } from './console/gateway-feed.js';
+import { consoleFeed, tailOutbox } from './console/gateway-feed.js';
 import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
 import { AuthThrottle } from './ocpp/auth-throttle.js';
 import { SiteReadModel } from './operator/read-model.js';
@@ -48,6 +50,7 @@ import { operatorRouteModules } from './operator/modules.js';
 import { alertRoutes } from './operator/alert-routes.js';
 import { Telematics } from './fleet/telematics.js';
 import { registerFeedMetrics, startLimitSources } from './power/limit-sources.js';
+import { PowerListener } from './power/power-listener.js';
 import { startLoadManagement } from './power/start.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { registerMetricsRoute } from './metrics/route.js';
@@ -228,6 +231,21 @@ export async function startGateway(
     onTransferStatus: (chargerId, status) => transfers.statusReported(chargerId, status),
     ...(options.settingsPacing ? { settingsPacing: options.settingsPacing } : {}),
   });
+  if (powerLimits?.feed) registerFeedMetrics(metrics.registry, powerLimits.feed);
+  const live = new LiveMeters();
+  const load = powerLimits
+    ? startLoadManagement({
+        config,
+        site,
+        sessions,
+        chargers: central,
+        log,
+        clock,
+        limits: powerLimits.board,
+        nodeIds: powerLimits.board.nodeIds,
+        registry: metrics.registry,
+      })
+    : undefined;
   const lifecycle = new SessionLifecycle({
     db,
     clock,
@@ -247,30 +265,15 @@ export async function startGateway(
     // A session's connector is configured (Charging checks it); a removed one is not bounded.
     maxPowerW: (chargerId, connectorId) =>
       site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
-    // On the meter's time base: a simulator at time factor N delivers N × its allowance per second.
-    allowedPowerW: (sessionId) => {
-      const w = load?.confirmedPowerW(sessionId) ?? null;
-      return w === null ? null : w * config.simulation.timeFactor;
-    },
+    ...(load ? { allowance: scaledAllowance(load, config.simulation.timeFactor) } : {}),
   });
-  if (powerLimits?.feed) registerFeedMetrics(metrics.registry, powerLimits.feed);
-  const live = new LiveMeters();
-  const load = powerLimits
-    ? startLoadManagement({
-        config,
-        site,
-        sessions,
-        chargers: central,
-        log,
-        clock,
-        limits: powerLimits.board,
-        nodeIds: powerLimits.board.nodeIds,
-        registry: metrics.registry,
-        onAllowanceChange: (sessionId) => lifecycle.allowedPowerChanged(sessionId),
-      })
-    : undefined;
-  const observed = load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle);
-  central.setEvents(observeForConsole(observed, consoleEvents, db));
+  central.setEvents(
+    new ChargerEventDispatcher(lifecycle, [
+      live,
+      ...(load ? [new PowerListener(load)] : []),
+      consoleFeed(consoleEvents, db),
+    ]),
+  );
   tailOutbox(outbox, db, consoleEvents);
   const charging = new Charging({
     db,

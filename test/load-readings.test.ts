@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { RAMP_MS } from '../src/power/allowance-history.js';
 import type { LimitReader } from '../src/power/limits.js';
 import { LoadManager, type ActiveSession } from '../src/power/load-manager.js';
-import type { ChargerEvents, PowerLimit } from '../src/ocpp/port.js';
+import { PowerListener } from '../src/power/power-listener.js';
+import type { PowerLimit } from '../src/ocpp/port.js';
 import { createLogger } from '../src/shared/log.js';
 
 /**
@@ -68,7 +69,7 @@ function site() {
       },
     },
   });
-  const events = manager.observe(noEvents);
+  const events = new PowerListener(manager);
   return {
     manager,
     steps,
@@ -191,14 +192,3 @@ describe('load manager: readings judged when they were measured', () => {
     h.manager.close();
   });
 });
-
-/** The charging layer's side of the port, for a test that feeds the manager samples only. */
-const noEvents: ChargerEvents = {
-  authorize: () => ({ accepted: false }),
-  transactionStarted: () => ({ accepted: false }),
-  meterSample: () => undefined,
-  transactionEnded: () => undefined,
-  chargerOnline: () => undefined,
-  chargerBooted: () => undefined,
-  connectorStatus: () => undefined,
-};

@@ -1,11 +1,5 @@
-import type {
-  ChargerCommands,
-  ChargerEvents,
-  MeterSample,
-  StepOutcome,
-  TransactionEnded,
-  TransactionStarted,
-} from '../ocpp/port.js';
+import type { PowerAllowance } from '../charging/power-allowance.js';
+import type { ChargerCommands, MeterSample, StepOutcome } from '../ocpp/port.js';
 import type { Logger } from '../shared/log.js';
 import { allocate, type AllocationPolicy, type AllocationSession } from './allocator.js';
 import { AllowanceHistory } from './allowance-history.js';
@@ -47,8 +41,6 @@ export interface LoadManagerOptions {
   chargers: Pick<ChargerCommands, 'isOnline' | 'setPowerLimit'>;
   /** Pause before an undelivered allowance is tried again; default RETRY_MS. */
   retryMs?: number;
-  /** Called when a charger accepted a session's new allowance (the stop prediction). */
-  onAllowanceChange?: (sessionId: string) => void;
   /** Counts for the metrics. */
   counters?: { reallocation(reason: string): void; refusal(chargerId: string): void };
   /** The gateway's clock, the one samples' `measuredAtMs` is on; default Date.now. */
@@ -96,10 +88,10 @@ const key = (chargerId: string, connectorId: string): string => `${chargerId}\u0
  * from its allowance, charger reconnect or boot) it reallocates and sends the new allowances as
  * charging profiles, every lower one first and answered (or timed out: that connector is then
  * still counted at its old, higher allowance) before any raise, so the allowances never add up
- * to more than a node's limit, in flight included. It observes the charging layer; nothing there
- * depends on it.
+ * to more than a node's limit, in flight included. It hears the chargers after the charging layer
+ * (PowerListener) and never calls into it: charging reads the allowances through PowerAllowance.
  */
-export class LoadManager {
+export class LoadManager implements PowerAllowance {
   /** What each connector's charger accepted as its TxDefaultProfile, W. */
   private readonly defaults = new Map<string, number>();
   /** What each running transaction's charger accepted as its TxProfile, by session id. */
@@ -128,6 +120,8 @@ export class LoadManager {
   private unsubscribe: (() => void) | null = null;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Told when a charger accepted a session's new allowance (the stop prediction). */
+  private readonly allowanceChanged = new Set<(sessionId: string) => void>();
 
   constructor(private readonly o: LoadManagerOptions) {}
 
@@ -144,45 +138,6 @@ export class LoadManager {
     this.closed = true;
     this.unsubscribe?.();
     clearUnrefTimer(this.retryTimer);
-  }
-
-  /** The charger port's events passed on unchanged; the load manager reacts after the charging layer. */
-  observe(events: ChargerEvents): ChargerEvents {
-    return {
-      authorize: (chargerId, idToken, connectorId) =>
-        events.authorize(chargerId, idToken, connectorId),
-      transactionStarted: (event: TransactionStarted) => {
-        const verdict = events.transactionStarted(event);
-        // After the reply is on its way: a TxProfile names the transaction the reply gives it.
-        if (verdict.accepted) setImmediate(() => void this.reallocate('session_start'));
-        return verdict;
-      },
-      meterSample: (sample) => {
-        events.meterSample(sample);
-        this.sampled(sample);
-      },
-      transactionEnded: (event: TransactionEnded) => {
-        // Its connector's last reading no longer says what it draws (the site view).
-        const ended = this.o
-          .active()
-          .find(
-            (a) => a.chargerId === event.chargerId && a.transactionRef === event.transactionRef,
-          );
-        if (ended) this.measured.delete(key(ended.chargerId, ended.connectorId));
-        events.transactionEnded(event);
-        this.reallocate('session_end');
-      },
-      chargerOnline: (chargerId) => {
-        events.chargerOnline(chargerId);
-        this.chargerUp(chargerId, 'reconnect');
-      },
-      chargerBooted: (chargerId) => {
-        events.chargerBooted(chargerId);
-        this.chargerUp(chargerId, 'boot');
-      },
-      connectorStatus: (chargerId, connectorId, status, transactionless) =>
-        events.connectorStatus(chargerId, connectorId, status, transactionless),
-    };
   }
 
   /**
@@ -213,6 +168,20 @@ export class LoadManager {
    */
   confirmedPowerW(sessionId: string): number | null {
     return this.unsure.has(sessionId) ? null : (this.confirmed.get(sessionId) ?? null);
+  }
+
+  allowedPowerW(sessionId: string): number | null {
+    return this.confirmedPowerW(sessionId);
+  }
+
+  onChange(changed: (sessionId: string) => void): () => void {
+    this.allowanceChanged.add(changed);
+    return () => this.allowanceChanged.delete(changed);
+  }
+
+  /** Its connector's last reading no longer says what it draws (the site view). */
+  forgetReading(chargerId: string, connectorId: string): void {
+    this.measured.delete(key(chargerId, connectorId));
   }
 
   /**
@@ -591,7 +560,7 @@ export class LoadManager {
       this.confirmed.set(s.sessionId, watts);
       this.unsure.delete(s.sessionId);
       this.allowances.set(s.sessionId, watts, this.now());
-      this.o.onAllowanceChange?.(s.sessionId);
+      for (const changed of this.allowanceChanged) changed(s.sessionId);
       return true;
     }
     // A charger that took its connectors' default profile does smart charging: a refused TxProfile
@@ -661,7 +630,7 @@ export class LoadManager {
    * A charger that connected, reconnected or booted forgets nothing we know but may have lost
    * its profiles: it gets its connectors' safe default and its sessions' allowances again.
    */
-  private chargerUp(chargerId: string, reason: string): void {
+  chargerUp(chargerId: string, reason: string): void {
     if (this.closed) return;
     const hadRefused = this.refusing.delete(chargerId);
     for (const id of [...this.confirmed.keys()]) {
@@ -709,7 +678,7 @@ export class LoadManager {
    * reallocates. Each is judged at the time it was measured, against the allowances that may
    * have held then (history/ramp: `AllowanceHistory`), never against one accepted after it.
    */
-  private sampled(sample: MeterSample): void {
+  sampled(sample: MeterSample): void {
     if (!sample.live || sample.powerW === null) return;
     const k = key(sample.chargerId, sample.connectorId);
     const latest = this.measured.get(k);
