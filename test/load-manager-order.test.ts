@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitReader } from '../src/power/limits.js';
-import {
-  LoadManager,
-  type ActiveSession,
-  type ManagedConnector,
-} from '../src/power/load-manager.js';
+import { LoadManager } from '../src/power/load-manager.js';
+import type { ActiveSession, ManagedConnector } from '../src/power/power-model.js';
 import { PowerListener } from '../src/power/power-listener.js';
 import { RAMP_MS } from '../src/power/allowance-history.js';
 import {
