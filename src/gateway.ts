@@ -77,15 +77,13 @@ export async function startGateway(
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.log.level);
   const { db, lock } = openStore(config, clock);
-  const { tariffs, site, chargerRegistry } = buildSite(config, db, clock, log);
-  const records = buildRecords(config, db, clock, log);
+  const basics = { config, db, clock, log };
+  const { tariffs, site, chargerRegistry } = buildSite(basics);
+  const records = buildRecords(basics);
   const { outbox, alertStore, storage, sessions } = records;
-  const powerLimits = startLimitSources({ config, db, clock, log });
+  const powerLimits = startLimitSources(basics);
   const uplink = startUplink({
-    config,
-    db,
-    clock,
-    log,
+    ...basics,
     outbox,
     roster: records.roster,
     admin: records.admin,
@@ -94,10 +92,7 @@ export async function startGateway(
     feeds: powerLimits?.feed ? [powerLimits.feed] : [],
   });
   const chargers = buildChargers({
-    config,
-    db,
-    clock,
-    log,
+    ...basics,
     site,
     chargerRegistry,
     alertStore,
@@ -117,10 +112,7 @@ export async function startGateway(
     registry: metrics.registry,
   });
   const { live, lifecycle, charging, drain } = buildCharging({
-    config,
-    db,
-    clock,
-    log,
+    ...basics,
     site,
     tariffs,
     records,
@@ -129,10 +121,7 @@ export async function startGateway(
     load,
   });
   const { transfers, baseUrl } = buildTransfers({
-    config,
-    db,
-    clock,
-    log,
+    ...basics,
     site,
     sessions,
     central,
@@ -145,10 +134,7 @@ export async function startGateway(
 
   const listeners = new Listeners(config.ocpp.tls !== undefined);
   const { api, operatorApi } = buildHttp({
-    config,
-    db,
-    clock,
-    log,
+    ...basics,
     site,
     tariffs,
     chargerRegistry,

@@ -1,25 +1,18 @@
 import type { AlertStore } from '../alerts/alert-store.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
-import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
 import { ConsoleEventHub } from '../console/event-hub.js';
 import { GatewayMetrics } from '../metrics/metrics.js';
 import { CentralSystem } from '../ocpp/central-system.js';
 import type { SettingsPacingOptions } from '../ocpp/settings-pacing.js';
 import { RecentCalls } from '../operator/recent-calls.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
 import type { StorageHealth } from '../store/storage-health.js';
 import type { Transfers } from '../transfers/transfers.js';
 import type { RunningUplink } from '../uplink/start.js';
 import { LateBound } from './late-bound.js';
+import type { Basics } from './store.js';
 
-export interface ChargersDeps {
-  config: GatewayConfig;
-  db: Db;
-  clock: Clock;
-  log: Logger;
+export interface ChargersDeps extends Basics {
   site: SiteDirectory;
   chargerRegistry: ChargerRegistry;
   alertStore: AlertStore;

@@ -17,9 +17,9 @@ import { PowerListener } from '../power/power-listener.js';
 import { startLoadManagement } from '../power/start.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
 import type { Registry } from 'prom-client';
 import type { Records } from './records.js';
+import type { Basics } from './store.js';
 
 const DRAIN_POLL_MS = 1000;
 
@@ -52,11 +52,7 @@ export function buildPower(d: PowerDeps): LoadManager | undefined {
   });
 }
 
-export interface ChargingDeps {
-  config: GatewayConfig;
-  db: Db;
-  clock: Clock;
-  log: Logger;
+export interface ChargingDeps extends Basics {
   site: SiteDirectory;
   tariffs: TariffBook;
   records: Records;

@@ -10,7 +10,6 @@ import type { Charging } from '../charging/charging.js';
 import type { Drain } from '../charging/drain.js';
 import type { SessionLifecycle } from '../charging/lifecycle.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
-import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { TariffBook } from '../config/tariff-book.js';
 import { registerConsole } from '../console/console.js';
@@ -32,15 +31,13 @@ import type { RecentCalls } from '../operator/recent-calls.js';
 import { OperatorRequests } from '../operator/requests.js';
 import type { PowerLimits } from '../power/limit-sources.js';
 import type { LoadManager } from '../power/load-manager.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
 import { packageVersion } from '../shared/package-version.js';
 import { readTlsFiles } from '../shared/tls-files.js';
-import type { Db } from '../store/database.js';
 import { registerTransferRoutes } from '../transfers/charger-routes.js';
 import type { Transfers } from '../transfers/transfers.js';
 import type { RunningUplink } from '../uplink/start.js';
 import type { Records } from './records.js';
+import type { Basics } from './store.js';
 
 /**
  * The listeners the readiness check asks about: set as each is made (the HTTP one right after its
@@ -58,11 +55,7 @@ export class Listeners {
   }
 }
 
-export interface HttpDeps {
-  config: GatewayConfig;
-  db: Db;
-  clock: Clock;
-  log: Logger;
+export interface HttpDeps extends Basics {
   site: SiteDirectory;
   tariffs: TariffBook;
   chargerRegistry: ChargerRegistry;

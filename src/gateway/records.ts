@@ -4,26 +4,23 @@ import { SessionOutcomes } from '../charging/outcomes.js';
 import { SessionStore } from '../charging/session-store.js';
 import { SessionViews } from '../charging/session-view.js';
 import { ChargerRegistry } from '../config/charger-registry.js';
-import type { GatewayConfig } from '../config/schema.js';
 import { SiteDirectory } from '../config/site.js';
 import { TariffBook } from '../config/tariff-book.js';
 import { FleetAdmin } from '../fleet/admin.js';
 import { Roster } from '../fleet/roster.js';
 import { Telematics } from '../fleet/telematics.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
 import { Outbox } from '../store/outbox.js';
 import { Retention } from '../store/retention.js';
 import { StorageHealth } from '../store/storage-health.js';
 import { WriteProbe } from '../store/write-probe.js';
 import { Wallet } from '../wallet/wallet.js';
+import type { Basics } from './store.js';
 
 /**
  * The site as the config file and the database say it: tariffs (seeded from the file), the
  * chargers (synced from it) and the directory that reads both.
  */
-export function buildSite(config: GatewayConfig, db: Db, clock: Clock, log: Logger) {
+export function buildSite({ config, db, clock, log }: Basics) {
   const tariffs = new TariffBook(db, config.site.timeZone, config.pricing.tariffSource);
   const { differs } = tariffs.seed(config.tariffs, new Date(clock.now()).toISOString());
   if (differs.length > 0)
@@ -40,7 +37,7 @@ export function buildSite(config: GatewayConfig, db: Db, clock: Clock, log: Logg
 }
 
 /** What the database holds (money, sessions, fleets, keys, alerts) and the watch over its size. */
-export function buildRecords(config: GatewayConfig, db: Db, clock: Clock, log: Logger) {
+export function buildRecords({ config, db, clock, log }: Basics) {
   const outbox = new Outbox(db);
   const alertStore = new AlertStore(
     db,

@@ -1,7 +1,16 @@
 import type { GatewayConfig } from '../config/schema.js';
 import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { acquireGatewayLock, type GatewayLock } from '../store/gateway-lock.js';
+
+/** What every step of the composition root is built with. */
+export interface Basics {
+  config: GatewayConfig;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+}
 
 export interface OpenStore {
   db: Db;

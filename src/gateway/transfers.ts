@@ -4,24 +4,18 @@ import type { SessionStore } from '../charging/session-store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { CentralSystem } from '../ocpp/central-system.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/log.js';
-import type { Db } from '../store/database.js';
 import { FileArea } from '../transfers/file-area.js';
 import { TransferStore } from '../transfers/transfer-store.js';
 import { Transfers } from '../transfers/transfers.js';
 import type { LateBound } from './late-bound.js';
+import type { Basics } from './store.js';
 
 /** The address chargers fetch firmware from and upload logs to. */
 export interface TransferBaseUrl {
   url: string;
 }
 
-export interface TransfersDeps {
-  config: GatewayConfig;
-  db: Db;
-  clock: Clock;
-  log: Logger;
+export interface TransfersDeps extends Basics {
   site: SiteDirectory;
   sessions: SessionStore;
   central: CentralSystem;
