@@ -1,79 +1,26 @@
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AlertStore } from './alerts/alert-store.js';
 import { startAlerts, type RunningAlerts } from './alerts/start.js';
-import { buildApi } from './api/app.js';
-import { refuseUpgrade } from './api/edge-answers.js';
-import { openApiDocument, serveOpenApi } from './api/openapi.js';
-import { securityHeaders } from './api/security-headers.js';
-import { ApiKeys } from './auth/api-keys.js';
-import { DriverTokens } from './auth/driver-tokens.js';
-import { Charging } from './charging/charging.js';
-import {
-  Drain,
-  type DrainResult,
-  type DrainStatus,
-  type OpenSessionSummary,
-} from './charging/drain.js';
-import { IdempotencyKeys } from './charging/idempotency.js';
-import { SessionLifecycle } from './charging/lifecycle.js';
-import { SessionOutcomes } from './charging/outcomes.js';
-import { SessionStore } from './charging/session-store.js';
-import { SessionViews } from './charging/session-view.js';
+import type { DrainResult, DrainStatus, OpenSessionSummary } from './charging/drain.js';
 import type { GatewayConfig } from './config/schema.js';
-import { ChargerRegistry } from './config/charger-registry.js';
-import { SiteDirectory } from './config/site.js';
-import { TariffBook } from './config/tariff-book.js';
-import { FleetChanges } from './fleet/fleet-changes.js';
-import { Roster } from './fleet/roster.js';
-import { OperatorCredentials } from './auth/operator-credentials.js';
-import { buildOperatorServer, registerOperatorApi, type OperatorDeps } from './operator/api.js';
-import { AuditTrail } from './operator/audit.js';
-import { ChargerActions } from './operator/charger-actions.js';
-import { LiveMeters } from './operator/live-meters.js';
-import { RecentCalls } from './operator/recent-calls.js';
-import { ConsoleLogins } from './auth/console-logins.js';
-import { registerConsole } from './console/console.js';
-import { ConsoleEventHub } from './console/event-hub.js';
-import { EVENT_STREAM_DEFAULTS, eventStreamRoutes } from './console/events-route.js';
-import { observeForConsole, tailOutbox } from './console/gateway-feed.js';
-import { DEFAULT_BUNDLE_DIR } from './console/static-routes.js';
-import { AuthThrottle } from './ocpp/connection/auth-throttle.js';
-import { SiteReadModel } from './operator/read-model/site.js';
-import { OperatorRequests } from './operator/requests.js';
-import { operatorRouteModules } from './operator/modules.js';
-import { alertRoutes } from './operator/routes/alerts.js';
-import { Telematics } from './fleet/telematics.js';
-import { registerFeedMetrics, startLimitSources } from './load/limit-sources.js';
-import { startLoadManagement } from './load/start.js';
-import { GatewayMetrics } from './metrics/metrics.js';
-import { registerMetricsRoute } from './metrics/route.js';
-import { CentralSystem } from './ocpp/central-system.js';
-import type { SettingsPacingOptions } from './ocpp/charger-state/settings-pacing.js';
+import type { ConsoleEventHub } from './console/event-hub.js';
+import { buildChargers } from './gateway/chargers.js';
+import { buildCharging, buildPower } from './gateway/charging.js';
+import { buildHttp, Listeners } from './gateway/http.js';
+import { listen } from './gateway/listen.js';
+import { buildRecords, buildSite } from './gateway/records.js';
+import { openStore } from './gateway/store.js';
+import { buildTransfers } from './gateway/transfers.js';
 import type { ChargerCommands } from './ocpp/port.js';
+import type { SettingsPacingOptions } from './ocpp/charger-state/settings-pacing.js';
+import { startLimitSources } from './power/limit-sources.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { armedKillPoint } from './shared/kill-points.js';
 import { createLogger, type Logger } from './shared/log.js';
-import { readTlsFiles } from './shared/tls-files.js';
-import { serverTlsOptions } from './shared/tls-server.js';
-import { packageVersion } from './shared/package-version.js';
+import type { Db } from './store/database.js';
 import { releaseRelaxed } from './store/durability.js';
 import { closeGroupCommit } from './store/group-commit.js';
-import { openDatabase, type Db } from './store/database.js';
-import { acquireGatewayLock, type GatewayLock } from './store/gateway-lock.js';
-import { Outbox } from './store/outbox.js';
-import { Retention } from './store/retention.js';
-import { StorageHealth } from './store/storage-health.js';
-import { WriteProbe } from './store/write-probe.js';
-import { registerTransferRoutes } from './transfers/charger-routes.js';
-import { FileArea } from './transfers/file-area.js';
-import { TransferStore } from './transfers/transfer-store.js';
-import { Transfers } from './transfers/transfers.js';
+import type { StorageHealth } from './store/storage-health.js';
 import { startUplink } from './uplink/start.js';
-import { Wallet } from './wallet/wallet.js';
 
 export interface GatewayOptions {
   clock?: Clock;
@@ -118,387 +65,107 @@ export interface RunningGateway {
 
 /** Drain timeout of drain() when shutdown.drainTimeoutSeconds is 0 (SIGTERM then stops at once). */
 const DEFAULT_DRAIN_SECONDS = 600;
-const DRAIN_POLL_MS = 1000;
 
-/** The composition root: builds every part from the config and starts listening. */
+/**
+ * The composition root: builds every part from the config, each after the parts it uses (the
+ * steps are in gateway/), and starts listening.
+ */
 export async function startGateway(
   config: GatewayConfig,
   options: GatewayOptions = {},
 ): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.log.level);
-  const lock = lockDatabase(config.database.path, clock);
-  let db: Db;
-  try {
-    db = openDatabase(config.database.path);
-  } catch (err) {
-    lock?.release();
-    throw err;
-  }
-  const tariffs = new TariffBook(db, config.site.timeZone, config.pricing.tariffSource);
-  const { differs } = tariffs.seed(config.tariffs, new Date(clock.now()).toISOString());
-  if (differs.length > 0)
-    log.warn(
-      { tariffIds: differs },
-      'tariffs in the config file differ from the database, which holds the prices (pricing.tariffSource: database)',
-    );
-  const site = new SiteDirectory(config, tariffs);
-  const chargerRegistry = new ChargerRegistry(db, site);
-  const retiredInConfig = chargerRegistry.syncFromConfig(config.chargers, clock.now());
-  if (retiredInConfig.length > 0)
-    log.warn({ chargerIds: retiredInConfig }, 'chargers in the config file were retired: refused');
-  const outbox = new Outbox(db);
-  const alertStore = new AlertStore(
-    db,
-    outbox,
-    config.siteId,
-    config.alerts?.webhook !== undefined,
-  );
-  const wallet = new Wallet(db, outbox);
-  const roster = new Roster(db);
-  const fleetChanges = new FleetChanges(roster, wallet);
-  const sessions = new SessionStore(db);
-  const sessionViews = new SessionViews(db);
-  const outcomes = new SessionOutcomes(db, sessions, wallet, outbox);
-  const apiKeys = new ApiKeys(db, clock);
-  const telematics = new Telematics(db);
-  const powerLimits = startLimitSources({ config, db, clock, log });
+  const { db, lock } = openStore(config, clock);
+  const basics = { config, db, clock, log };
+  const { tariffs, site, chargerRegistry } = buildSite(basics);
+  const records = buildRecords(basics);
+  const { outbox, alertStore, storage, sessions } = records;
+  const powerLimits = startLimitSources(basics);
   const uplink = startUplink({
-    config,
-    db,
-    clock,
-    log,
+    ...basics,
     outbox,
-    roster,
-    fleetChanges,
-    apiKeys,
-    telematics,
+    roster: records.roster,
+    fleetChanges: records.fleetChanges,
+    apiKeys: records.apiKeys,
+    telematics: records.telematics,
     feeds: powerLimits?.feed ? [powerLimits.feed] : [],
   });
-
-  const metrics: GatewayMetrics = new GatewayMetrics({
-    db,
+  const chargers = buildChargers({
+    ...basics,
     site,
-    // Read at scrape time only, when the central system below exists.
-    chargers: {
-      onlineByProtocol: () => central.onlineByProtocol(),
-      connector: (chargerId, connectorId) => central.calls.connector(chargerId, connectorId),
-    },
-    storage: {
-      outboxHealth: () => storage.outboxHealth(),
-      databaseSizeBytes: () => storage.databaseSizeBytes(),
-    },
+    chargerRegistry,
+    alertStore,
+    storage,
+    uplink,
+    settingsPacing: options.settingsPacing,
   });
-  const consoleEvents = new ConsoleEventHub();
-  alertStore.onEvent((e) =>
-    consoleEvents.publish(e.type, { kind: e.alert.kind, subject: e.alert.subject }),
-  );
-  const recentCalls = new RecentCalls();
-  metrics.observeConsole(() => consoleEvents.clients);
-  metrics.observeAlerts(
-    () => alertStore.open(),
-    () => alertStore.undelivered(),
-  );
-  const central: CentralSystem = new CentralSystem({
-    db,
+  const { central, metrics, consoleEvents } = chargers;
+  const load = buildPower({
+    config,
     site,
+    records,
+    central,
     clock,
-    log: log.child({ component: 'ocpp' }),
-    path: config.ocpp.path,
-    heartbeatIntervalSeconds: config.ocpp.heartbeatIntervalSeconds,
-    meterSampleIntervalSeconds: config.ocpp.meterSampleIntervalSeconds,
-    // The charger gives up on the EV before the gateway refunds: a margin of 20% of the start
-    // timeout (24 s at the default 120 s), so an EV plugged in after the refund cannot start.
-    connectionTimeoutSeconds: Math.max(1, Math.floor(config.sessions.startTimeoutSeconds * 0.8)),
-    callTimeoutMs: config.ocpp.callTimeoutSeconds * 1000,
-    maxFrameBytes: config.ocpp.maxFrameBytes,
-    pingIntervalMs: config.ocpp.pingIntervalSeconds * 1000,
-    messageRate: config.ocpp.messageRate,
-    authFailureDelay: {
-      initialMs: config.ocpp.authFailureDelay.initialMilliseconds,
-      maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
-    },
-    onConnectorChange: (view) => uplink.connectorChanged(view),
-    observer: metrics,
-    onChargerOffline: (chargerId) => consoleEvents.publish('charger.offline', { chargerId }),
-    onDeviation: (chargerId, kind) => consoleEvents.publish('deviation', { chargerId, kind }),
-    onCall: (chargerId, call) => recentCalls.record(chargerId, call, clock.now()),
-    onCredentialUsed: (chargerId, credential) =>
-      chargerRegistry.credentialUsed(chargerId, credential, clock.now()),
-    onTransferStatus: (chargerId, status) => transfers.statusReported(chargerId, status),
-    ...(options.settingsPacing ? { settingsPacing: options.settingsPacing } : {}),
+    log,
+    powerLimits,
+    registry: metrics.registry,
   });
-  const lifecycle = new SessionLifecycle({
-    db,
-    clock,
-    log: log.child({ component: 'sessions' }),
-    sessions,
-    outcomes,
-    chargers: central.calls,
-    startTimeoutMs: config.sessions.startTimeoutSeconds * 1000,
-    stopLeadMs: config.sessions.stopLeadMilliseconds,
-    stopRetryMs: config.sessions.stopRetrySeconds * 1000,
-    stopVerifyMs: config.sessions.stopVerifySeconds * 1000,
-    // The interval every charger is asked for (its configure step).
-    sampleIntervalMs: () => config.ocpp.meterSampleIntervalSeconds * 1000,
-    recoveryWaitMs: config.sessions.recoveryWaitSeconds * 1000,
-    stopGraceMs: config.sessions.stopGraceSeconds * 1000,
-    silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
-    // A session's connector is configured (Charging checks it); a removed one is not bounded.
-    maxPowerW: (chargerId, connectorId) =>
-      site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
-    // On the meter's time base: a simulator at time factor N delivers N × its allowance per second.
-    allowedPowerW: (sessionId) => {
-      const w = load?.confirmedPowerW(sessionId) ?? null;
-      return w === null ? null : w * config.simulation.timeFactor;
-    },
-  });
-  if (powerLimits?.feed) registerFeedMetrics(metrics.registry, powerLimits.feed);
-  const live = new LiveMeters();
-  const load = powerLimits
-    ? startLoadManagement({
-        config,
-        site,
-        sessions,
-        chargers: central.calls,
-        log,
-        clock,
-        limits: powerLimits.board,
-        nodeIds: powerLimits.board.nodeIds,
-        registry: metrics.registry,
-        onAllowanceChange: (sessionId) => lifecycle.allowedPowerChanged(sessionId),
-      })
-    : undefined;
-  const observed = load ? load.observe(live.observe(lifecycle)) : live.observe(lifecycle);
-  central.setEvents(observeForConsole(observed, consoleEvents, db));
-  tailOutbox(outbox, db, consoleEvents);
-  const charging = new Charging({
-    db,
-    clock,
-    log: log.child({ component: 'charging' }),
+  const { live, lifecycle, charging, drain } = buildCharging({
+    ...basics,
     site,
     tariffs,
-    wallet,
-    sessions,
-    idempotency: new IdempotencyKeys(db),
-    outcomes,
-    lifecycle,
-    chargers: central.calls,
-    settings: {
-      maxAmount: config.sessions.maxAmount,
-      efficiencyPercent: config.pricing.chargingEfficiencyPercent,
-      defaultVehicle: {
-        model: config.pricing.defaultVehicle.model,
-        batteryWh: Math.round(config.pricing.defaultVehicle.batteryKwh * 1000),
-      },
-      telematicsMaxAgeMs: config.uplink.telematicsMaxAgeMinutes * 60_000,
-    },
+    records,
+    central,
+    consoleEvents,
+    load,
   });
-
-  const storage: StorageHealth = new StorageHealth(db, outbox, () => clock.now(), {
-    warnDepth: config.uplink.outbox.warnDepth,
-    errorDepth: config.uplink.outbox.errorDepth,
-    warnAgeMs: config.uplink.outbox.warnAgeMinutes * 60_000,
-    errorAgeMs: config.uplink.outbox.errorAgeMinutes * 60_000,
-  });
-  const retention = new Retention({
-    db,
-    clock,
-    log: log.child({ component: 'retention' }),
-    windows: config.retention,
-    batchRows: config.retention.batchRows,
-    intervalMs: config.retention.intervalMinutes * 60_000,
-  });
-  const drain = new Drain({
-    sessions,
-    charging,
-    clock,
-    log: log.child({ component: 'drain' }),
-    pollMs: DRAIN_POLL_MS,
-  });
-  // Chargers are given the operator listener's address once it listens, unless configured.
-  let transferBaseUrl = config.transfers.baseUrl ?? '';
-  const transfers: Transfers = new Transfers({
-    store: new TransferStore(db),
-    area: new FileArea(transferDirectory(config)),
-    clock,
-    log: log.child({ component: 'transfers' }),
+  const { transfers, baseUrl } = buildTransfers({
+    ...basics,
     site,
-    chargers: {
-      isOnline: (chargerId) => central.calls.isOnline(chargerId),
-      connector: (chargerId, connectorId) => central.calls.connector(chargerId, connectorId),
-      updateFirmware: (chargerId, request) =>
-        central.operatorCalls.updateFirmware(chargerId, request),
-      requestLog: (chargerId, request) => central.operatorCalls.requestLog(chargerId, request),
-    },
-    openSessions: (chargerId) => sessions.openOnCharger(chargerId).map((s) => s.id),
-    baseUrl: () => transferBaseUrl,
-    settings: config.transfers,
+    sessions,
+    central,
+    bound: chargers.transfers,
   });
-  const writeProbe = new WriteProbe(db);
-  let ocppTls: HttpsServer | undefined;
 
   const killAt = armedKillPoint();
   if (killAt) log.warn({ killAt }, 'crash test: this process kills itself at a kill point');
   lifecycle.recover();
 
-  const health = () => ({
-    chargersOnline: central.onlineCount(),
-    outboxDepth: outbox.depth(),
-    uplink: uplink.health(),
-    outbox: storage.outboxHealth(),
-    database: storage.databaseSize(),
-    drain: drain.status(),
-  });
-  const version = packageVersion();
-  // Degraded: it answers, but the outbox alarm is at error (the cloud has taken nothing for hours).
-  const liveness = () =>
-    ({
-      status: storage.outboxHealth().level === 'error' ? 'degraded' : 'ok',
-      version,
-    }) as const;
-  const api = buildApi({
-    log,
-    clock,
-    tls: config.http.tls ? readTlsFiles(config.http.tls, 'http.tls') : undefined,
-    rateLimits: config.http.rateLimits,
-    bodyLimitBytes: config.http.bodyLimitBytes,
-    maxAmount: config.sessions.maxAmount,
-    apiKeys,
-    driverTokens: new DriverTokens(db, clock, config.tokens.driverTokenTtlSeconds),
-    roster,
-    charging,
-    sessionViews,
-    quotePower: (chargerId, connectorId, energyWh) =>
-      load?.powerIfStarted(chargerId, connectorId, energyWh) ?? null,
-    sessionPower: (sessionId) => {
-      const power = load?.sessionPower(sessionId);
-      return power ? { allocatedKw: power.allocatedW / 1000, waiting: power.waiting } : null;
-    },
-    liveness,
-    readiness: () => {
-      const problems: string[] = [];
-      const written = writeProbe.check(clock.now());
-      if (written) problems.push(written);
-      if (!api.server.listening || (config.ocpp.tls && !ocppTls?.listening)) {
-        problems.push('the HTTP/OCPP listener is not listening');
-      }
-      if (drain.draining) problems.push('the gateway is draining for a stop');
-      return problems;
-    },
-  });
-  const operatorDeps: OperatorDeps = {
-    db,
-    clock,
-    log: log.child({ component: 'operator' }),
-    operators: new OperatorCredentials(db),
-    consoleLogins: new ConsoleLogins(db),
-    audit: new AuditTrail(db),
-    roster,
-    wallet,
-    fleetChanges,
-    requests: new OperatorRequests(db),
-    apiKeys,
-    chargers: central.calls,
-    chargerActions: new ChargerActions({
-      site,
-      chargers: central.operatorCalls,
-      lifecycle,
-      writableConfig: config.chargerOperations.writableConfig,
-    }),
+  const listeners = new Listeners(config.ocpp.tls !== undefined);
+  const { api, operatorApi } = buildHttp({
+    ...basics,
     site,
     tariffs,
     chargerRegistry,
-    transfers,
-    disconnect: (chargerId, reason) => central.disconnect(chargerId, reason),
-    live,
-    calls: recentCalls,
-    read: new SiteReadModel(db),
+    records,
+    uplink,
+    central,
+    metrics,
+    consoleEvents,
+    recentCalls: chargers.recentCalls,
+    alertStore,
     powerLimits,
-    load: load && config.power ? { manager: load, policy: config.power.policy } : undefined,
-    settings: {
-      siteId: config.siteId,
-      timeZone: config.site.timeZone,
-      maxAmount: config.sessions.maxAmount,
-      apiKeyOverlapHours: config.tokens.apiKeyOverlapHours,
-      chargerTls: {
-        tls: config.ocpp.tls !== undefined || config.http.tls !== undefined,
-        clientCa: config.ocpp.tls?.ca !== undefined,
-      },
-    },
-    health: () => ({ ...liveness(), ...health() }),
-  };
-  const operatorHttp = config.operator.http;
-  const operatorTls = operatorHttp ? operatorHttp.tls !== undefined : config.http.tls !== undefined;
-  const operatorModules = [
-    ...operatorRouteModules,
-    eventStreamRoutes(consoleEvents, { ...EVENT_STREAM_DEFAULTS, tls: operatorTls }),
-    alertRoutes(alertStore),
-  ];
-  const operatorApi = operatorHttp
-    ? buildOperatorServer(operatorDeps, operatorModules, {
-        tls: operatorHttp.tls ? readTlsFiles(operatorHttp.tls, 'operator.http.tls') : undefined,
-        bodyLimitBytes: config.http.bodyLimitBytes,
-      })
-    : undefined;
-  if (!operatorApi) registerOperatorApi(api, operatorDeps, operatorModules);
-  registerConsole(operatorApi ?? api, {
-    operators: operatorDeps.operators,
-    logins: operatorDeps.consoleLogins,
-    audit: operatorDeps.audit,
-    clock,
-    throttle: new AuthThrottle({
-      initialMs: config.ocpp.authFailureDelay.initialMilliseconds,
-      maxMs: config.ocpp.authFailureDelay.maxMilliseconds,
-      clock,
-    }),
-    sessionHours: config.console.sessionHours,
-    tls: operatorTls,
-    timeZone: config.site.timeZone,
-    bundleDir: options.consoleBundleDir ?? DEFAULT_BUNDLE_DIR,
+    load,
+    live,
+    lifecycle,
+    charging,
+    drain,
+    transfers,
+    listeners,
+    consoleBundleDir: options.consoleBundleDir,
   });
-  // The scraper reaches /metrics where operators reach their API (the site LAN, if configured).
-  metrics.observeHttp(api);
-  if (operatorApi) metrics.observeHttp(operatorApi);
-  if (config.metrics.bearerTokenSha256) {
-    registerMetricsRoute(operatorApi ?? api, metrics, config.metrics.bearerTokenSha256);
-  }
-  registerTransferRoutes(operatorApi ?? api, transfers, config.transfers.maxLogBytes);
-  const document = () => openApiDocument(api, operatorApi);
-  serveOpenApi(api, document);
-  if (operatorApi) serveOpenApi(operatorApi, document);
+  const addresses = await listen({
+    config,
+    log,
+    api,
+    operatorApi,
+    central,
+    listeners,
+    transferBaseUrl: baseUrl,
+  });
 
-  central.attach(api.server, refuseUpgrade(securityHeaders(config.http.tls !== undefined)));
-  await api.listen({ host: config.http.host, port: config.http.port });
-  const address = api.server.address() as AddressInfo;
-  const host = hostOf(address);
-  const secure = config.http.tls !== undefined;
-  log.info(
-    { siteId: config.siteId, host: address.address, port: address.port, tls: secure },
-    'gateway listening',
-  );
-  let operatorUrl = `${secure ? 'https' : 'http'}://${host}:${address.port}`;
-  if (operatorApi && operatorHttp) {
-    await operatorApi.listen({ host: operatorHttp.host, port: operatorHttp.port });
-    const opAddress = operatorApi.server.address() as AddressInfo;
-    operatorUrl = `${operatorHttp.tls ? 'https' : 'http'}://${hostOf(opAddress)}:${opAddress.port}`;
-    log.info({ host: opAddress.address, port: opAddress.port }, 'operator api listening');
-  }
-  if (config.transfers.baseUrl === undefined) transferBaseUrl = operatorUrl;
-  let ocppTlsUrl: string | undefined;
-  if (config.ocpp.tls) {
-    const tlsConfig = config.ocpp.tls;
-    ocppTls = await listenOcppTls(tlsConfig, config.http.host);
-    central.attach(ocppTls);
-    const tlsAddress = ocppTls.address() as AddressInfo;
-    ocppTlsUrl = `wss://${hostOf(tlsAddress)}:${tlsAddress.port}${config.ocpp.path}`;
-    log.info(
-      { host: tlsAddress.address, port: tlsAddress.port, clientCertificates: !!tlsConfig.ca },
-      'ocpp tls listener',
-    );
-  }
-
-  retention.start();
+  records.retention.start();
   const alerts: RunningAlerts | undefined = config.alerts
     ? startAlerts({
         config,
@@ -519,11 +186,7 @@ export async function startGateway(
 
   let closed = false;
   return {
-    url: `${secure ? 'https' : 'http'}://${host}:${address.port}`,
-    ocppUrl: `${secure ? 'wss' : 'ws'}://${host}:${address.port}${config.ocpp.path}`,
-    ocppTlsUrl,
-    port: address.port,
-    operatorUrl,
+    ...addresses,
     db,
     api,
     consoleEvents,
@@ -539,7 +202,7 @@ export async function startGateway(
       if (closed) return;
       closed = true;
       drain.interrupt();
-      retention.stop();
+      records.retention.stop();
       alerts?.close();
       try {
         logOpenSessions(log, drain.openSessions());
@@ -551,9 +214,10 @@ export async function startGateway(
       load?.close();
       powerLimits?.board.close();
       await central.close();
+      const { ocppTls } = listeners;
       if (ocppTls) {
         ocppTls.closeAllConnections();
-        await new Promise((resolve) => ocppTls?.close(resolve));
+        await new Promise((resolve) => ocppTls.close(resolve));
       }
       await api.close();
       await operatorApi?.close();
@@ -565,20 +229,6 @@ export async function startGateway(
       log.info('gateway stopped');
     },
   };
-}
-
-/** Where firmware and logs are kept: configured, else `files` beside the database. */
-function transferDirectory(config: GatewayConfig): string {
-  if (config.transfers.directory !== undefined) return config.transfers.directory;
-  if (config.database.path === ':memory:')
-    return join(tmpdir(), `fleet-gateway-files-${process.pid}`);
-  return join(dirname(config.database.path), 'files');
-}
-
-/** One gateway per database file (an in-memory one is its own). */
-function lockDatabase(path: string, clock: Clock): GatewayLock | undefined {
-  if (path === ':memory:') return undefined;
-  return acquireGatewayLock(path, new Date(clock.now()).toISOString());
 }
 
 /**
@@ -593,39 +243,4 @@ function logOpenSessions(log: Logger, open: OpenSessionSummary[]): void {
     `stopping with ${open.length} open sessions: their chargers keep charging unwatched; ` +
       'the sessions resume (limit watch, stop, settlement) when the gateway starts again',
   );
-}
-
-function hostOf(address: AddressInfo): string {
-  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
-}
-
-/**
- * The chargers' TLS listener (security profiles 2 and 3). With a CA it asks every charger for a
- * client certificate but lets those without one finish the handshake: the admission check decides
- * per charger (profile 2 needs none, profile 3 one for its own id). Plain HTTP requests get 404.
- */
-async function listenOcppTls(
-  tls: NonNullable<GatewayConfig['ocpp']['tls']>,
-  defaultHost: string,
-): Promise<HttpsServer> {
-  const material = readTlsFiles(tls, 'ocpp.tls');
-  const server = createHttpsServer(
-    {
-      ...serverTlsOptions(material),
-      requestCert: material.ca !== undefined,
-      rejectUnauthorized: false,
-    },
-    (_request, response) => {
-      response.writeHead(404, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      response.end(JSON.stringify({ error: { code: 'not_found', message: 'OCPP only' } }));
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(tls.port, tls.host ?? defaultHost, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
 }

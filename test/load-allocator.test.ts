@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocate, type AllocationSession } from '../src/load/allocator.js';
+import { allocate, type AllocationSession } from '../src/power/allocator.js';
 
 interface Site {
   limits: Map<string, number>;

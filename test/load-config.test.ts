@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { SiteDirectory } from '../src/config/site.js';
-import { ConfigLimits } from '../src/load/limits.js';
-import { managedConnectors } from '../src/load/site-power.js';
+import { ConfigLimits } from '../src/power/limits.js';
+import { managedConnectors } from '../src/power/site-power.js';
 import { testConfig } from './helpers/gateway.js';
 
 const parse = (power: unknown) => parseConfig({ ...testConfig('/tmp/x'), power });

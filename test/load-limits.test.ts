@@ -13,11 +13,11 @@ import { startTestGateway, testConfig, type TestGateway } from './helpers/gatewa
 import { startBroker, type TestBroker } from './helpers/mqtt-broker.js';
 import { createOperator, op } from './helpers/operator.js';
 import { waitUntil } from './helpers/wait.js';
-import type { EdgeTimers } from '../src/load/edge-timer.js';
-import { LimitBoard, type OperatorOverride } from '../src/load/limit-board.js';
-import { feedPayloadSchema } from '../src/load/limit-feed.js';
-import type { LimitReader, NodeLimit } from '../src/load/limits.js';
-import { PowerSchedule, type ScheduleWindowSpec } from '../src/load/schedule.js';
+import type { EdgeTimers } from '../src/power/edge-timer.js';
+import { LimitBoard, type OperatorOverride } from '../src/power/limit-board.js';
+import { feedPayloadSchema } from '../src/power/limit-feed.js';
+import type { LimitReader, NodeLimit } from '../src/power/limits.js';
+import { PowerSchedule, type ScheduleWindowSpec } from '../src/power/schedule.js';
 import { instantOf, localTime } from '../src/shared/local-time.js';
 
 /** A clock and one-shot timers that only move when the test says so; timers fire in due order. */

@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { LimitReader } from '../src/load/limits.js';
-import {
-  LoadManager,
-  type ActiveSession,
-  type ManagedConnector,
-} from '../src/load/load-manager.js';
-import { RAMP_MS } from '../src/load/allowance-history.js';
+import type { LimitReader } from '../src/power/limits.js';
+import { LoadManager } from '../src/power/load-manager.js';
+import type { ActiveSession, ManagedConnector } from '../src/power/power-model.js';
+import { PowerListener } from '../src/power/power-listener.js';
+import { RAMP_MS } from '../src/power/allowance-history.js';
 import {
   ChargerTimeoutError,
-  type ChargerEvents,
   type MeterSample,
   type PowerLimit,
   type StepOutcome,
@@ -290,7 +287,7 @@ describe('load manager ordering', () => {
     // forget it) until it accepts its 15 kW share.
     h.sessions.push(h.session('B', 2));
     const before = h.calls.length;
-    h.manager.observe(noEvents).chargerOnline('A');
+    new PowerListener(h.manager).chargerOnline('A');
     await h.flush();
     // Its connector's default (10 kW, as if all three were busy) goes first.
     expect(sent(h.calls, before)).toEqual([['A', 10_000]]);
@@ -328,7 +325,7 @@ describe('load manager ordering', () => {
     // Two readings above the 0 W profile once its ramp time is over: counted as refusing, at its
     // maximum.
     h.clock.advance(RAMP_MS);
-    const events = h.manager.observe(noEvents);
+    const events = new PowerListener(h.manager);
     for (const powerW of [5_000, 4_000]) events.meterSample(reading('A', powerW, h.clock.now()));
     await h.flush();
     await h.manager.settled();
@@ -369,14 +366,3 @@ function reading(chargerId: string, powerW: number, measuredAtMs: number): Meter
     live: true,
   };
 }
-
-/** The charging layer's side of the port, for a test that feeds the manager samples only. */
-const noEvents: ChargerEvents = {
-  authorize: () => ({ accepted: false }) as never,
-  transactionStarted: () => ({ accepted: false }) as never,
-  meterSample: () => undefined,
-  transactionEnded: () => undefined,
-  chargerOnline: () => undefined,
-  chargerBooted: () => undefined,
-  connectorStatus: () => undefined,
-};

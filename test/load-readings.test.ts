@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RAMP_MS } from '../src/load/allowance-history.js';
-import type { LimitReader } from '../src/load/limits.js';
-import { LoadManager, type ActiveSession } from '../src/load/load-manager.js';
-import type { ChargerEvents, PowerLimit } from '../src/ocpp/port.js';
+import { RAMP_MS } from '../src/power/allowance-history.js';
+import type { LimitReader } from '../src/power/limits.js';
+import { LoadManager } from '../src/power/load-manager.js';
+import type { ActiveSession } from '../src/power/power-model.js';
+import { PowerListener } from '../src/power/power-listener.js';
+import type { PowerLimit } from '../src/ocpp/port.js';
 import { createLogger } from '../src/shared/log.js';
 
 /**
@@ -68,7 +70,7 @@ function site() {
       },
     },
   });
-  const events = manager.observe(noEvents);
+  const events = new PowerListener(manager);
   return {
     manager,
     steps,
@@ -191,14 +193,3 @@ describe('load manager: readings judged when they were measured', () => {
     h.manager.close();
   });
 });
-
-/** The charging layer's side of the port, for a test that feeds the manager samples only. */
-const noEvents: ChargerEvents = {
-  authorize: () => ({ accepted: false }),
-  transactionStarted: () => ({ accepted: false }),
-  meterSample: () => undefined,
-  transactionEnded: () => undefined,
-  chargerOnline: () => undefined,
-  chargerBooted: () => undefined,
-  connectorStatus: () => undefined,
-};

@@ -26,6 +26,7 @@ import type { SessionOutcomes } from './outcomes.js';
 import { trackOf, type Session, type SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
+import type { PowerAllowance } from './power-allowance.js';
 import { RefusedTransactions } from './refused-transactions.js';
 import { StopRecords } from './stop-records.js';
 
@@ -52,8 +53,8 @@ export interface LifecycleOptions {
   silenceMs: number;
   /** The connector's maximum power, margin included (W): the plausibility bound. */
   maxPowerW: (chargerId: string, connectorId: string) => number;
-  /** The power a session is allowed now (site load management), W; null when not limited. */
-  allowedPowerW?: (sessionId: string) => number | null;
+  /** The power a session is allowed now (site power management); absent when nothing limits it. */
+  allowance?: PowerAllowance;
 }
 
 export type OperatorStop =
@@ -109,13 +110,10 @@ export class SessionLifecycle implements ChargerEvents {
     this.watch = new LimitWatch({
       leadMs: o.stopLeadMs,
       onLimit: (id) => this.background(id, this.stopForLimit(id)),
-      ...(o.allowedPowerW ? { ceilingW: o.allowedPowerW } : {}),
+      ...(o.allowance ? { ceilingW: (id: string) => o.allowance?.allowedPowerW(id) ?? null } : {}),
     });
-  }
-
-  /** The session's allowed power changed: its paid-energy stop is planned again. */
-  allowedPowerChanged(sessionId: string): void {
-    this.watch.ceilingChanged(sessionId, this.o.clock.now());
+    // The session's allowed power changed: its paid-energy stop is planned again.
+    o.allowance?.onChange((id) => this.watch.ceilingChanged(id, this.o.clock.now()));
   }
 
   private now(): string {
@@ -444,10 +442,11 @@ export class SessionLifecycle implements ChargerEvents {
     this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live);
   }
 
-  transactionEnded(e: TransactionEnded): void {
+  /** Settles the session; returns it as it was when it was drawing power (charging or stopping). */
+  transactionEnded(e: TransactionEnded): Session | undefined {
     this.refusedTx.ended(e.chargerId, e.transactionRef);
     const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
-    if (!s) return;
+    if (!s) return undefined;
     if (s.state !== 'charging' && s.state !== 'stopping') {
       // A repeat, or a stop that came after the session was settled without one: it stays
       // settled; the charger's figure is kept in its protocol's transaction table.
@@ -456,7 +455,7 @@ export class SessionLifecycle implements ChargerEvents {
         'stop for a session that already has its outcome: nothing changes',
       );
       this.reconcileLateStop(s, e);
-      return;
+      return undefined;
     }
     killPoint('settle.before_commit');
     const delivered = this.deliveredWh(s, e.meterStopWh, e.live, e.receivedAtMs, e.time);
@@ -465,6 +464,7 @@ export class SessionLifecycle implements ChargerEvents {
       // runs once that has committed, before the reply to the charger goes out.
       queueMicrotask(() => killPoint('settle.committed'));
     }
+    return s;
   }
 
   /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 
-import { powerInputsProblem } from '../load/limit-inputs-config.js';
+import { powerInputsProblem } from '../power/limit-inputs-config.js';
 import { microNgnPerWh } from '../pricing/money.js';
 import { Tariff } from '../pricing/tariff.js';
 import { configSchema, type CircuitConfig, type GatewayConfig } from './schema.js';

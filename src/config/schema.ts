@@ -4,7 +4,7 @@ import {
   GATEWAY_MANAGED_CONFIG,
   isGatewayManaged,
 } from './charger-config-keys.js';
-import { hhmm, powerInputsShape } from '../load/limit-inputs-config.js';
+import { hhmm, powerInputsShape } from '../power/limit-inputs-config.js';
 import { WEEKDAYS } from '../shared/local-time.js';
 
 const id = z

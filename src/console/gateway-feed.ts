@@ -1,6 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { tapChargerEvents } from '../ocpp/event-tap.js';
-import type { ChargerEvents } from '../ocpp/port.js';
+import type { ChargerEventListener } from '../charging/charger-event-dispatcher.js';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
 import type { ConsoleEventHub } from './event-hub.js';
@@ -11,21 +10,17 @@ interface SessionRef {
 }
 
 /**
- * The charger port's events, passed on unchanged, each also told to the console's hub (like
- * LiveMeters.observe). A meter sample is sent with the energy of its session so far, which
- * needs the session's start register: one indexed read per sample.
+ * The chargers' events as the console's hub tells them to the browsers. A meter sample is sent
+ * with the energy of its session so far, which needs the session's start register: one indexed
+ * read per sample.
  */
-export function observeForConsole(
-  events: ChargerEvents,
-  hub: ConsoleEventHub,
-  db: Db,
-): ChargerEvents {
+export function consoleFeed(hub: ConsoleEventHub, db: Db): ChargerEventListener {
   let sessionStmt: Statement<[string, string], SessionRef> | undefined;
   const sessionOf = (chargerId: string, transactionRef: string) =>
     (sessionStmt ??= db.prepare(
       'SELECT id, meter_start_wh FROM sessions WHERE charger_id = ? AND transaction_ref = ?',
     )).get(chargerId, transactionRef);
-  return tapChargerEvents(events, {
+  return {
     meterSample: (sample) => {
       if (!sample.live || hub.clients === 0) return;
       const session =
@@ -51,7 +46,7 @@ export function observeForConsole(
     chargerBooted: (chargerId) => hub.publish('charger.booted', { chargerId }),
     connectorStatus: (chargerId, connectorId, status) =>
       hub.publish('connector.status', { chargerId, connectorId, status }),
-  });
+  };
 }
 
 interface OutboxRow {

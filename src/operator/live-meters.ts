@@ -1,5 +1,5 @@
-import { tapChargerEvents } from '../ocpp/event-tap.js';
-import type { ChargerEvents, MeterSample } from '../ocpp/port.js';
+import type { ChargerEventListener } from '../charging/charger-event-dispatcher.js';
+import type { MeterSample } from '../ocpp/port.js';
 import { NumberRing } from '../shared/number-ring.js';
 
 export interface LiveReading {
@@ -52,7 +52,7 @@ function isoMs(timestamp: string): number | null {
  * numbers in a ring allocated whole (4.8 KB), so a full one costs no more than an empty one and
  * holds no object or string per sample (docs/benchmarks.md).
  */
-export class LiveMeters {
+export class LiveMeters implements ChargerEventListener {
   private readonly latest = new Map<string, Held>();
   private readonly byTransaction = new Map<string, Samples>();
 
@@ -117,8 +117,8 @@ export class LiveMeters {
     });
   }
 
-  /** The charger port's events, passed on unchanged, with every meter sample also seen here. */
-  observe(events: ChargerEvents): ChargerEvents {
-    return tapChargerEvents(events, { meterSample: (sample) => this.record(sample) });
+  /** Every sample of every charger, after the lifecycle had it. */
+  meterSample(sample: MeterSample): void {
+    this.record(sample);
   }
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../api/errors.js';
-import type { Constraint, LimitBoard } from '../../load/limit-board.js';
-import type { FeedStats, LimitFeed } from '../../load/limit-feed.js';
-import type { PowerLimits } from '../../load/limit-sources.js';
-import { kwToWatts } from '../../load/schedule.js';
+import type { Constraint, LimitBoard } from '../../power/limit-board.js';
+import type { FeedStats, LimitFeed } from '../../power/limit-feed.js';
+import type { PowerLimits } from '../../power/limit-sources.js';
+import { kwToWatts } from '../../power/schedule.js';
 import type { OperatorDeps } from '../api.js';
 import { operatorAction } from '../guard.js';
 import { errorResponses, objectParams, reason } from '../schemas.js';

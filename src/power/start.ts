@@ -20,7 +20,6 @@ export interface LoadManagementDeps {
   limits: LimitReader;
   nodeIds: readonly string[];
   registry: Registry;
-  onAllowanceChange: (sessionId: string) => void;
 }
 
 /** The load manager for a config with `power`; undefined without it (no profile is ever sent). */
@@ -49,7 +48,6 @@ export function startLoadManagement(d: LoadManagementDeps): LoadManager | undefi
     connectors: managedConnectors(d.config, power, d.site),
     active: activeSessions(d.sessions),
     chargers: d.chargers,
-    onAllowanceChange: d.onAllowanceChange,
     now: () => d.clock.now(),
     counters: {
       reallocation: (reason) => reallocations.inc({ reason }),

@@ -43,7 +43,7 @@ export function allCircuits(circuits: readonly CircuitConfig[]): CircuitConfig[]
 
 /**
  * The contracted limits of the config file: they never change while the gateway runs. The
- * run-time sources (schedule, operator, feed) only ever lower them (src/load/limit-board.ts).
+ * run-time sources (schedule, operator, feed) only ever lower them (src/power/limit-board.ts).
  */
 export class ConfigLimits implements LimitReader {
   private readonly limits = new Map<string, NodeLimit>();

@@ -3,7 +3,7 @@ import type { SiteDirectory } from '../config/site.js';
 import { deliveredWh } from '../charging/meter-track.js';
 import { trackOf, type SessionStore } from '../charging/session-store.js';
 import { allCircuits, ConfigLimits, limitWatts, SITE_NODE } from './limits.js';
-import type { ActiveSession, ManagedConnector } from './load-manager.js';
+import type { ActiveSession, ManagedConnector } from './power-model.js';
 
 /** IEC 61851: an AC charger cannot signal less than 6 A to the EV. */
 const AC_MIN_CURRENT_A = 6;

@@ -1,0 +1,131 @@
+import { Charging } from '../charging/charging.js';
+import { ChargerEventDispatcher } from '../charging/charger-event-dispatcher.js';
+import { Drain } from '../charging/drain.js';
+import { IdempotencyKeys } from '../charging/idempotency.js';
+import { SessionLifecycle } from '../charging/lifecycle.js';
+import { scaledAllowance } from '../charging/power-allowance.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { SiteDirectory } from '../config/site.js';
+import type { TariffBook } from '../config/tariff-book.js';
+import type { ConsoleEventHub } from '../console/event-hub.js';
+import { consoleFeed, tailOutbox } from '../console/gateway-feed.js';
+import type { CentralSystem } from '../ocpp/central-system.js';
+import { LiveMeters } from '../operator/live-meters.js';
+import type { LoadManager } from '../power/load-manager.js';
+import { registerFeedMetrics, type PowerLimits } from '../power/limit-sources.js';
+import { PowerListener } from '../power/power-listener.js';
+import { startLoadManagement } from '../power/start.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/log.js';
+import type { Registry } from 'prom-client';
+import type { Records } from './records.js';
+import type { Basics } from './store.js';
+
+const DRAIN_POLL_MS = 1000;
+
+export interface PowerDeps {
+  config: GatewayConfig;
+  site: SiteDirectory;
+  records: Records;
+  central: CentralSystem;
+  clock: Clock;
+  log: Logger;
+  powerLimits: PowerLimits | undefined;
+  registry: Registry;
+}
+
+/** The site's power manager, when the config has `power` (without it no profile is ever sent). */
+export function buildPower(d: PowerDeps): LoadManager | undefined {
+  const { powerLimits } = d;
+  if (powerLimits?.feed) registerFeedMetrics(d.registry, powerLimits.feed);
+  if (!powerLimits) return undefined;
+  return startLoadManagement({
+    config: d.config,
+    site: d.site,
+    sessions: d.records.sessions,
+    chargers: d.central.calls,
+    log: d.log,
+    clock: d.clock,
+    limits: powerLimits.board,
+    nodeIds: powerLimits.board.nodeIds,
+    registry: d.registry,
+  });
+}
+
+export interface ChargingDeps extends Basics {
+  site: SiteDirectory;
+  tariffs: TariffBook;
+  records: Records;
+  central: CentralSystem;
+  consoleEvents: ConsoleEventHub;
+  load: LoadManager | undefined;
+}
+
+/**
+ * The session layer, and the one path of charger events: the lifecycle decides, then the live
+ * meters, the site's power manager and the console's feed hear it, in that order.
+ */
+export function buildCharging(d: ChargingDeps) {
+  const { config, db, clock, log, central, load } = d;
+  const { sessions, outcomes, outbox } = d.records;
+  const live = new LiveMeters();
+  const lifecycle = new SessionLifecycle({
+    db,
+    clock,
+    log: log.child({ component: 'sessions' }),
+    sessions,
+    outcomes,
+    chargers: central.calls,
+    startTimeoutMs: config.sessions.startTimeoutSeconds * 1000,
+    stopLeadMs: config.sessions.stopLeadMilliseconds,
+    stopRetryMs: config.sessions.stopRetrySeconds * 1000,
+    stopVerifyMs: config.sessions.stopVerifySeconds * 1000,
+    // The interval every charger is asked for (its configure step).
+    sampleIntervalMs: () => config.ocpp.meterSampleIntervalSeconds * 1000,
+    recoveryWaitMs: config.sessions.recoveryWaitSeconds * 1000,
+    stopGraceMs: config.sessions.stopGraceSeconds * 1000,
+    silenceMs: config.sessions.settleAfterSilenceSeconds * 1000,
+    // A session's connector is configured (Charging checks it); a removed one is not bounded.
+    maxPowerW: (chargerId, connectorId) =>
+      d.site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
+    ...(load ? { allowance: scaledAllowance(load, config.simulation.timeFactor) } : {}),
+  });
+  central.setEvents(
+    new ChargerEventDispatcher(lifecycle, [
+      live,
+      ...(load ? [new PowerListener(load)] : []),
+      consoleFeed(d.consoleEvents, db),
+    ]),
+  );
+  tailOutbox(outbox, db, d.consoleEvents);
+  const charging = new Charging({
+    db,
+    clock,
+    log: log.child({ component: 'charging' }),
+    site: d.site,
+    tariffs: d.tariffs,
+    wallet: d.records.wallet,
+    sessions,
+    idempotency: new IdempotencyKeys(db),
+    outcomes,
+    lifecycle,
+    chargers: central.calls,
+    settings: {
+      maxAmount: config.sessions.maxAmount,
+      efficiencyPercent: config.pricing.chargingEfficiencyPercent,
+      defaultVehicle: {
+        model: config.pricing.defaultVehicle.model,
+        batteryWh: Math.round(config.pricing.defaultVehicle.batteryKwh * 1000),
+      },
+      telematicsMaxAgeMs: config.uplink.telematicsMaxAgeMinutes * 60_000,
+    },
+  });
+  const drain = new Drain({
+    sessions,
+    charging,
+    clock,
+    log: log.child({ component: 'drain' }),
+    pollMs: DRAIN_POLL_MS,
+  });
+  return { live, lifecycle, charging, drain };
+}
