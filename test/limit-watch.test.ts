@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LimitWatch } from '../src/charging/limit-watch.js';
+import type { LimitWatch } from '../src/charging/limit-watch.js';
+import { ReportingWatch } from './helpers/reporting-watch.js';
 
 describe('paid-energy limit watch', () => {
   let fired: string[];
@@ -7,7 +8,7 @@ describe('paid-energy limit watch', () => {
   beforeEach(() => {
     vi.useFakeTimers();
     fired = [];
-    watch = new LimitWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
+    watch = new ReportingWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
   });
   afterEach(() => {
     watch.endAll();
@@ -212,7 +213,7 @@ describe('paid-energy limit watch', () => {
 describe('paid-energy limit watch, a wait longer than setTimeout can hold', () => {
   it('a trickle far from its limit is not stopped (Node fires a longer timer after 1 ms)', async () => {
     const fired: string[] = [];
-    const watch = new LimitWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
+    const watch = new ReportingWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
     // 50 kWh paid and left, drawing 50 W (an EV holding its battery full): due in 1,000 h.
     watch.begin('s', 50_000, 0, 0);
     watch.sample('s', 0.5, 36_000);
@@ -226,7 +227,7 @@ describe('paid-energy limit watch, a wait longer than setTimeout can hold', () =
     vi.useFakeTimers();
     try {
       const fired: string[] = [];
-      const watch = new LimitWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
+      const watch = new ReportingWatch({ leadMs: 100, onLimit: (id) => fired.push(id) });
       // 1 Wh/h: 50,000 Wh to go is 50,000 h = 1.8e11 ms.
       watch.begin('s', 50_001, 0, 0);
       watch.sample('s', 1, 3_600_000);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LimitWatch } from '../src/charging/limit-watch.js';
+import type { LimitWatch } from '../src/charging/limit-watch.js';
+import { ReportingWatch } from './helpers/reporting-watch.js';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
@@ -23,7 +24,7 @@ describe('paid-energy stop under a site power allowance', () => {
     vi.useFakeTimers();
     fired = [];
     ceiling = null;
-    watch = new LimitWatch({
+    watch = new ReportingWatch({
       leadMs: 100,
       onLimit: (id) => fired.push(id),
       ceilingW: () => ceiling,

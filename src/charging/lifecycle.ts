@@ -109,7 +109,7 @@ export class SessionLifecycle implements ChargerEvents {
     });
     this.watch = new LimitWatch({
       leadMs: o.stopLeadMs,
-      onLimit: (id) => this.background(id, this.stopForLimit(id)),
+      onLimit: (id) => this.stopAtLimit(id),
       ...(o.allowance ? { ceilingW: (id: string) => o.allowance?.allowedPowerW(id) ?? null } : {}),
     });
     // The session's allowed power changed: its paid-energy stop is planned again.
@@ -192,7 +192,11 @@ export class SessionLifecycle implements ChargerEvents {
     })();
     this.timers.clearStart(s.id);
     this.heard(s.id);
-    if (e.meterStartWh !== null) this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs, time.stampMs);
+    if (
+      e.meterStartWh !== null &&
+      this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs, time.stampMs)
+    )
+      this.stopAtLimit(s.id);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
     return { accepted: true };
   }
@@ -237,7 +241,8 @@ export class SessionLifecycle implements ChargerEvents {
       // The charger never said where its register stood at the start: from here on we can prove it.
       this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs, time);
       this.o.log.warn({ sessionId: s.id, energyWh }, 'no start register: first sample taken');
-      this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs);
+      if (this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs))
+        this.stopAtLimit(s.id);
       return false;
     }
     if (s.meterStartSampledAt !== null && !m.live) {
@@ -297,7 +302,8 @@ export class SessionLifecycle implements ChargerEvents {
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
     // The stop is planned on what may have been delivered (docs/money.md).
-    this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live);
+    if (this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live))
+      this.stopAtLimit(s.id);
     return true;
   }
 
@@ -439,7 +445,8 @@ export class SessionLifecycle implements ChargerEvents {
       return;
     }
     this.o.sessions.setPossible(s.id, possibleWh, at);
-    this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live);
+    if (this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live))
+      this.stopAtLimit(s.id);
   }
 
   /** Settles the session; returns it as it was when it was drawing power (charging or stopping). */
@@ -585,14 +592,17 @@ export class SessionLifecycle implements ChargerEvents {
           // restart time, the first reading after it (queued before the kill, or taken long after
           // that reading) measured a rate several times off (a kill then a reboot that reset the
           // register: overshot by 1.2 kWh, meter simulation).
-          this.watch.begin(
-            s.id,
-            s.limitWh,
-            possibleWh(s),
-            s.meterLastAtMs ?? nowMs,
-            s.meterLastAtMs === null ? null : s.meterLastStampMs,
-            s.meterLastAtMs === null ? undefined : s.meterLastEpoch,
-          );
+          if (
+            this.watch.begin(
+              s.id,
+              s.limitWh,
+              possibleWh(s),
+              s.meterLastAtMs ?? nowMs,
+              s.meterLastAtMs === null ? null : s.meterLastStampMs,
+              s.meterLastAtMs === null ? undefined : s.meterLastEpoch,
+            )
+          )
+            this.stopAtLimit(s.id);
           // The rate it was drawing, lost with the process: without it a reading the charger cannot
           // prove (a register reset by a reboot while the gateway was down) raised the possible
           // energy by nothing, and the stop came a sample late.
@@ -796,6 +806,11 @@ export class SessionLifecycle implements ChargerEvents {
   /** The stop loop of a stopping session: sent again after a pause until the charger takes it. */
   keepStopping(sessionId: string): void {
     this.stops.stop(sessionId);
+  }
+
+  /** The paid energy is reached (a reading showed it, or the planned stop's timer fired). */
+  private stopAtLimit(sessionId: string): void {
+    this.background(sessionId, this.stopForLimit(sessionId));
   }
 
   private async stopForLimit(sessionId: string): Promise<void> {

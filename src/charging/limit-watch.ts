@@ -1,7 +1,10 @@
 import { clearUnrefTimer } from '../shared/unref-timer.js';
 
 /**
- * Predicts when a session reaches its paid energy and fires `onLimit` in time to stop it there.
+ * Predicts when a session reaches its paid energy and fires `onLimit` in time to stop it there. A
+ * reading that shows the paid energy reached is answered to its caller (`begin` and `sample` return
+ * true: stop now), so a meter sample reaches the stop in a straight line; `onLimit` is the planned
+ * stop's timer.
  *
  * Rates are measured on the charger's own clock (energy delta / timestamp delta), not on when
  * samples arrive nor from its reported power: a burst of samples it queued while offline arrives
@@ -20,6 +23,7 @@ import { clearUnrefTimer } from '../shared/unref-timer.js';
 export interface LimitWatchOptions {
   /** Fire this long before the predicted moment, to cover the round trip of the stop command. */
   leadMs: number;
+  /** A planned stop is due (its timer fired); a reading that reaches the limit is returned instead. */
   onLimit: (sessionId: string) => void;
   /**
    * The power the session's charger accepted as its ceiling (W), when something outside limits it
@@ -134,7 +138,7 @@ export class LimitWatch {
     atMs: number,
     stampMs: number | null = null,
     epoch?: number | null,
-  ): void {
+  ): boolean {
     this.end(sessionId);
     this.watched.set(sessionId, {
       limitWh,
@@ -150,7 +154,7 @@ export class LimitWatch {
       held: false,
       flowWhPerMs: null,
     });
-    if (deliveredWh >= limitWh) this.fire(sessionId);
+    return deliveredWh >= limitWh && this.reached(sessionId);
   }
 
   /**
@@ -168,14 +172,13 @@ export class LimitWatch {
     atMs: number,
     stamp?: ChargerStamp,
     live = true,
-  ): void {
+  ): boolean {
     const w = this.watched.get(sessionId);
-    if (!w || w.fired) return;
+    if (!w || w.fired) return false;
     if (deliveredWh >= w.limitWh) {
       // Kept as the last reading: a stop the charger could not hear is planned again from it.
       w.points = [...w.points.slice(-RATE_WINDOW), pointOf(atMs, stamp, deliveredWh)];
-      this.fire(sessionId);
-      return;
+      return this.reached(sessionId);
     }
     const point: Point = {
       ...pointOf(atMs, stamp, deliveredWh),
@@ -187,9 +190,9 @@ export class LimitWatch {
       // the anchor the charger's clock measures the next ones from.
       if (last?.stampMs === null && point.stampMs !== null && deliveredWh >= last.deliveredWh)
         w.points = [point];
-      return;
+      return false;
     }
-    if (last && (!after(point, last) || deliveredWh < last.deliveredWh)) return; // out of order
+    if (last && (!after(point, last) || deliveredWh < last.deliveredWh)) return false; // out of order
     if (last && deliveredWh > last.deliveredWh) w.held = false; // energy flows, whatever it says
     w.points.push(point);
     if (w.points.length > RATE_WINDOW + 1 || w.preChange) w.points.shift();
@@ -207,19 +210,20 @@ export class LimitWatch {
         : atMs - first.atMs;
     const ageMs = onStamps || onTaken ? (stamp?.ageMs ?? 0) : 0;
     const de = deliveredWh - first.deliveredWh;
-    if (dt <= 0) return;
+    if (dt <= 0) return false;
     if (de <= 0) {
       // No flow over the window (paused): the rate before the pause would stop the session early.
       // Nothing is planned until a sample shows flow again, or the ceiling changed (planned at it).
       w.rate = null;
       if (w.stale) this.plan(sessionId, w, 0);
       else this.unplan(w);
-      return;
+      return false;
     }
     w.rate = { whPerMs: de / dt, ageMs };
     w.flowWhPerMs = w.rate.whPerMs;
     w.stale = false; // two readings since the change: the rate under the current ceiling
     this.plan(sessionId, w, 0);
+    return false;
   }
 
   /**
@@ -354,11 +358,16 @@ export class LimitWatch {
   }
 
   private fire(sessionId: string): void {
+    if (this.reached(sessionId)) this.opts.onLimit(sessionId);
+  }
+
+  /** Marks the session's limit reached, once: true the first time. */
+  private reached(sessionId: string): boolean {
     const w = this.watched.get(sessionId);
-    if (!w || w.fired) return;
+    if (!w || w.fired) return false;
     w.fired = true;
     clearUnrefTimer(w.timer);
     w.timer = null;
-    this.opts.onLimit(sessionId);
+    return true;
   }
 }
