@@ -74,7 +74,7 @@ export class ChargerActions {
     };
   }
 
-  unlock(chargerId: string, connectorId: string): Promise<ActionAnswer> {
+  unlockConnector(chargerId: string, connectorId: string): Promise<ActionAnswer> {
     this.connector(chargerId, connectorId);
     return this.answer(chargerId, connectorId, () =>
       this.deps.chargers.unlockConnector(chargerId, connectorId),
@@ -86,7 +86,7 @@ export class ChargerActions {
     return this.answer(chargerId, null, () => this.deps.chargers.reset(chargerId, kind));
   }
 
-  changeAvailability(
+  setAvailability(
     chargerId: string,
     connectorId: string | null,
     operative: boolean,

@@ -83,7 +83,10 @@ export function registerChargerCommands(app: FastifyInstance, deps: OperatorDeps
       ...operatorAction('charger.unlock'),
     },
     async (request) =>
-      audited(request, await actions.unlock(request.params.chargerId, request.params.connectorId)),
+      audited(
+        request,
+        await actions.unlockConnector(request.params.chargerId, request.params.connectorId),
+      ),
   );
 
   // The whole charger, or one connector: one handler.
@@ -114,7 +117,7 @@ export function registerChargerCommands(app: FastifyInstance, deps: OperatorDeps
       async (request) =>
         audited(
           request,
-          await actions.changeAvailability(
+          await actions.setAvailability(
             request.params.chargerId,
             request.params.connectorId ?? null,
             request.body.operative,
