@@ -132,7 +132,7 @@ function feedView(feed: LimitFeed, board: LimitBoard, now: number) {
 export function registerPowerLimitRoutes(app: FastifyInstance, deps: OperatorDeps): void {
   const limits = (): PowerLimits => {
     if (!deps.powerLimits)
-      throw new ApiError('power_not_configured', 'the site has no power limit (config site.power)');
+      throw new ApiError('power_not_configured', 'the site has no power limit (config power)');
     return deps.powerLimits;
   };
   const knownNode = (nodeId: string): LimitBoard => {
