@@ -60,7 +60,7 @@ export function formatSpread(value: number, spread?: Spread): string {
 
 function row(f: Figure): string {
   const ref = f.reference
-    ? `${formatSpread(f.reference.value, f.reference.spread)} (${f.reference.label})`
+    ? `${f.reference.label}: ${formatSpread(f.reference.value, f.reference.spread)}`
     : '';
   const ratio = f.ratio === undefined ? '' : `${formatNumber(f.ratio)}×`;
   const goal = f.target === undefined ? '' : `${f.target}: ${f.met ? 'met' : '**missed**'}`.trim();
