@@ -293,6 +293,19 @@ async function measurePair(
   }) as [Measured, Measured];
 }
 
+/** A server process as measured: its memory probe writes its snapshots to `memoryFile`. */
+function serverOf(
+  proc: { ocppUrl: string; pid: number; rss(): Promise<number> },
+  memoryFile: string,
+): Server {
+  return {
+    ocppUrl: proc.ocppUrl,
+    pid: proc.pid,
+    rss: () => proc.rss(),
+    memory: () => snapshot(proc.pid, memoryFile),
+  };
+}
+
 /** The bare ocpp-rpc server and the gateway, up side by side, measured in alternating rounds. */
 async function measureBoth(
   ctx: BenchContext,
@@ -344,12 +357,7 @@ async function measureBoth(
       [
         {
           name: 'bare ocpp-rpc',
-          server: {
-            ocppUrl: bare.ocppUrl,
-            pid: bare.pid,
-            rss: () => bare.rss(),
-            memory: () => snapshot(bare.pid, bareMemory),
-          },
+          server: serverOf(bare, bareMemory),
           gens: newGens(),
           startSessions: async (g) => {
             await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
@@ -358,12 +366,7 @@ async function measureBoth(
         },
         {
           name: 'gateway',
-          server: {
-            ocppUrl: child.ocppUrl,
-            pid: child.pid,
-            rss: () => child.rss(),
-            memory: () => snapshot(child.pid, memoryFile),
-          },
+          server: serverOf(child, memoryFile),
           gens: newGens(),
           startSessions: (g) => startPaidSessions(ctx, child, g, chargers),
           readsSettings: true,
