@@ -41,6 +41,7 @@ for (const section of chosen) {
   const ctx: BenchContext = {
     scale,
     window: (seconds) => Math.max(1, Math.round(seconds * scale)),
+    rounds: (full) => Math.max(scale >= 1 ? 3 : 1, Math.round(full * scale)),
     tempDir: () => {
       const dir = mkdtempSync(join(tmpdir(), `fleetgw-bench-${section.key}-`));
       dirs.push(dir);

@@ -1,7 +1,7 @@
 import { bearer } from '../../helpers/http.js';
 import { driverEmail } from '../lib/gateway-child.js';
-import { compared, type BenchSection } from '../lib/results.js';
-import { cpuSeconds, percentile } from '../lib/stats.js';
+import { comparedRounds, type BenchSection } from '../lib/results.js';
+import { cpuSeconds } from '../lib/stats.js';
 import { forkChild } from './children.js';
 import { load, onlyPlanned, startBareApi, startSite, stopAll, type LoadChild } from './site.js';
 import type { LoadResult, LoadTarget, ShellApiReady } from './messages.js';
@@ -9,7 +9,7 @@ import type { LoadResult, LoadTarget, ShellApiReady } from './messages.js';
 const CONNECTIONS = 50;
 const CHARGERS = 4;
 const DRIVERS = 50;
-/** Rounds in a full run; a smoke run (BENCH_SCALE < 1, CI) measures one. */
+/** Rounds at BENCH_SCALE 1 (ctx.rounds scales them; a smoke run measures one). */
 const FULL_ROUNDS = 3;
 const ROUND_S = 3;
 
@@ -35,7 +35,7 @@ export const quoteSection: BenchSection = {
   key: 'quote',
   title: 'Quote',
   async run(ctx) {
-    const ROUNDS = ctx.scale >= 1 ? FULL_ROUNDS : 1;
+    const ROUNDS = ctx.rounds(FULL_ROUNDS);
     const started: { stop(): Promise<void> }[] = [];
     try {
       const site = await startSite(
@@ -112,9 +112,9 @@ export const quoteSection: BenchSection = {
         rounds.push(round);
       }
       const at = (i: number) => rounds.map((round) => round[i] as Measured);
-      const med = (i: number, pick: (m: Measured) => number) => percentile(at(i).map(pick), 50);
-      const rate = (i: number) => med(i, (m) => m.r.okPerSecond);
-      const cpu = (i: number) => med(i, (m) => m.cpuMicros);
+      const each = (i: number, pick: (m: Measured) => number) => at(i).map(pick);
+      const rate = (i: number) => each(i, (m) => m.r.okPerSecond);
+      const cpu = (i: number) => each(i, (m) => m.cpuMicros);
       const ok = (i: number) => at(i).reduce((n, m) => n + m.r.ok, 0);
       const perRound = (a: number, b: number, pick: (m: Measured) => number) =>
         rounds.map((round) => (pick(round[a] as Measured) / pick(round[b] as Measured)).toFixed(2));
@@ -122,48 +122,47 @@ export const quoteSection: BenchSection = {
 
       return {
         figures: [
-          compared(
+          comparedRounds(
             `quotes/s, ${CONNECTIONS} connections`,
             'req/s',
             rate(G),
-            { label: 'bare route req/s', value: rate(B) },
+            { label: 'bare route req/s', rounds: rate(B) },
             { ratio: 0.7, direction: 'at least' },
           ),
           // Its own CPU per answer: what the rate would be with a core to itself, and the figure
           // that moves least from run to run on a shared machine.
-          compared(`CPU per quote (server process), ${CONNECTIONS} connections`, 'µs', cpu(G), {
-            label: 'bare route µs',
-            value: cpu(B),
-          }),
-          compared(`HTTP shell, constant answer: req/s`, 'req/s', rate(S), {
-            label: 'bare route req/s',
-            value: rate(B),
-          }),
-          compared(`HTTP shell, constant answer: CPU per answer`, 'µs', cpu(S), {
-            label: 'bare route µs',
-            value: cpu(B),
-          }),
-          compared(`quotes/s against the HTTP shell`, 'req/s', rate(G), {
-            label: 'HTTP shell req/s',
-            value: rate(S),
-          }),
-          compared(
-            `quote p50, ${CONNECTIONS} connections`,
-            'ms',
-            med(G, (m) => m.r.p50),
+          comparedRounds(
+            `CPU per quote (server process), ${CONNECTIONS} connections`,
+            'µs',
+            cpu(G),
             {
-              label: 'bare route p50',
-              value: med(B, (m) => m.r.p50),
+              label: 'bare route µs',
+              rounds: cpu(B),
             },
           ),
-          compared(
+          comparedRounds(`HTTP shell, constant answer: req/s`, 'req/s', rate(S), {
+            label: 'bare route req/s',
+            rounds: rate(B),
+          }),
+          comparedRounds(`HTTP shell, constant answer: CPU per answer`, 'µs', cpu(S), {
+            label: 'bare route µs',
+            rounds: cpu(B),
+          }),
+          comparedRounds(`quotes/s against the HTTP shell`, 'req/s', rate(G), {
+            label: 'HTTP shell req/s',
+            rounds: rate(S),
+          }),
+          comparedRounds(
+            `quote p50, ${CONNECTIONS} connections`,
+            'ms',
+            each(G, (m) => m.r.p50),
+            { label: 'bare route p50', rounds: each(B, (m) => m.r.p50) },
+          ),
+          comparedRounds(
             `quote p99, ${CONNECTIONS} connections`,
             'ms',
-            med(G, (m) => m.r.p99),
-            {
-              label: 'bare route p99',
-              value: med(B, (m) => m.r.p99),
-            },
+            each(G, (m) => m.r.p99),
+            { label: 'bare route p99', rounds: each(B, (m) => m.r.p99) },
           ),
         ],
         notes: [

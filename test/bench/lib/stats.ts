@@ -42,3 +42,21 @@ export async function cpuSeconds(pid: number): Promise<number> {
   }
   return (utime + stime) / 100;
 }
+
+/** A figure measured once per round: the median of the rounds, with their lowest and highest. */
+export interface Spread {
+  median: number;
+  low: number;
+  high: number;
+  rounds: number;
+}
+
+/** The median (the mean of the middle two for an even count) and min–max of per-round figures. */
+export function spreadOf(rounds: readonly number[]): Spread {
+  const sorted = rounds.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return { median: Number.NaN, low: Number.NaN, high: Number.NaN, rounds: 0 };
+  const mid = Math.floor(n / 2);
+  const median = n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, low: sorted[0]!, high: sorted[n - 1]!, rounds: n };
+}

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { spawnGateway, type GatewayProcess } from '../../helpers/gateway-process.js';
 import { startGatewayChild, type BenchSite } from '../lib/gateway-child.js';
-import { compared, type BenchSection, type Figure } from '../lib/results.js';
+import { compared, comparedRounds, type BenchSection, type Figure } from '../lib/results.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { growLedger } from './ledger-size.js';
 import { openSessions } from './open-sessions.js';
@@ -20,7 +20,7 @@ export const startupSection: BenchSection = {
     // A smoke run (BENCH_SCALE < 1, CI) keeps every step and check with fewer sessions and starts.
     const OPEN_SESSIONS =
       ctx.scale >= 1 ? FULL_OPEN_SESSIONS : Math.max(100, 2 * Math.round(500 * ctx.scale));
-    const ROUNDS = ctx.scale >= 1 ? FULL_ROUNDS : 3;
+    const ROUNDS = ctx.rounds(FULL_ROUNDS);
     const stations = OPEN_SESSIONS / 2;
     const site: BenchSite = {
       chargers: Array.from({ length: stations }, (_, i) => `CP-${String(i).padStart(4, '0')}`),
@@ -76,19 +76,21 @@ export const startupSection: BenchSection = {
       .reduce((a, o) => a + o.bytes, 0);
     const per100k = (bytes: number) => (bytes / size.entries) * 100_000;
     const mb = (bytes: number) => bytes / 1e6;
-    const p50 = (xs: number[]) => percentile(xs, 50);
 
     const figures: Figure[] = [
-      compared(
-        `ready with ${OPEN_SESSIONS.toLocaleString('en-US')} open sessions, median of ${ROUNDS}`,
+      comparedRounds(
+        `ready with ${OPEN_SESSIONS.toLocaleString('en-US')} open sessions`,
         'ms',
-        p50(times.full),
-        { label: 'same gateway, no sessions', value: p50(times.empty) },
+        times.full,
+        { label: 'same gateway, no sessions', rounds: times.empty },
       ),
-      compared('ready with no sessions, median', 'ms', p50(times.empty), {
-        label: 'bare fastify + better-sqlite3 + ocpp-rpc',
-        value: p50(times.bare),
-      }),
+      comparedRounds(
+        'ready with no sessions',
+        'ms',
+        times.empty,
+        { label: 'bare fastify + better-sqlite3 + ocpp-rpc', rounds: times.bare },
+        { ratio: 1.5, direction: 'at most' },
+      ),
       compared(
         'SQLite file per 100,000 ledger entries, uplink publishing',
         'MB',
