@@ -23,7 +23,7 @@ import {
   type MeterTrack,
 } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
-import { trackOf, type Session, type SessionStore } from './session-store.js';
+import { trackOf, type MeteredSession, type Session, type SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
 import type { PowerAllowance } from './power-allowance.js';
@@ -213,7 +213,7 @@ export class SessionLifecycle implements ChargerEvents {
 
   private applySample(m: MeterSample): void {
     if (m.transactionRef === null || m.energyWh === null) return;
-    const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
+    const s = this.o.sessions.meteredByTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     const at = this.now();
     this.restartSilence(s.id);
@@ -225,7 +225,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   /** Applies the sample's register to the session; true when it wrote the register (and `at`). */
-  private applyRegister(s: Session, m: MeterSample, energyWh: number, at: string): boolean {
+  private applyRegister(s: MeteredSession, m: MeterSample, energyWh: number, at: string): boolean {
     const time = m.time;
     if (s.meterStartWh === null) {
       // A queued sample may have been measured before one delivered ahead of it, on the far side
@@ -317,7 +317,7 @@ export class SessionLifecycle implements ChargerEvents {
    * past the paid energy by that gap.
    */
   private possibleAfter(
-    s: Session,
+    s: MeteredSession,
     before: MeterTrack,
     kind: 'advanced' | 'reset' | 'reset_pending',
     after: MeterTrack,
@@ -385,7 +385,7 @@ export class SessionLifecycle implements ChargerEvents {
    * session billed nothing. The start is taken again at this register: the energy before it is
    * not proven (the kWh start was rounded to a whole number), so none of it is billed.
    */
-  private unitRebased(s: Session, energyWh: number): MeterTrack | null {
+  private unitRebased(s: MeteredSession, energyWh: number): MeterTrack | null {
     const t = trackOf(s);
     const start = s.meterStartWh ?? 0;
     const nothingCounted = t.lastWh === start && t.carriedWh === 0 && t.pendingResetWh === null;
@@ -406,7 +406,7 @@ export class SessionLifecycle implements ChargerEvents {
    * unconfirmed. A reading measured before the last counted one is history and raises nothing.
    */
   private doubted(
-    s: Session,
+    s: MeteredSession,
     m: MeterSample,
     energyWh: number,
     track: MeterTrack,
