@@ -202,13 +202,15 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   /**
-   * One SQLite transaction per sample: the activity stamp and the register move commit together
-   * (a 1.6 MeterValues has no outer one). Relaxed durability (store/durability.ts): a register
-   * lost to a power cut costs the driver nothing, and a sample that reaches the paid energy (its
-   * 'stopping' event) is synced before the reply.
+   * One SQLite transaction per sample: the activity stamp and the register move commit together.
+   * Relaxed durability (store/durability.ts): a register lost to a power cut costs the driver
+   * nothing, and a sample that reaches the paid energy (its 'stopping' event) is synced before the
+   * reply. The adapters hand samples in from their group-commit write, whose savepoint already
+   * holds the sample whole (a throw rolls it back with the message's other writes): no second one.
    */
   meterSample(m: MeterSample): void {
-    relaxed(this.o.db, () => this.applySample(m));
+    if (this.o.db.inTransaction) this.applySample(m);
+    else relaxed(this.o.db, () => this.applySample(m));
   }
 
   private applySample(m: MeterSample): void {
