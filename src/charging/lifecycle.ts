@@ -8,7 +8,7 @@ import type {
   TransactionEnded,
   TransactionStarted,
 } from '../ocpp/port.js';
-import type { Clock } from '../shared/clock.js';
+import { isoAt, type Clock } from '../shared/clock.js';
 import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
@@ -117,7 +117,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private now(): string {
-    return new Date(this.o.clock.now()).toISOString();
+    return isoAt(this.o.clock.now());
   }
 
   /**
