@@ -8,7 +8,7 @@ import type {
   TransactionEnded,
   TransactionStarted,
 } from '../ocpp/port.js';
-import type { Clock } from '../shared/clock.js';
+import { isoAt, type Clock } from '../shared/clock.js';
 import { killPoint } from '../shared/kill-points.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
@@ -23,7 +23,7 @@ import {
   type MeterTrack,
 } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
-import { trackOf, type Session, type SessionStore } from './session-store.js';
+import { trackOf, type MeteredSession, type Session, type SessionStore } from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
 import type { PowerAllowance } from './power-allowance.js';
@@ -117,7 +117,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private now(): string {
-    return new Date(this.o.clock.now()).toISOString();
+    return isoAt(this.o.clock.now());
   }
 
   /**
@@ -202,18 +202,20 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   /**
-   * One SQLite transaction per sample: the activity stamp and the register move commit together
-   * (a 1.6 MeterValues has no outer one). Relaxed durability (store/durability.ts): a register
-   * lost to a power cut costs the driver nothing, and a sample that reaches the paid energy (its
-   * 'stopping' event) is synced before the reply.
+   * One SQLite transaction per sample: the activity stamp and the register move commit together.
+   * Relaxed durability (store/durability.ts): a register lost to a power cut costs the driver
+   * nothing, and a sample that reaches the paid energy (its 'stopping' event) is synced before the
+   * reply. The adapters hand samples in from their group-commit write, whose savepoint already
+   * holds the sample whole (a throw rolls it back with the message's other writes): no second one.
    */
   meterSample(m: MeterSample): void {
-    relaxed(this.o.db, () => this.applySample(m));
+    if (this.o.db.inTransaction) this.applySample(m);
+    else relaxed(this.o.db, () => this.applySample(m));
   }
 
   private applySample(m: MeterSample): void {
     if (m.transactionRef === null || m.energyWh === null) return;
-    const s = this.o.sessions.byTransactionRef(m.chargerId, m.transactionRef);
+    const s = this.o.sessions.meteredByTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     const at = this.now();
     this.restartSilence(s.id);
@@ -225,7 +227,7 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   /** Applies the sample's register to the session; true when it wrote the register (and `at`). */
-  private applyRegister(s: Session, m: MeterSample, energyWh: number, at: string): boolean {
+  private applyRegister(s: MeteredSession, m: MeterSample, energyWh: number, at: string): boolean {
     const time = m.time;
     if (s.meterStartWh === null) {
       // A queued sample may have been measured before one delivered ahead of it, on the far side
@@ -317,7 +319,7 @@ export class SessionLifecycle implements ChargerEvents {
    * past the paid energy by that gap.
    */
   private possibleAfter(
-    s: Session,
+    s: MeteredSession,
     before: MeterTrack,
     kind: 'advanced' | 'reset' | 'reset_pending',
     after: MeterTrack,
@@ -385,7 +387,7 @@ export class SessionLifecycle implements ChargerEvents {
    * session billed nothing. The start is taken again at this register: the energy before it is
    * not proven (the kWh start was rounded to a whole number), so none of it is billed.
    */
-  private unitRebased(s: Session, energyWh: number): MeterTrack | null {
+  private unitRebased(s: MeteredSession, energyWh: number): MeterTrack | null {
     const t = trackOf(s);
     const start = s.meterStartWh ?? 0;
     const nothingCounted = t.lastWh === start && t.carriedWh === 0 && t.pendingResetWh === null;
@@ -406,7 +408,7 @@ export class SessionLifecycle implements ChargerEvents {
    * unconfirmed. A reading measured before the last counted one is history and raises nothing.
    */
   private doubted(
-    s: Session,
+    s: MeteredSession,
     m: MeterSample,
     energyWh: number,
     track: MeterTrack,

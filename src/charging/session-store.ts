@@ -81,6 +81,32 @@ export interface Session {
   deliveredWh: number | null;
 }
 
+/**
+ * What a meter sample reads of its session (lifecycle.ts): the register's columns and the few it
+ * is judged and planned with. Read with one narrow statement per sample instead of the whole row
+ * (the busiest read of a charging site).
+ */
+export type MeteredSession = Pick<
+  Session,
+  | 'id'
+  | 'chargerId'
+  | 'connectorId'
+  | 'state'
+  | 'limitWh'
+  | 'meterStartWh'
+  | 'lastMeterWh'
+  | 'meterCarriedWh'
+  | 'meterSegmentStartWh'
+  | 'meterPendingResetWh'
+  | 'meterPendingResetTimestamp'
+  | 'meterStartSampledAt'
+  | 'meterLastAtMs'
+  | 'meterLastStampMs'
+  | 'meterLastEpoch'
+  | 'meterPossibleWh'
+  | 'meterGapWh'
+>;
+
 interface Row {
   id: string;
   driver_id: string;
@@ -192,6 +218,7 @@ export class SessionStore {
   private readonly byId: Statement<[string], Row>;
   private readonly byToken: Statement<[string], Row>;
   private readonly byTransaction: Statement<[string, string], Row>;
+  private readonly meteredByTransaction: Statement<[string, string], MeteredSession>;
   private readonly openOnConnector: Statement<[string, string], Row>;
   private readonly openStmt: Statement<[], Row>;
   private readonly openOnChargerStmt: Statement<[string], Row>;
@@ -245,6 +272,18 @@ export class SessionStore {
     this.byToken = db.prepare('SELECT * FROM sessions WHERE id_token = ?');
     this.byTransaction = db.prepare(
       'SELECT * FROM sessions WHERE charger_id = ? AND transaction_ref = ?',
+    );
+    // Columns named as MeteredSession's fields: the row is the object, nothing is copied.
+    this.meteredByTransaction = db.prepare(
+      `SELECT id, charger_id AS chargerId, connector_id AS connectorId, state, limit_wh AS limitWh,
+         meter_start_wh AS meterStartWh, last_meter_wh AS lastMeterWh,
+         meter_carried_wh AS meterCarriedWh, meter_segment_start_wh AS meterSegmentStartWh,
+         meter_pending_reset_wh AS meterPendingResetWh,
+         meter_pending_reset_timestamp AS meterPendingResetTimestamp,
+         meter_start_sampled_at AS meterStartSampledAt, meter_last_at_ms AS meterLastAtMs,
+         meter_last_stamp_ms AS meterLastStampMs, meter_last_epoch AS meterLastEpoch,
+         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh
+       FROM sessions WHERE charger_id = ? AND transaction_ref = ?`,
     );
     this.openOnConnector = db.prepare(
       `SELECT * FROM sessions WHERE charger_id = ? AND connector_id = ? AND ${OPEN_STATE}`,
@@ -319,6 +358,11 @@ export class SessionStore {
   byTransactionRef(chargerId: string, transactionRef: string): Session | undefined {
     const row = this.byTransaction.get(chargerId, transactionRef);
     return row ? toSession(row) : undefined;
+  }
+
+  /** The session a meter sample of the transaction reads (MeteredSession). */
+  meteredByTransactionRef(chargerId: string, transactionRef: string): MeteredSession | undefined {
+    return this.meteredByTransaction.get(chargerId, transactionRef);
   }
 
   openOn(chargerId: string, connectorId: string): Session | undefined {
@@ -456,7 +500,7 @@ export class SessionStore {
 }
 
 /** The session's register track as the lifecycle keeps it in the row (see meter-track.ts). */
-export function trackOf(s: Session): MeterTrack {
+export function trackOf(s: MeteredSession): MeterTrack {
   const startWh = s.meterStartWh ?? 0;
   return {
     segmentStartWh: s.meterSegmentStartWh ?? startWh,

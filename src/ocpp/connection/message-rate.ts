@@ -33,11 +33,12 @@ export function limitMessageRate(
   let closing = false;
   let outstanding = 0;
   raw.on('message', ({ message, outbound }) => {
-    const frame = frameOf(message);
     if (outbound) {
-      if (frame.type === 3 || frame.type === 4) outstanding = Math.max(0, outstanding - 1);
+      const type = sentType(message);
+      if (type === 3 || type === 4) outstanding = Math.max(0, outstanding - 1);
       return;
     }
+    const frame = frameOf(message);
     if (frame.type === 2) outstanding++;
     if (closing) return;
     const replay =
@@ -59,6 +60,15 @@ const REPLAYED_ACTIONS = new Set([
 ]);
 /** Unanswered calls a replay may have open: one, as OCPP-J asks, plus a retry in flight. */
 const REPLAY_OUTSTANDING = 2;
+
+/**
+ * The type of a frame we sent: ocpp-rpc writes it with JSON.stringify, a string message id and no
+ * spaces, so the type is the digit after the bracket (every answer, half the frames, unparsed).
+ */
+function sentType(message: unknown): number {
+  const code = typeof message === 'string' ? message.charCodeAt(1) - 48 : frameOf(message).type;
+  return code >= 2 && code <= 4 ? code : 0;
+}
 
 /** The message type and (for a call) its action, read from the frame's head without parsing it all. */
 function frameOf(message: unknown): { type: number; action: string } {

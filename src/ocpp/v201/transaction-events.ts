@@ -1,4 +1,5 @@
 import type { ChargerTime } from '../charger-state/charger-clocks.js';
+import { isoAt } from '../../shared/clock.js';
 import { groupCommit } from '../../store/group-commit.js';
 import { IntervalEnergy } from '../metering/interval-energy.js';
 import type { MeterReading } from '../metering/meter-reading.js';
@@ -52,7 +53,7 @@ export class TransactionEvents201 {
   }
 
   private now(): string {
-    return new Date(this.ctx.clock.now()).toISOString();
+    return isoAt(this.ctx.clock.now());
   }
 
   private apply(req: TransactionEventReq): TransactionEventConf {
