@@ -42,20 +42,26 @@ function deferredValidator(compile: () => Validate): Validate {
   return validate as Validate;
 }
 
-// The serializer compiler fastify itself uses, resolved from fastify's own folder.
-const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as {
-  SerializerSelector: () => BuildSerializer;
-};
-
-/** fastify's `compilersFactory.buildSerializer`: its default, each serializer built on first use. */
+/**
+ * fastify's `compilersFactory.buildSerializer`: its default, fast-json-stringify's compiler (the
+ * one fastify itself would load, resolved from fastify's folder), loaded when the first
+ * serializer is built and each serializer built on its route's first answer.
+ */
 export function serializersOnFirstUse(): BuildSerializer {
-  const build = SerializerSelector();
   return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options);
+    let compile: ReturnType<BuildSerializer> | undefined;
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
-      return (data: unknown) => (serialize ??= compile(route))(data);
+      return (data: unknown) =>
+        (serialize ??= (compile ??= defaultSerializers()(externalSchemas, options))(route))(data);
     };
   };
+}
+
+function defaultSerializers(): BuildSerializer {
+  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as {
+    SerializerSelector: () => BuildSerializer;
+  };
+  return SerializerSelector();
 }
