@@ -82,7 +82,7 @@ export async function startGateway(
   const records = buildRecords(basics);
   const { outbox, alertStore, storage, sessions } = records;
   const powerLimits = startLimitSources(basics);
-  const uplink = startUplink({
+  const uplink = await startUplink({
     ...basics,
     outbox,
     roster: records.roster,

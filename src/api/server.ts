@@ -7,6 +7,7 @@ import Fastify, {
 import type { Logger } from '../shared/log.js';
 import type { TlsMaterial } from '../shared/tls-files.js';
 import { serverTlsOptions } from '../shared/tls-server.js';
+import { compileOnFirstUse, serializersOnFirstUse } from './deferred-compilers.js';
 import { answerExpectationFailed, clientErrorHandler } from './edge-answers.js';
 import { ApiError, driverApiError, sendApiError, sendError, type ApiErrorCode } from './errors.js';
 import { lazyChildLogger } from './request-logger.js';
@@ -45,7 +46,8 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
       : { http: server }),
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
-    ajv: { customOptions: STRICT_AJV_OPTIONS },
+    ajv: { customOptions: STRICT_AJV_OPTIONS, onCreate: compileOnFirstUse },
+    schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse() } },
     // fastify logs two lines per request at info; at thousands of requests a second they cost
     // about 40 % of a quote's throughput (npm run bench). One debug line per response instead;
     // the business events (token minted, session debited, settled) stay at info.

@@ -1,4 +1,4 @@
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { refuseUpgrade } from '../api/edge-answers.js';
@@ -89,6 +89,8 @@ async function listenOcppTls(
   defaultHost: string,
 ): Promise<HttpsServer> {
   const material = readTlsFiles(tls, 'ocpp.tls');
+  // Loaded here: a gateway without this listener never needs node:https (nor node:tls).
+  const { createServer: createHttpsServer } = await import('node:https');
   const server = createHttpsServer(
     {
       ...serverTlsOptions(material),

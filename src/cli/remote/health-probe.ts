@@ -1,5 +1,3 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { GatewayConfig } from '../../config/schema.js';
 
 /**
@@ -24,8 +22,12 @@ export function healthUrl(config: GatewayConfig): string {
  * certificate names the site's host name, not the loopback address the probe dials, and the probe
  * asks whether this process answers, not who it is.
  */
-export function probeHealth(url: string, timeoutMs: number): Promise<boolean> {
-  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+export async function probeHealth(url: string, timeoutMs: number): Promise<boolean> {
+  // Loaded by the probe alone: every command's start (serve's included) would pay for node:http
+  // as an ES import, which loads Node's bundled undici.
+  const { request } = url.startsWith('https:')
+    ? await import('node:https')
+    : await import('node:http');
   return new Promise((resolve) => {
     const req = request(
       url,
