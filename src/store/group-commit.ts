@@ -1,13 +1,15 @@
 import type { Db } from './database.js';
-import { relaxed } from './durability.js';
+import { outboxMayWait, relaxed, synced } from './durability.js';
 import { atomic, atomicImmediate } from './atomic.js';
 
 /**
  * How a write's caller is answered. `strict`: only once its commit is on disk (synchronous=FULL:
  * money, session state the cloud must hear of). `relaxed`: once committed, synced only if it
- * turned out to write a ledger entry or an outbox row (store/durability.ts).
+ * turned out to write a ledger entry or an outbox row (store/durability.ts). `deferred`: once
+ * committed, its outbox rows made durable by the next sync and held from the uplink until then
+ * (`outboxMayWait`): for what recovery rebuilds from the charger.
  */
-export type Tier = 'strict' | 'relaxed';
+export type Tier = 'strict' | 'relaxed' | 'deferred';
 
 interface Pending {
   work: () => unknown;
@@ -47,6 +49,11 @@ export class GroupCommit {
     return this.enqueue(work, 'relaxed');
   }
 
+  /** Runs `work` in the next group commit; resolves once committed, its outbox rows unsynced. */
+  deferred<T>(work: () => T): Promise<T> {
+    return this.enqueue(work, 'deferred');
+  }
+
   /** Batches committed and writes in them since the database was opened: for the bench and tests. */
   counts(): { batches: number; writes: number } {
     return { batches: this.batches, writes: this.writes };
@@ -62,7 +69,11 @@ export class GroupCommit {
     const run = () => {
       for (const p of batch) {
         try {
-          results.push({ ok: true, value: atomic(this.db, p.work) });
+          const value =
+            p.tier === 'deferred'
+              ? outboxMayWait(this.db, () => atomic(this.db, p.work))
+              : atomic(this.db, p.work);
+          results.push({ ok: true, value });
         } catch (err) {
           results.push({ ok: false, value: err });
         }
@@ -72,8 +83,10 @@ export class GroupCommit {
       }
     };
     try {
-      if (batch.some((p) => p.tier === 'strict')) atomicImmediate(this.db, run);
-      else relaxed(this.db, run);
+      if (batch.some((p) => p.tier === 'strict')) {
+        atomicImmediate(this.db, run);
+        synced(this.db);
+      } else relaxed(this.db, run);
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;
