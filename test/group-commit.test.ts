@@ -118,6 +118,31 @@ describe('group commit', () => {
     await Promise.all(inner);
     expect(rows().map((r) => r.k)).toEqual(['late']);
   });
+
+  const insert = (k: string) => () => db.prepare('INSERT INTO gc_rows VALUES (?, 1)').run(k);
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('a burst of strict writes read over several turns shares one commit', async () => {
+    const g = groupCommit(db);
+    const before = g.counts().batches;
+    const writes = [g.strict(insert('a')), g.strict(insert('b'))];
+    // Handed in by the turns after: as the rest of a burst read from the sockets a moment later.
+    await nextTurn();
+    writes.push(g.strict(insert('c')));
+    await nextTurn();
+    writes.push(g.strict(insert('d')));
+    await Promise.all(writes);
+    expect(g.counts().batches).toBe(before + 1);
+    expect(rows().map((r) => r.k)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a lone strict write commits in the turn it came in', async () => {
+    const g = groupCommit(db);
+    let answered = false;
+    void g.strict(insert('lone')).then(() => (answered = true));
+    await nextTurn();
+    expect(answered).toBe(true);
+  });
 });
 
 /**
