@@ -11,6 +11,10 @@ import { atomic, atomicImmediate } from './atomic.js';
  */
 export type Tier = 'strict' | 'relaxed' | 'deferred';
 
+/** Bounds on how long a burst's first write waits for the rest, and on the batch it gathers. */
+const GATHER_MAX_MS = 2;
+const GATHER_MAX_WRITES = 256;
+
 interface Pending {
   work: () => unknown;
   tier: Tier;
@@ -35,6 +39,11 @@ interface Pending {
  * turn for the frames and requests already read from the sockets, so 50 stops sent at once share
  * an fsync or two rather than one per turn they were read in; never longer than GATHER_MAX_MS nor
  * beyond GATHER_MAX_WRITES. A lone strict write commits in the turn it came in, as it always did.
+ *
+ * A deferred write does not wait for the fsync of the strict writes of its turn: it commits
+ * before them, in a transaction of its own, and is answered before they commit in the next turn.
+ * So the tier is only for a write that does not depend on the others of its turn (the `authorized`
+ * mark: a StartTransaction that overtook it moves the session on from either state).
  */
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -46,7 +55,11 @@ export class GroupCommit {
   private strictSeen = 0;
   private gatherSince = 0;
 
-  constructor(private readonly db: Db) {}
+  /** `gatherMaxMs`: the burst wait's bound (GATHER_MAX_MS; a test that must not time out sets it). */
+  constructor(
+    private readonly db: Db,
+    private readonly gatherMaxMs = GATHER_MAX_MS,
+  ) {}
 
   /** Runs `work` in the next group commit; resolves with its result once the commit is durable. */
   strict<T>(work: () => T): Promise<T> {
@@ -70,12 +83,31 @@ export class GroupCommit {
 
   /** Commits what is waiting now (at shutdown, before the database is closed). */
   flush(): void {
+    this.commit(false);
+  }
+
+  /**
+   * Commits the queue. `split`: deferred writes handed in with strict ones commit first, alone,
+   * and the rest in the next turn, so a deferred write's caller is not answered after their fsync.
+   */
+  private commit(split: boolean): void {
     this.scheduled = false;
     this.strictQueued = 0;
     this.strictSeen = 0;
-    const batch = this.queue;
+    let batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
+    if (
+      split &&
+      batch.some((p) => p.tier === 'deferred') &&
+      batch.some((p) => p.tier === 'strict')
+    ) {
+      this.queue = batch.filter((p) => p.tier !== 'deferred');
+      this.strictQueued = this.queue.filter((p) => p.tier === 'strict').length;
+      this.scheduled = true;
+      setImmediate(() => this.gather());
+      batch = batch.filter((p) => p.tier === 'deferred');
+    }
     const results: { ok: boolean; value: unknown }[] = [];
     const run = () => {
       for (const p of batch) {
@@ -132,18 +164,14 @@ export class GroupCommit {
       grew &&
       this.strictQueued >= 2 &&
       this.queue.length < GATHER_MAX_WRITES &&
-      performance.now() - this.gatherSince < GATHER_MAX_MS
+      performance.now() - this.gatherSince < this.gatherMaxMs
     ) {
       setImmediate(() => this.gather());
       return;
     }
-    this.flush();
+    this.commit(true);
   }
 }
-
-/** Bounds on how long a burst's first write waits for the rest, and on the batch it gathers. */
-const GATHER_MAX_MS = 2;
-const GATHER_MAX_WRITES = 256;
 
 const groups = new WeakMap<Db, GroupCommit>();
 
