@@ -29,10 +29,13 @@ export class TransactionEvents201 {
   /**
    * Most events are meter samples: committed with the turn's other writes (group commit) without
    * waiting for the disk, unless the batch moved money or a session's state, which is synced
-   * before the answer (store/durability.ts).
+   * before the answer (store/durability.ts). An Ended event settles, synced either way: strict,
+   * so that a burst of stops is gathered into one fsync (group-commit.ts).
    */
   handle(req: TransactionEventReq): Promise<TransactionEventConf> {
-    return groupCommit(this.ctx.db).relaxed(() => this.apply(req));
+    const g = groupCommit(this.ctx.db);
+    const work = () => this.apply(req);
+    return req.eventType === 'Ended' ? g.strict(work) : g.relaxed(work);
   }
 
   /**
