@@ -134,6 +134,16 @@ describe('outbox rows that may wait for the next sync', () => {
     expect(published(queue)).toEqual([1, 2, 3]);
   });
 
+  it('a strict commit that changed no row (and so synced nothing) leaves the row waiting', async () => {
+    const outbox = new Outbox(db);
+    const queue = new OutboxQueue(db);
+    await groupCommit(db).deferred(() => enqueue(outbox, 1));
+    await groupCommit(db).strict(() =>
+      db.prepare("UPDATE charger_info SET last_seen_at = 'y' WHERE charger_id = 'none'").run(),
+    );
+    expect(published(queue)).toEqual([]);
+  });
+
   it('syncs a waiting row by itself when no strict commit comes', async () => {
     const outbox = new Outbox(db);
     const queue = new OutboxQueue(db);

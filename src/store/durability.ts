@@ -6,6 +6,7 @@ import { atomic } from './atomic.js';
 /** What `relaxed` keeps per database: its prepared statements and a handle on its WAL. */
 interface Relaxable {
   marks: Statement<[], { ledger: number; outbox: number }>;
+  changes: Statement<[], { n: number }>;
   normal: Statement<[]>;
   full: Statement<[]>;
   /** Opened at the first sync: the WAL exists once anything has been committed. */
@@ -33,6 +34,7 @@ function relaxable(db: Db): Relaxable {
                 coalesce(sum(seq) FILTER (WHERE name = 'outbox'), 0) AS outbox
            FROM sqlite_sequence WHERE name IN ('ledger_entries', 'outbox')`,
       ),
+      changes: db.prepare('SELECT total_changes() AS n'),
       normal: db.prepare('PRAGMA synchronous = NORMAL'),
       full: db.prepare('PRAGMA synchronous = FULL'),
       walFd: null,
@@ -132,10 +134,22 @@ export function onOutboxDurable(db: Db, listener: () => void): void {
   relaxable(db).listeners.push(listener);
 }
 
-/** A FULL commit (the group commit's strict batch) has just synced the WAL: nothing waits now. */
-export function synced(db: Db): void {
+/**
+ * Runs `commit`, a FULL transaction (the group commit's strict batch); `wrote()` must say, at its
+ * end, whether a write in it changed a row. Only such a COMMIT syncs the WAL (one that wrote no
+ * frame does not), and then the rows that waited are durable with it.
+ */
+export function committedFull<T>(db: Db, commit: () => T, wrote: () => boolean): T {
+  const result = commit();
   const r = prepared.get(db);
-  if (r) settle(r);
+  if (r && r.unsyncedFrom !== null && wrote()) settle(r);
+  return result;
+}
+
+/** Rows changed on this connection so far (SQLite's total_changes()). */
+export function changesSoFar(db: Db): number {
+  const r = relaxable(db);
+  return r.changes.get()?.n ?? 0;
 }
 
 function sync(db: Db, r: Relaxable): void {

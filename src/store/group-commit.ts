@@ -1,5 +1,11 @@
 import type { Db } from './database.js';
-import { outboxMayWait, relaxed, synced } from './durability.js';
+import {
+  changesSoFar,
+  committedFull,
+  durableOutboxBefore,
+  outboxMayWait,
+  relaxed,
+} from './durability.js';
 import { atomic, atomicImmediate } from './atomic.js';
 
 /**
@@ -109,13 +115,19 @@ export class GroupCommit {
       batch = batch.filter((p) => p.tier === 'deferred');
     }
     const results: { ok: boolean; value: unknown }[] = [];
+    // Whether a write that stayed changed a row: only then does a FULL COMMIT sync the WAL (and
+    // what waited for a sync with it). Counted only while something waits.
+    const count = durableOutboxBefore(this.db) !== Infinity;
+    let wrote = false;
     const run = () => {
       for (const p of batch) {
         try {
+          const before = count ? changesSoFar(this.db) : 0;
           const value =
             p.tier === 'deferred'
               ? outboxMayWait(this.db, () => atomic(this.db, p.work))
               : atomic(this.db, p.work);
+          if (count && changesSoFar(this.db) !== before) wrote = true;
           results.push({ ok: true, value });
         } catch (err) {
           results.push({ ok: false, value: err });
@@ -127,8 +139,11 @@ export class GroupCommit {
     };
     try {
       if (batch.some((p) => p.tier === 'strict')) {
-        atomicImmediate(this.db, run);
-        synced(this.db);
+        committedFull(
+          this.db,
+          () => atomicImmediate(this.db, run),
+          () => wrote,
+        );
       } else relaxed(this.db, run);
     } catch (err) {
       for (const p of batch) p.reject(err);
