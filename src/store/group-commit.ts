@@ -47,7 +47,7 @@ interface Pending {
  * beyond GATHER_MAX_WRITES. A lone strict write commits in the turn it came in, as it always did.
  *
  * A deferred write does not wait for the fsync of the strict writes of its turn: it commits
- * before them, in a transaction of its own, and is answered before they commit in the next turn.
+ * before them, in a transaction of its own, and is answered before they commit two turns later.
  * So the tier is only for a write that does not depend on the others of its turn (the `authorized`
  * mark: a StartTransaction that overtook it moves the session on from either state).
  */
@@ -94,7 +94,7 @@ export class GroupCommit {
 
   /**
    * Commits the queue. `split`: deferred writes handed in with strict ones commit first, alone,
-   * and the rest in the next turn, so a deferred write's caller is not answered after their fsync.
+   * and the rest later, so a deferred write's caller is not answered after their fsync.
    */
   private commit(split: boolean): void {
     this.scheduled = false;
@@ -111,7 +111,10 @@ export class GroupCommit {
       this.queue = batch.filter((p) => p.tier !== 'deferred');
       this.strictQueued = this.queue.filter((p) => p.tier === 'strict').length;
       this.scheduled = true;
-      setImmediate(() => this.gather());
+      // Two turns on: the API writes an answer in the check phase after the one it was made in
+      // (api/server.ts, onSend), and a Start answered on its deferred mark must not wait there
+      // behind this fsync.
+      setImmediate(() => setImmediate(() => this.gather()));
       batch = batch.filter((p) => p.tier === 'deferred');
     }
     const results: { ok: boolean; value: unknown }[] = [];
