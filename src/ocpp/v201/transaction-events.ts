@@ -29,13 +29,15 @@ export class TransactionEvents201 {
   /**
    * Most events are meter samples: committed with the turn's other writes (group commit) without
    * waiting for the disk, unless the batch moved money or a session's state, which is synced
-   * before the answer (store/durability.ts). An Ended event settles, synced either way: strict,
-   * so that a burst of stops is gathered into one fsync (group-commit.ts).
+   * before the answer (store/durability.ts). A Started event (its `charging` change) and an
+   * Ended one (the settlement) are synced either way: strict, so that a burst of stops is
+   * gathered into one fsync and a Start's `authorized` mark is not held behind theirs
+   * (group-commit.ts).
    */
   handle(req: TransactionEventReq): Promise<TransactionEventConf> {
     const g = groupCommit(this.ctx.db);
     const work = () => this.apply(req);
-    return req.eventType === 'Ended' ? g.strict(work) : g.relaxed(work);
+    return req.eventType === 'Updated' ? g.relaxed(work) : g.strict(work);
   }
 
   /**
