@@ -122,12 +122,15 @@ export class SessionLifecycle implements ChargerEvents {
 
   /**
    * The charger accepted the remote start: wait for the EV, refund if it never starts. Resolves
-   * once the mark is durable (group commit), so a Start is answered after it.
+   * once the mark is committed (group commit), so a Start is answered after it. Deferred: the
+   * debit was the Start's one sync; a power cut that takes the mark back leaves the session
+   * `authorizing`, which recovery settles with the charger (kept if it reports the transaction,
+   * refunded otherwise), and its outbox row never reached the uplink (store/durability.ts).
    */
   async remoteStartAccepted(sessionId: string): Promise<void> {
     const at = this.now();
     // Not authorized when the charger's StartTransaction overtook its reply: already charging.
-    const authorized = await groupCommit(this.o.db).strict(() => {
+    const authorized = await groupCommit(this.o.db).deferred(() => {
       if (!this.o.sessions.markAuthorized(sessionId, at)) return false;
       const session = this.o.sessions.get(sessionId);
       if (session) this.o.outcomes.event(session, 'authorized', at);

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
-import { relaxed } from '../store/durability.js';
+import { durableOutboxBefore, onOutboxDurable, relaxed } from '../store/durability.js';
 
 export interface OutboxRow {
   seq: number;
@@ -10,14 +10,14 @@ export interface OutboxRow {
 
 /** The uplink's view of the outbox table: unsent rows in order, marking sent, pruning, depth. */
 export class OutboxQueue {
-  private readonly nextStmt: Statement<[number, number], OutboxRow>;
+  private readonly nextStmt: Statement<[number, number, number], OutboxRow>;
   private readonly markStmt: Statement<[string, number]>;
   private readonly pruneStmt: Statement<[string, number]>;
   private readonly depthStmt: Statement<[], { n: number; oldest: string | null }>;
 
   constructor(private readonly db: Db) {
     this.nextStmt = db.prepare(
-      `SELECT seq, topic, payload FROM outbox WHERE sent_at IS NULL AND seq > ?
+      `SELECT seq, topic, payload FROM outbox WHERE sent_at IS NULL AND seq > ? AND seq < ?
        ORDER BY seq LIMIT ?`,
     );
     this.markStmt = db.prepare('UPDATE outbox SET sent_at = ? WHERE seq = ? AND sent_at IS NULL');
@@ -30,9 +30,23 @@ export class OutboxQueue {
     );
   }
 
-  /** Unsent rows after `afterSeq`, oldest first. */
+  /**
+   * Unsent durable rows after `afterSeq`, oldest first. A row a power cut could still take back
+   * (store/durability.ts, `outboxMayWait`) is not published: the cloud would have seen a row the
+   * gateway lost, and its `seq` given again to another. `onDurable` tells when it may be.
+   */
   next(afterSeq: number, limit: number): OutboxRow[] {
-    return this.nextStmt.all(afterSeq, limit);
+    const before = durableOutboxBefore(this.db);
+    return this.nextStmt.all(
+      afterSeq,
+      before === Infinity ? Number.MAX_SAFE_INTEGER : before,
+      limit,
+    );
+  }
+
+  /** `listener` is told when rows held back by `next` have become durable. */
+  onDurable(listener: () => void): void {
+    onOutboxDurable(this.db, listener);
   }
 
   /**

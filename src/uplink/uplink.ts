@@ -102,6 +102,7 @@ export class Uplink {
 
   start(): void {
     this.o.outbox.onEnqueue(() => this.publisher.kick());
+    this.o.queue.onDurable(() => this.publisher.kick());
     this.client.connect();
     this.poll = setInterval(() => this.publisher.kick(), POLL_MS);
     this.poll.unref();

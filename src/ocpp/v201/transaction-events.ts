@@ -30,10 +30,15 @@ export class TransactionEvents201 {
   /**
    * Most events are meter samples: committed with the turn's other writes (group commit) without
    * waiting for the disk, unless the batch moved money or a session's state, which is synced
-   * before the answer (store/durability.ts).
+   * before the answer (store/durability.ts). A Started event (its `charging` change) and an
+   * Ended one (the settlement) are synced either way: strict, so that a burst of stops is
+   * gathered into one fsync and a Start's `authorized` mark is not held behind theirs
+   * (group-commit.ts).
    */
   handle(req: TransactionEventReq): Promise<TransactionEventConf> {
-    return groupCommit(this.ctx.db).relaxed(() => this.apply(req));
+    const g = groupCommit(this.ctx.db);
+    const work = () => this.apply(req);
+    return req.eventType === 'Updated' ? g.relaxed(work) : g.strict(work);
   }
 
   /**

@@ -13,9 +13,9 @@ export async function requestStartTransaction(
   if (!connector) throw new Error(`connector ${connectorId} is not configured on ${ctx.chargerId}`);
   const evseId = connector.ocppConnectorId;
   // Relaxed (store/durability.ts): the row only lets an event that names our remoteStartId but not
-  // our token find the session. A power cut that loses it comes before the Start is answered (the
-  // 'authorized' mark that answers it is synced, and the WAL is a log): the session then waits
-  // for the charger to name the token and is refunded in full otherwise, as any unanswered Start.
+  // our token find the session. A power cut that loses it also loses the 'authorized' mark after
+  // it (the WAL is a log): the session is left `authorizing`, waits for the charger to name the
+  // token and is refunded in full otherwise, as any Start whose answer recovery cannot prove.
   const remoteStartId = relaxed(ctx.db, () =>
     txs.newRemoteStart(ctx.chargerId, evseId, idToken, now()),
   );
