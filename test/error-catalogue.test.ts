@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DRIVER_API_ERRORS, type CatalogueEntry } from '../src/api/error-catalogue.js';
-import { OPERATOR_API_ERRORS } from '../src/operator/error-catalogue.js';
+import { OPERATOR_API_ERRORS } from '../src/api/operator-error-catalogue.js';
 
 /**
  * Each surface's error catalogue and its page's Errors section say the same: every code a table

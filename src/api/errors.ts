@@ -1,17 +1,17 @@
 import type { FastifyReply } from 'fastify';
 import { ChargingError, type ChargingErrorCode } from '../charging/errors.js';
-import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from '../operator/error-catalogue.js';
+import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from './operator-error-catalogue.js';
 import {
   DRIVER_API_ERRORS,
   type CatalogueEntry,
   type DriverApiErrorCode,
 } from './error-catalogue.js';
 
-/** A code of either surface's catalogue: this one (error-catalogue.ts) or the operator API's. */
+/** A code of either surface's catalogue (error-catalogue.ts, operator-error-catalogue.ts). */
 export type ApiErrorCode = DriverApiErrorCode | OperatorApiErrorCode;
 
-// One class for both surfaces, so it reads the operator's catalogue: data only, the one thing api/
-// takes from operator/. A code both answer with is one entry (the operator's takes the driver's).
+// One class for both surfaces, so both catalogues live here, in the HTTP layer both build on (the
+// operator API imports api/, never the other way). A code both answer with is one entry.
 const CATALOGUE: Record<ApiErrorCode, CatalogueEntry> = {
   ...DRIVER_API_ERRORS,
   ...OPERATOR_API_ERRORS,

@@ -33,7 +33,7 @@ import type { PowerLimits } from '../power/limit-sources.js';
 import type { LoadManager } from '../power/load-manager.js';
 import { packageVersion } from '../shared/package-version.js';
 import { readTlsFiles } from '../shared/tls-files.js';
-import { registerTransferRoutes } from '../transfers/charger-routes.js';
+import { registerTransferRoutes } from '../operator/routes/transfer-files.js';
 import type { Transfers } from '../transfers/transfers.js';
 import type { RunningUplink } from '../uplink/start.js';
 import type { Records } from './records.js';

@@ -3,11 +3,11 @@ import { ChargerRegistryError } from '../config/charger-registry.js';
 import { TariffBookError } from '../config/tariff-book.js';
 import { FleetChangeError } from '../fleet/fleet-changes.js';
 import { TransferError } from '../transfers/errors.js';
-import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from './error-catalogue.js';
+import { OPERATOR_API_ERRORS, type OperatorApiErrorCode } from '../api/operator-error-catalogue.js';
 
 /**
  * The one place the operator API maps a domain error to its answer (the code's status is in
- * error-catalogue.ts); anything else is returned as it came.
+ * api/operator-error-catalogue.ts); anything else is returned as it came.
  */
 export function operatorApiError(err: unknown): unknown {
   if (

@@ -1,4 +1,4 @@
-import { DRIVER_API_ERRORS, type CatalogueEntry } from '../api/error-catalogue.js';
+import { DRIVER_API_ERRORS, type CatalogueEntry } from './error-catalogue.js';
 
 const shared = DRIVER_API_ERRORS;
 

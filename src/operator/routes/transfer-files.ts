@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../api/errors.js';
-import { asApiError } from '../operator/errors.js';
+import { ApiError } from '../../api/errors.js';
+import { asApiError } from '../errors.js';
 import { firstFilePart } from './multipart.js';
-import { TRANSFER_PREFIX, type Transfers } from './transfers.js';
+import { TRANSFER_PREFIX, type Transfers } from '../../transfers/transfers.js';
 
 /** Room for multipart headers and boundaries around a log of the largest size. */
 const MULTIPART_OVERHEAD = 64 * 1024;
