@@ -1,5 +1,5 @@
 import type { Db } from '../../store/database.js';
-import { bind, where, type Page } from './query.js';
+import { allPages, bind, where, type Page } from './query.js';
 
 export interface LedgerFilter {
   driverId?: string | undefined;
@@ -96,12 +96,6 @@ export class LedgerReads {
   }
 
   *all(f: LedgerFilter, chunk = 500): Generator<LedgerRow[]> {
-    let before: number | undefined;
-    for (;;) {
-      const page = this.page(f, before, chunk);
-      if (page.items.length) yield page.items;
-      if (page.nextCursor === null) return;
-      before = Number(page.nextCursor);
-    }
+    yield* allPages((before) => this.page(f, before, chunk));
   }
 }

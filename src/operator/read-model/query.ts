@@ -20,3 +20,14 @@ export function bind(
 export function where(parts: string[]): string {
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
+
+/** Every page `page` gives, walked by its numeric cursor: for exports that must not hold the database. */
+export function* allPages<T>(page: (before: number | undefined) => Page<T>): Generator<T[]> {
+  let before: number | undefined;
+  for (;;) {
+    const p = page(before);
+    if (p.items.length) yield p.items;
+    if (p.nextCursor === null) return;
+    before = Number(p.nextCursor);
+  }
+}

@@ -8,7 +8,7 @@ import {
 import type { SessionTariff } from '../../charging/session-store.js';
 import type { Db } from '../../store/database.js';
 import type { StopAskerRow } from '../stopped-by.js';
-import { bind, where, type Page } from './query.js';
+import { allPages, bind, where, type Page } from './query.js';
 
 export const SESSION_STATES = [
   'authorizing',
@@ -76,13 +76,7 @@ export class SessionReads {
 
   /** Every matching session, in pages of `chunk`, for exports that must not hold the database. */
   *all(f: SessionFilter, chunk = 500): Generator<SessionRow[]> {
-    let before: number | undefined;
-    for (;;) {
-      const page = this.page(f, before, chunk);
-      if (page.items.length) yield page.items;
-      if (page.nextCursor === null) return;
-      before = Number(page.nextCursor);
-    }
+    yield* allPages((before) => this.page(f, before, chunk));
   }
 
   openOn(
