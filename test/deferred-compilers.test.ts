@@ -1,10 +1,11 @@
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { compileOnFirstUse } from '../src/api/deferred-compilers.js';
+import { compileDeferred, compileOnFirstUse } from '../src/api/deferred-compilers.js';
 import { createJsonServer } from '../src/api/server.js';
 import { STRICT_AJV_OPTIONS } from '../src/api/schemas.js';
 import { createLogger } from '../src/shared/log.js';
+import { startTestGateway } from './helpers/gateway.js';
 
 /**
  * Route schemas are compiled on a route's first use, not before the server listens: the
@@ -98,5 +99,30 @@ describe('the API server with deferred compilers', () => {
       { chargerId: 'CP', amount: '5' },
     );
     expect(coerced.statusCode).toBe(400);
+  });
+});
+
+describe('every route of the gateway', () => {
+  it('has schemas that compile: the driver API, the operator API and the console', async () => {
+    const t = await startTestGateway({ operator: { http: { host: '127.0.0.1', port: 0 } } });
+    try {
+      const compiled = compileDeferred();
+      // Each route has a body, params, query or headers validator and a serializer per answer.
+      expect(compiled).toBeGreaterThan(300);
+      expect(compileDeferred()).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a schema that does not compile fails here, not at its first request', async () => {
+    app = createJsonServer({ log: createLogger('silent'), tls: undefined, bodyLimitBytes: 1_000 });
+    app.post(
+      '/broken',
+      { schema: { body: { type: 'object', properties: { a: { type: 'strng' } } } } },
+      async () => ({}),
+    );
+    await app.ready();
+    expect(() => compileDeferred()).toThrow(/strng|type/);
   });
 });

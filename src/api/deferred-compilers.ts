@@ -17,6 +17,22 @@ type BuildSerializer = NonNullable<CompilersFactory['buildSerializer']>;
  * each accepts, rejects and writes exactly what it did.
  */
 
+/**
+ * Every validator and serializer not compiled yet, so that a test can compile all of them and a
+ * schema that does not compile fails in CI, not at its route's first request in the field.
+ */
+const pending = new Set<() => unknown>();
+
+/** Compiles every deferred validator and serializer now; throws the first compile error. */
+export function compileDeferred(): number {
+  let compiled = 0;
+  for (const compile of [...pending]) {
+    compile();
+    compiled++;
+  }
+  return compiled;
+}
+
 /** The properties fastify and ajv read on a validator besides calling it. */
 const VALIDATOR_PROPERTIES = ['errors', 'schema', 'schemaEnv', 'evaluated', 'source'] as const;
 
@@ -32,7 +48,14 @@ export function compileOnFirstUse(ajv: Ajv): void {
 
 function deferredValidator(compile: () => Validate): Validate {
   let compiled: Validate | undefined;
-  const real = (): Validate => (compiled ??= compile());
+  const real = (): Validate => {
+    if (compiled === undefined) {
+      compiled = compile();
+      pending.delete(real);
+    }
+    return compiled;
+  };
+  pending.add(real);
   const validate = function (this: unknown, ...args: Parameters<Validate>) {
     return real().apply(this, args);
   };
@@ -52,8 +75,15 @@ export function serializersOnFirstUse(): BuildSerializer {
     let compile: ReturnType<BuildSerializer> | undefined;
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
-      return (data: unknown) =>
-        (serialize ??= (compile ??= defaultSerializers()(externalSchemas, options))(route))(data);
+      const real = (): ((data: unknown) => string) => {
+        if (serialize === undefined) {
+          serialize = (compile ??= defaultSerializers()(externalSchemas, options))(route);
+          pending.delete(real);
+        }
+        return serialize;
+      };
+      pending.add(real);
+      return (data: unknown) => real()(data);
     };
   };
 }
