@@ -23,7 +23,7 @@ export function connectionPipeline(
       protocol,
       normalizer,
       {
-        deviation: reports.deviation,
+        deviation: (kind, example) => reports.deviation(kind, example),
         notUnderstood: (method, problem, payload) =>
           reports.noted(method, `not understood: ${problem}`, payload),
         ourMistake: internalError,
