@@ -294,7 +294,7 @@ export class CentralSystem {
       site: this.opts.site,
       clock: this.opts.clock,
       log: this.opts.log,
-      events: () => this.requireEvents(),
+      events: this.keepers.events,
       reports,
       clocks: this.clocks,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
