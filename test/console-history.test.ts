@@ -115,6 +115,40 @@ describe('RecentCalls and LiveMeters keep what they were told, in numbers', () =
     ]);
   });
 
+  it('recent calls: an unlisted action keeps its direction and outcome (one field holds all three)', () => {
+    const recent = new RecentCalls();
+    for (let i = 0; i < 1_024; i++) {
+      recent.record(
+        'CP-0',
+        { action: `Vendor${i}`, direction: 'in', outcome: 'ok', seconds: 0 },
+        T0,
+      );
+    }
+    const kinds = [
+      ['in', 'ok'],
+      ['in', 'error'],
+      ['in', 'timeout'],
+      ['out', 'ok'],
+      ['out', 'error'],
+      ['out', 'timeout'],
+    ] as const;
+    for (const [direction, outcome] of kinds) {
+      recent.record('CP-1', { action: 'Unlisted', direction, outcome, seconds: 0.5 }, T0);
+      recent.record('CP-1', { action: 'Vendor7', direction, outcome, seconds: 0.25 }, T0);
+    }
+    expect(
+      recent
+        .of('CP-1')
+        .reverse()
+        .map(({ action, direction, outcome, seconds }) => [action, direction, outcome, seconds]),
+    ).toEqual(
+      kinds.flatMap(([direction, outcome]) => [
+        ['Unlisted', direction, outcome, 0.5],
+        ['Vendor7', direction, outcome, 0.25],
+      ]),
+    );
+  });
+
   it('live meters: the last 120 samples of a transaction, nulls and the charger’s clock kept', () => {
     fc.assert(
       fc.property(fc.array(reading, { minLength: 100, maxLength: 300 }), (readings) => {
