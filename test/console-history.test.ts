@@ -74,6 +74,15 @@ describe('NumberRing, the console history rings', () => {
   });
 });
 
+/** Recent calls after a charger sent `count` calls of actions it made up (Vendor0, Vendor1, …). */
+function inventing(chargerId: string, count: number, outcome: 'ok' | 'error'): RecentCalls {
+  const recent = new RecentCalls();
+  for (let i = 0; i < count; i++) {
+    recent.record(chargerId, { action: `Vendor${i}`, direction: 'in', outcome, seconds: 0 }, T0);
+  }
+  return recent;
+}
+
 describe('RecentCalls and LiveMeters keep what they were told, in numbers', () => {
   it('recent calls: the last 50 of a charger, newest first, exactly as recorded', () => {
     fc.assert(
@@ -100,19 +109,39 @@ describe('RecentCalls and LiveMeters keep what they were told, in numbers', () =
   });
 
   it('recent calls: a charger inventing action names past the shared table keeps its own', () => {
-    const recent = new RecentCalls();
-    for (let i = 0; i < 1_100; i++) {
-      recent.record(
-        'CP-1',
-        { action: `Vendor${i}`, direction: 'in', outcome: 'error', seconds: 0 },
-        T0,
-      );
-    }
+    const recent = inventing('CP-1', 1_100, 'error');
     recent.record('CP-1', { action: 'Heartbeat', direction: 'in', outcome: 'ok', seconds: 0 }, T0);
     expect(recent.of('CP-1').map((c) => c.action)).toEqual([
       'Heartbeat',
       ...Array.from({ length: 49 }, (_, i) => `Vendor${1_099 - i}`),
     ]);
+  });
+
+  it('recent calls: an unlisted action keeps its direction and outcome (one field holds all three)', () => {
+    const recent = inventing('CP-0', 1_024, 'ok');
+    const kinds = [
+      ['in', 'ok'],
+      ['in', 'error'],
+      ['in', 'timeout'],
+      ['out', 'ok'],
+      ['out', 'error'],
+      ['out', 'timeout'],
+    ] as const;
+    for (const [direction, outcome] of kinds) {
+      recent.record('CP-1', { action: 'Unlisted', direction, outcome, seconds: 0.5 }, T0);
+      recent.record('CP-1', { action: 'Vendor7', direction, outcome, seconds: 0.25 }, T0);
+    }
+    expect(
+      recent
+        .of('CP-1')
+        .reverse()
+        .map(({ action, direction, outcome, seconds }) => [action, direction, outcome, seconds]),
+    ).toEqual(
+      kinds.flatMap(([direction, outcome]) => [
+        ['Unlisted', direction, outcome, 0.5],
+        ['Vendor7', direction, outcome, 0.25],
+      ]),
+    );
   });
 
   it('live meters: the last 120 samples of a transaction, nulls and the charger’s clock kept', () => {

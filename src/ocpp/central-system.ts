@@ -15,7 +15,7 @@ import { ChargerSampling } from './charger-state/charger-sampling.js';
 import { clockStore } from './charger-state/clock-store.js';
 import { ChargerConfiguration } from './charger-state/configuration.js';
 import { ConnectorStateStore } from './charger-state/connector-state.js';
-import { keptReports } from './charger-state/kept-reports.js';
+import { KeptReports, type ReportKeepers } from './charger-state/kept-reports.js';
 import {
   SETTINGS_PACING,
   SettingsPacing,
@@ -104,6 +104,8 @@ export class CentralSystem {
   private readonly metering: ChargerMetering;
   private readonly info: ChargerInfo;
   private readonly configuration: ChargerConfiguration;
+  /** Where every connection's reports are kept. */
+  private readonly keepers: ReportKeepers;
   private events: ChargerEvents | null = null;
 
   constructor(private readonly opts: CentralSystemOptions) {
@@ -148,6 +150,18 @@ export class CentralSystem {
       configuration: this.configuration,
     });
     this.operatorCalls = new OperatorChargerCalls({ connections, site, clock, holds });
+    this.keepers = {
+      info: this.info,
+      clocks: this.clocks,
+      connectorState: this.connectorState,
+      eventLog: this.eventLog,
+      deviations: this.deviations,
+      metering: this.metering,
+      events: () => this.requireEvents(),
+      afterBoot: (id) => this.configuration.booted(id),
+      ...(opts.onDeviation ? { onDeviation: opts.onDeviation } : {}),
+      ...(opts.onTransferStatus ? { onTransferStatus: opts.onTransferStatus } : {}),
+    };
     this.admission = new AdmissionGate({
       site,
       clock,
@@ -263,18 +277,7 @@ export class CentralSystem {
     const adapt = ADAPTERS.get(protocol);
     const normalizer = NORMALIZERS.get(protocol);
     if (!adapt || !normalizer) throw new Error(`no adapter for ${protocol}`);
-    const reports = keptReports(chargerId, {
-      info: this.info,
-      clocks: this.clocks,
-      connectorState: this.connectorState,
-      eventLog: this.eventLog,
-      deviations: this.deviations,
-      metering: this.metering,
-      events: () => this.requireEvents(),
-      afterBoot: (id) => this.configuration.booted(id),
-      ...(this.opts.onDeviation ? { onDeviation: this.opts.onDeviation } : {}),
-      ...(this.opts.onTransferStatus ? { onTransferStatus: this.opts.onTransferStatus } : {}),
-    });
+    const reports = new KeptReports(chargerId, this.keepers);
     const internalError = (method: string, err: unknown) =>
       this.opts.log.error({ chargerId, method, err }, 'ocpp handler failed: InternalError sent');
     const adapter = adapt({
@@ -291,7 +294,7 @@ export class CentralSystem {
       site: this.opts.site,
       clock: this.opts.clock,
       log: this.opts.log,
-      events: () => this.requireEvents(),
+      events: this.keepers.events,
       reports,
       clocks: this.clocks,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,

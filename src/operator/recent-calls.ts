@@ -20,10 +20,13 @@ const UNLISTED = -1;
 
 const DIRECTIONS: readonly OcppDirection[] = ['in', 'out'];
 const OUTCOMES: readonly OcppOutcome[] = ['ok', 'error', 'timeout'];
-const ACTION = 0;
-const KIND = 1;
-const SECONDS = 2;
-const AT_MS = 3;
+/** Direction and outcome, one of KINDS. */
+const KINDS = DIRECTIONS.length * OUTCOMES.length;
+/** The action's number and the call's kind in one field: action × KINDS + kind. */
+const WHAT = 0;
+const SECONDS = 1;
+const AT_MS = 2;
+const FIELDS = 3;
 
 /** One charger's calls: numbers in a ring, and any action name past the numbered ones. */
 interface Calls {
@@ -36,9 +39,9 @@ interface Calls {
  * The last OCPP calls of each charger, in memory: action, direction, outcome and duration only,
  * never a payload (a payload may hold an id token or a password), so nothing secret is kept.
  * Recorded on every call of every charger, read only when an operator looks: a charger's calls
- * are numbers in a ring allocated whole (1.6 KB), an action a number into a table every charger
- * shares, so a site's full history costs its chargers no more memory than an empty one
- * (docs/benchmarks.md).
+ * are numbers in a ring allocated whole (1.2 KB), an action a number into a table every charger
+ * shares, held with the call's direction and outcome in one field, so a site's full history costs
+ * its chargers no more memory than an empty one (docs/benchmarks.md).
  */
 export class RecentCalls {
   private readonly byCharger = new Map<string, Calls>();
@@ -52,19 +55,16 @@ export class RecentCalls {
         const oldest = this.byCharger.keys().next().value;
         if (oldest !== undefined) this.byCharger.delete(oldest);
       }
-      calls = { ring: new NumberRing(CALLS_PER_CHARGER, 4), unlisted: null };
+      calls = { ring: new NumberRing(CALLS_PER_CHARGER, FIELDS), unlisted: null };
       this.byCharger.set(chargerId, calls);
     }
     const r = calls.ring.claim();
     const code = this.code(call.action);
     if (code === UNLISTED) (calls.unlisted ??= new Map()).set(r, call.action);
     else calls.unlisted?.delete(r);
-    calls.ring.write(r, ACTION, code);
-    calls.ring.write(
-      r,
-      KIND,
-      DIRECTIONS.indexOf(call.direction) * OUTCOMES.length + OUTCOMES.indexOf(call.outcome),
-    );
+    const kind =
+      DIRECTIONS.indexOf(call.direction) * OUTCOMES.length + OUTCOMES.indexOf(call.outcome);
+    calls.ring.write(r, WHAT, code * KINDS + kind);
     calls.ring.write(r, SECONDS, call.seconds);
     calls.ring.write(r, AT_MS, atMs);
   }
@@ -77,8 +77,10 @@ export class RecentCalls {
     return ring
       .oldestFirst()
       .map((r) => {
-        const kind = ring.read(r, KIND) as number;
-        const code = ring.read(r, ACTION) as number;
+        const what = ring.read(r, WHAT) as number;
+        // Floored, so UNLISTED (-1) comes back with its kind too.
+        const code = Math.floor(what / KINDS);
+        const kind = what - code * KINDS;
         return {
           action: (code === UNLISTED ? unlisted?.get(r) : this.names[code]) ?? '',
           direction: DIRECTIONS[Math.floor(kind / OUTCOMES.length)] as OcppDirection,

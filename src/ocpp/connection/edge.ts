@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import ocppRpc from 'ocpp-rpc';
-import type { RpcConnection } from './rpc.js';
+import type { Dispatch, HandlerArgs, RpcConnection } from './rpc.js';
 import { conformToSchema, type JsonSchema, type NoteDeviation } from './tolerant.js';
 
 const { createRPCError } = ocppRpc;
@@ -241,47 +241,76 @@ export function edgeConnection(
   normalizer: FrameNormalizer,
   reports: EdgeReports,
 ): RpcConnection {
-  const validator = validatorOf(subprotocol);
-  const note: NoteDeviation = (kind, example) => reports.deviation(kind, example);
-  const answerChecked = (method: string, answer: unknown): unknown => {
+  return new EdgeConnection(rpc, subprotocol, normalizer, reports);
+}
+
+/** A class: a connection holds its fields, the methods are the prototype's (rpc.ts). */
+class EdgeConnection implements RpcConnection {
+  private readonly validator: SchemaValidator;
+
+  constructor(
+    private readonly rpc: RpcConnection,
+    private readonly subprotocol: string,
+    private readonly normalizer: FrameNormalizer,
+    private readonly reports: EdgeReports,
+  ) {
+    this.validator = validatorOf(subprotocol);
+  }
+
+  /** Made when a frame needs repair (rare): a conforming charger's connection holds none. */
+  private get note(): NoteDeviation {
+    return (kind, example) => this.reports.deviation(kind, example);
+  }
+
+  private answerChecked(method: string, answer: unknown): unknown {
     try {
-      validator.validate(`urn:${method}.conf`, answer);
+      this.validator.validate(`urn:${method}.conf`, answer);
     } catch (err) {
-      reports.ourMistake(method, err);
+      this.reports.ourMistake(method, err);
       throw createRPCError('InternalError', 'internal error');
     }
     return answer;
-  };
-  return {
-    call: async (method, params, options) => {
+  }
+
+  async call(
+    method: string,
+    params: unknown,
+    options?: { callTimeoutMs?: number },
+  ): Promise<unknown> {
+    const { validator } = this;
+    validator.validate(`urn:${method}.req`, params);
+    const raw = await this.rpc.call(method, params, options);
+    const result = this.normalizer.result(method, raw, this.note);
+    try {
+      validator.validate(`urn:${method}.conf`, result);
+    } catch (err) {
+      this.reports.notUnderstood(`${method}.conf`, (err as Error).message, raw);
+      throw err;
+    }
+    return result;
+  }
+
+  serve(methods: ReadonlySet<string>, dispatch: Dispatch): void {
+    this.rpc.serve(methods, (args) => this.read(args, dispatch));
+  }
+
+  private async read(args: HandlerArgs, dispatch: Dispatch): Promise<unknown> {
+    const { subprotocol, normalizer, validator } = this;
+    const { method } = args;
+    if (takenAsSent(subprotocol, normalizer, method, args.params)) {
+      return this.answerChecked(method, await dispatch(args));
+    }
+    const note = this.note;
+    const normalized = normalizer.request(method, args.params, note);
+    const params = withoutUnreadableParts(subprotocol, validator, method, normalized, note);
+    try {
       validator.validate(`urn:${method}.req`, params);
-      const raw = await rpc.call(method, params, options);
-      const result = normalizer.result(method, raw, note);
-      try {
-        validator.validate(`urn:${method}.conf`, result);
-      } catch (err) {
-        reports.notUnderstood(`${method}.conf`, (err as Error).message, raw);
-        throw err;
-      }
-      return result;
-    },
-    serve: (methods, dispatch) =>
-      rpc.serve(methods, async (args) => {
-        const { method } = args;
-        if (takenAsSent(subprotocol, normalizer, method, args.params)) {
-          return answerChecked(method, await dispatch(args));
-        }
-        const normalized = normalizer.request(method, args.params, note);
-        const params = withoutUnreadableParts(subprotocol, validator, method, normalized, note);
-        try {
-          validator.validate(`urn:${method}.req`, params);
-        } catch (err) {
-          reports.notUnderstood(method, (err as Error).message, args.params);
-          const answer = normalizer.answerAnyway(method, params);
-          if (answer) return answer;
-          throw err;
-        }
-        return answerChecked(method, await dispatch({ ...args, params }));
-      }),
-  };
+    } catch (err) {
+      this.reports.notUnderstood(method, (err as Error).message, args.params);
+      const answer = normalizer.answerAnyway(method, params);
+      if (answer) return answer;
+      throw err;
+    }
+    return this.answerChecked(method, await dispatch({ ...args, params }));
+  }
 }

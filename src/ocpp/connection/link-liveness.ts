@@ -12,35 +12,49 @@ import WebSocket from 'ws';
  * own timers): a test that fakes the global timers to move the gateway's clock does not move it.
  */
 export function keptAliveSocket(pingIntervalMs: number): typeof WebSocket {
-  return class KeptAliveSocket extends WebSocket {
-    private pinged = false;
-    private readonly silence: NodeJS.Timeout;
+  return class KeptAliveSocket extends WebSocket implements Watched {
+    pinged = false;
+    readonly silence: NodeJS.Timeout;
 
     // ws builds a server's connections as `new WebSocket(null, undefined, serverOptions)`, a
     // shape its typings keep private: what it passes goes through as it is.
     constructor(...args: unknown[]) {
       super(...(args as ConstructorParameters<typeof WebSocket>));
-      this.silence = setTimeout(() => this.silent(), pingIntervalMs).unref();
-      const heard = () => {
-        this.pinged = false;
-        this.silence.refresh();
-      };
+      this.silence = setTimeout(silent, pingIntervalMs, this).unref();
       this.on('message', heard);
       this.on('ping', heard);
       this.on('pong', heard);
-      // Ref'd as it is cleared, so Node drops its timer list too (shared/unref-timer.ts).
-      this.once('close', () => clearTimeout(this.silence.ref()));
-    }
-
-    private silent(): void {
-      if (this.readyState !== WebSocket.OPEN) return;
-      if (this.pinged) {
-        this.terminate();
-        return;
-      }
-      this.pinged = true;
-      this.silence.refresh();
-      this.ping();
+      this.once('close', closed);
     }
   };
+}
+
+/** A kept-alive socket as its listeners and timer see it. */
+interface Watched extends WebSocket {
+  pinged: boolean;
+  readonly silence: NodeJS.Timeout;
+}
+
+// The listeners and the timer's callback are shared by every link (each called with its socket),
+// not closures made per link.
+function heard(this: WebSocket): void {
+  const socket = this as Watched;
+  socket.pinged = false;
+  socket.silence.refresh();
+}
+
+function closed(this: WebSocket): void {
+  // Ref'd as it is cleared, so Node drops its timer list too (shared/unref-timer.ts).
+  clearTimeout((this as Watched).silence.ref());
+}
+
+function silent(socket: Watched): void {
+  if (socket.readyState !== WebSocket.OPEN) return;
+  if (socket.pinged) {
+    socket.terminate();
+    return;
+  }
+  socket.pinged = true;
+  socket.silence.refresh();
+  socket.ping();
 }

@@ -1,4 +1,4 @@
-import type { RpcConnection } from './rpc.js';
+import type { Dispatch, HandlerArgs, RpcConnection } from './rpc.js';
 
 export type OcppDirection = 'in' | 'out';
 /** ok: answered with a result; error: a CALLERROR (or our handler threw); timeout: unanswered. */
@@ -24,32 +24,55 @@ export function observedConnection(
   protocol: string,
   observer: OcppObserver | undefined,
 ): RpcConnection {
-  if (!observer) return rpc;
-  const seconds = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
-  return {
-    call: async (method, params, options) => {
-      const from = process.hrtime.bigint();
-      try {
-        const result = await rpc.call(method, params, options);
-        observer.call(protocol, method, 'out', 'ok', seconds(from));
-        return result;
-      } catch (err) {
-        const answered = typeof err === 'object' && err !== null && 'rpcErrorCode' in err;
-        observer.call(protocol, method, 'out', answered ? 'error' : 'timeout', seconds(from));
-        throw err;
-      }
-    },
-    serve: (methods, dispatch) =>
-      rpc.serve(methods, async (args) => {
-        const from = process.hrtime.bigint();
-        try {
-          const result = await dispatch(args);
-          observer.call(protocol, args.method, 'in', 'ok', seconds(from));
-          return result;
-        } catch (err) {
-          observer.call(protocol, args.method, 'in', 'error', seconds(from));
-          throw err;
-        }
-      }),
-  };
+  return observer ? new ObservedConnection(rpc, protocol, observer) : rpc;
+}
+
+const seconds = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
+
+/** A class: a connection holds its fields, the methods are the prototype's (rpc.ts). */
+class ObservedConnection implements RpcConnection {
+  constructor(
+    private readonly rpc: RpcConnection,
+    private readonly protocol: string,
+    private readonly observer: OcppObserver,
+  ) {}
+
+  async call(
+    method: string,
+    params: unknown,
+    options?: { callTimeoutMs?: number },
+  ): Promise<unknown> {
+    const from = process.hrtime.bigint();
+    try {
+      const result = await this.rpc.call(method, params, options);
+      this.observer.call(this.protocol, method, 'out', 'ok', seconds(from));
+      return result;
+    } catch (err) {
+      const answered = typeof err === 'object' && err !== null && 'rpcErrorCode' in err;
+      this.observer.call(
+        this.protocol,
+        method,
+        'out',
+        answered ? 'error' : 'timeout',
+        seconds(from),
+      );
+      throw err;
+    }
+  }
+
+  serve(methods: ReadonlySet<string>, dispatch: Dispatch): void {
+    this.rpc.serve(methods, (args) => this.timed(args, dispatch));
+  }
+
+  private async timed(args: HandlerArgs, dispatch: Dispatch): Promise<unknown> {
+    const from = process.hrtime.bigint();
+    try {
+      const result = await dispatch(args);
+      this.observer.call(this.protocol, args.method, 'in', 'ok', seconds(from));
+      return result;
+    } catch (err) {
+      this.observer.call(this.protocol, args.method, 'in', 'error', seconds(from));
+      throw err;
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import type { ChargerReports } from '../charger-state/reports.js';
-import { edgeConnection, type FrameNormalizer } from './edge.js';
+import { edgeConnection, type EdgeReports, type FrameNormalizer } from './edge.js';
 import { observedConnection, type OcppObserver } from './observed-connection.js';
 import { guardedConnection, servingConnection, type RpcClient, type RpcConnection } from './rpc.js';
 
@@ -22,13 +22,24 @@ export function connectionPipeline(
       observedConnection(servingConnection(client), protocol, observer),
       protocol,
       normalizer,
-      {
-        deviation: reports.deviation,
-        notUnderstood: (method, problem, payload) =>
-          reports.noted(method, `not understood: ${problem}`, payload),
-        ourMistake: internalError,
-      },
+      new ReportsToCharger(reports, internalError),
     ),
     internalError,
   );
+}
+
+/** What the edge reports, told to the charger's reports: one object, its methods the prototype's. */
+class ReportsToCharger implements EdgeReports {
+  constructor(
+    private readonly reports: Pick<ChargerReports, 'deviation' | 'noted'>,
+    readonly ourMistake: (method: string, err: unknown) => void,
+  ) {}
+
+  deviation(kind: string, example: unknown): void {
+    this.reports.deviation(kind, example);
+  }
+
+  notUnderstood(method: string, problem: string, payload: unknown): void {
+    this.reports.noted(method, `not understood: ${problem}`, payload);
+  }
 }

@@ -17,25 +17,47 @@ export interface RpcConnection {
    * Answers calls of `methods` with `dispatch` (others get ocpp-rpc's NotImplemented). One
    * function for all methods, so that each wrapping layer adds one closure per connection rather
    * than one per OCPP action: with 2,000 chargers those were most of the heap a charger cost.
+   * `methods` is the version's own set, shared by its connections.
    */
-  serve(methods: readonly string[], dispatch: Dispatch): void;
+  serve(methods: ReadonlySet<string>, dispatch: Dispatch): void;
   call(method: string, params: unknown, options?: { callTimeoutMs?: number }): Promise<unknown>;
 }
 
 /** What this module reads of an ocpp-rpc client. */
 export interface RpcClient {
-  handle(method: string, handler: (args: HandlerArgs) => unknown): void;
+  /** ocpp-rpc's wildcard handler: every call no handler was registered for by name. */
+  handle(handler: (args: HandlerArgs) => unknown): void;
   call(method: string, params: unknown, options?: { callTimeoutMs?: number }): Promise<unknown>;
 }
 
-/** The ocpp-rpc client as an RpcConnection: the same dispatch registered under each method. */
+/**
+ * The ocpp-rpc client as an RpcConnection: one wildcard handler answering `methods`, and an
+ * unknown method with the NotImplemented ocpp-rpc itself would send, before any other layer sees
+ * it (as when each method was registered by name: that was a table of handlers per connection).
+ */
 export function servingConnection(client: RpcClient): RpcConnection {
-  return {
-    call: (method, params, options) => client.call(method, params, options),
-    serve: (methods, dispatch) => {
-      for (const method of methods) client.handle(method, dispatch);
-    },
-  };
+  return new ServingConnection(client);
+}
+
+/**
+ * Each layer of the pipeline is a class: a connection holds its fields, and `call` and `serve` are
+ * the prototype's, not two closures and their context per layer and connection.
+ */
+class ServingConnection implements RpcConnection {
+  constructor(private readonly client: RpcClient) {}
+
+  call(method: string, params: unknown, options?: { callTimeoutMs?: number }): Promise<unknown> {
+    return this.client.call(method, params, options);
+  }
+
+  serve(methods: ReadonlySet<string>, dispatch: Dispatch): void {
+    this.client.handle((args) => {
+      if (!methods.has(args.method)) {
+        throw createRPCError('NotImplemented', `Unable to handle '${args.method}' calls`, {});
+      }
+      return dispatch(args);
+    });
+  }
 }
 
 /**
@@ -77,20 +99,33 @@ export function guardedConnection(
   rpc: RpcConnection,
   onInternalError: (method: string, err: unknown) => void,
 ): RpcConnection {
-  return {
-    call: (method, params, options) => rpc.call(method, params, options),
-    serve: (methods, dispatch) =>
-      rpc.serve(methods, async (args) => {
-        if (outOfRange(args.params)) {
-          throw createRPCError('PropertyConstraintViolation', 'a number is out of range');
-        }
-        try {
-          return await dispatch(args);
-        } catch (err) {
-          if (err instanceof RPCError) throw err;
-          onInternalError(args.method, err);
-          throw createRPCError('InternalError', 'internal error');
-        }
-      }),
-  };
+  return new GuardedConnection(rpc, onInternalError);
+}
+
+class GuardedConnection implements RpcConnection {
+  constructor(
+    private readonly rpc: RpcConnection,
+    private readonly onInternalError: (method: string, err: unknown) => void,
+  ) {}
+
+  call(method: string, params: unknown, options?: { callTimeoutMs?: number }): Promise<unknown> {
+    return this.rpc.call(method, params, options);
+  }
+
+  serve(methods: ReadonlySet<string>, dispatch: Dispatch): void {
+    this.rpc.serve(methods, (args) => this.guarded(args, dispatch));
+  }
+
+  private async guarded(args: HandlerArgs, dispatch: Dispatch): Promise<unknown> {
+    if (outOfRange(args.params)) {
+      throw createRPCError('PropertyConstraintViolation', 'a number is out of range');
+    }
+    try {
+      return await dispatch(args);
+    } catch (err) {
+      if (err instanceof RPCError) throw err;
+      this.onInternalError(args.method, err);
+      throw createRPCError('InternalError', 'internal error');
+    }
+  }
 }

@@ -38,6 +38,9 @@ const INTERVAL_KEY = 'MeterValueSampleInterval';
 /** Smart Charging's read-only key: Current, Power or both. */
 const RATE_UNIT_KEY = 'ChargingScheduleAllowedChargingRateUnit';
 
+/** The calls this version answers: one set for all its connections. */
+const METHODS16: ReadonlySet<string> = new Set(Object.keys(ROUTES16));
+
 /** The 1.6 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
 const MESSAGES16: VersionMessages<ConnectionContext16> = {
   requestStart: remoteStartTransaction,
@@ -52,14 +55,16 @@ const MESSAGES16: VersionMessages<ConnectionContext16> = {
 
 /** Speaks OCPP 1.6J with one connected charge point. */
 export class Adapter16 extends SharedAdapter<ConnectionContext16> implements ChargerAdapter {
-  readonly operator: OperatorCalls;
-
   constructor(ctx: AdapterContext) {
     super(connection16(ctx), MESSAGES16);
-    this.operator = operatorCalls16(this.conn);
-    ctx.rpc.serve(Object.keys(ROUTES16), ({ method, params }) =>
+    ctx.rpc.serve(METHODS16, ({ method, params }) =>
       (ROUTES16[method as keyof Requests16] as Handler16)(this.conn, params),
     );
+  }
+
+  /** Made when the operator calls (rarely): nothing a connection holds until then. */
+  get operator(): OperatorCalls {
+    return operatorCalls16(this.conn);
   }
 
   /**

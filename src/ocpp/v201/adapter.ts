@@ -42,6 +42,9 @@ const UPDATED = 'TxUpdatedMeasurands';
 /** The units the station's charging schedules take: A, W or both. */
 const RATE_UNIT = 'SmartChargingCtrlr.RateUnit';
 
+/** The calls this version answers: one set for all its connections. */
+const METHODS201: ReadonlySet<string> = new Set(Object.keys(ROUTES201));
+
 /** The 2.0.1 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
 const MESSAGES201: VersionMessages<ConnectionContext201> = {
   requestStart: requestStartTransaction,
@@ -59,14 +62,16 @@ const MESSAGES201: VersionMessages<ConnectionContext201> = {
  * EVSE, so a multi-cable EVSE works as one charging point, as 2.0.1 intends.
  */
 export class Adapter201 extends SharedAdapter<ConnectionContext201> implements ChargerAdapter {
-  readonly operator: OperatorCalls;
-
   constructor(ctx: AdapterContext) {
     super(connection201(ctx), MESSAGES201);
-    this.operator = operatorCalls201(this.conn);
-    ctx.rpc.serve(Object.keys(ROUTES201), ({ method, params }) =>
+    ctx.rpc.serve(METHODS201, ({ method, params }) =>
       (ROUTES201[method as keyof Requests201] as Handler201)(this.conn, params),
     );
+  }
+
+  /** Made when the operator calls (rarely): nothing a connection holds until then. */
+  get operator(): OperatorCalls {
+    return operatorCalls201(this.conn);
   }
 
   /**
