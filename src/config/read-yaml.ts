@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
-import { load, Schema, Type, type LoadState } from 'js-yaml';
+import type { JsYaml, LoadState } from './js-yaml-api.js';
+
+const require = createRequire(import.meta.url);
+const { load, Schema, Type } = require('js-yaml') as JsYaml;
 
 /**
  * The config file's YAML, read as `yaml`'s `parse` reads it (YAML 1.2, core schema), in a tenth of
@@ -71,7 +74,7 @@ function mayPart(line: string): boolean {
  * The core schema's tags under names of our own: an explicit `!!int` (or any tag) is then unknown
  * to js-yaml and the text goes to `yaml`, which resolves tags its own way.
  */
-function scalar(name: string, test: RegExp, construct: (text: string) => unknown): Type {
+function scalar(name: string, test: RegExp, construct: (text: string) => unknown): object {
   return new Type(`tag:fleet-gateway.config,2026:${name}`, {
     kind: 'scalar',
     resolve: (text: string) => test.test(text),
@@ -128,6 +131,6 @@ function hasNullKey(value: unknown): boolean {
 
 /** `yaml` is loaded only for a file that needs it (its import is 10 ms of start-up). */
 function slowParse(text: string): unknown {
-  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const { parse } = require('yaml') as typeof import('yaml');
   return parse(text);
 }
