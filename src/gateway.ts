@@ -1,3 +1,5 @@
+// First: it must run before anything loads ocpp-rpc.
+import './gateway/ocpp-validators.js';
 import type { FastifyInstance } from 'fastify';
 import { startAlerts, type RunningAlerts } from './alerts/start.js';
 import type { DrainResult, DrainStatus, OpenSessionSummary } from './charging/drain.js';

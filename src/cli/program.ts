@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { flushCompileCache } from 'node:module';
 import { backupDatabase } from './offline/backup.js';
 import { applySeed, readSeedFile } from './offline/seed.js';
 import { healthUrl, probeHealth } from './remote/health-probe.js';
@@ -70,6 +71,8 @@ export function buildProgram(): Command {
       const config = loadConfig(opts.config);
       const { startGateway } = await import('../gateway.js');
       const gateway = await startGateway(config);
+      // Node writes the compile cache (src/cli.ts) at exit; a gateway is often killed instead.
+      flushCompileCache();
       let stopping = false;
       // With shutdown.drainTimeoutSeconds, the first SIGTERM/SIGINT drains (no new Starts, open
       // sessions run to their end or the timeout) and then stops; a second one stops at once.

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
 
 import { powerInputsProblem } from '../power/limit-inputs-config.js';
 import { microNgnPerWh } from '../pricing/money.js';
 import { Tariff } from '../pricing/tariff.js';
+import { readYaml } from './read-yaml.js';
 import { configSchema, type CircuitConfig, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {}
@@ -66,7 +66,7 @@ export function readConfigFile(path: string): GatewayConfig {
   }
   let raw: unknown;
   try {
-    raw = parse(text);
+    raw = readYaml(text);
   } catch (err) {
     throw new ConfigError(`config file ${path} is not valid YAML: ${(err as Error).message}`);
   }
