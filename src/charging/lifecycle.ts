@@ -832,11 +832,17 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
-    this.o.db.transaction(() => {
+    const mark = () => {
       if (this.o.sessions.markStopping(s.id, at, { origin: 'paid_energy' })) {
         this.o.outcomes.event(s, 'stopping', at);
       }
-    })();
+    };
+    // Reached by a sample: the mark rides that sample's write, synced before its reply. Reached on
+    // the planned stop's timer: in the group commit, strict, so that a stop due in a burst of
+    // stops shares its fsync instead of blocking the turn on one of its own; durable, as before,
+    // before the stop goes out.
+    if (this.o.db.inTransaction) this.o.db.transaction(mark)();
+    else await groupCommit(this.o.db).strict(mark);
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
     this.stops.stop(sessionId);
   }
