@@ -111,7 +111,7 @@ export class GroupCommit {
       this.queue = batch.filter((p) => p.tier !== 'deferred');
       this.strictQueued = this.queue.filter((p) => p.tier === 'strict').length;
       this.scheduled = true;
-      // Two turns on: the API may write an answer in the check phase after the one it was made in
+      // Two turns on: the API writes an answer in the check phase after the one it was made in
       // (api/server.ts, onSend), and a Start answered on its deferred mark must not wait there
       // behind this fsync.
       setImmediate(() => setImmediate(() => this.gather()));
