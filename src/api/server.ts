@@ -73,22 +73,11 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
   // The API speaks JSON only; fastify would otherwise hand text/plain bodies to the routes.
   app.removeContentTypeParser('text/plain');
 
-  // Whether the loop is reading requests: from the first request of a turn to that turn's check
-  // phase (onSend).
-  let reading = false;
-  const readDone = () => {
-    reading = false;
-  };
-
   // One synchronous hook, the first to run for every routed request (404s included): the
   // security headers go on the reply before anything can answer it (an error answer keeps them;
   // a route that needs another policy sets its own later), then HTTP/1.1's Host rule (RFC 9112
   // §3.2; Node's own refusal has no body). A callback hook costs no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    if (!reading) {
-      reading = true;
-      setImmediate(readDone);
-    }
     reply.headers(headers);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       done(new ApiError('invalid_request', 'the Host header is required'));
@@ -97,21 +86,18 @@ export function createJsonServer(options: JsonServerOptions): FastifyInstance {
     done();
   });
 
-  // An answer made while the turn's requests are being read is written at the end of the event
-  // loop's turn (its check phase), after the requests read in the same turn have been handled,
-  // instead of the moment it is ready. Under load, a client's process is then woken once for the
-  // turn's answers, not once for each: on the bench's VM a quote cost 13 µs less CPU this way
-  // (docs/benchmarks.md). An idle server loses nothing: the check phase follows the poll phase
-  // that read the request. An answer made later (a Start, once its group commit ran in a check
-  // phase) is written at once: those of its batch are already made together, and deferred it
-  // would wait for the next turn's frames and requests to be handled first.
+  // Every answer is written at the end of the event loop's turn (its check phase), after the
+  // requests read in the same turn have been handled, instead of the moment it is ready. Under
+  // load, a client's process is then woken once for the turn's answers, not once for each: on the
+  // bench's VM a quote cost 13 µs less CPU this way (docs/benchmarks.md). An idle server loses
+  // nothing: the check phase follows the poll phase that read the request.
   // When the server starts closing, answers are no longer deferred, and fastify closes the
   // connections only after one more turn: the answers deferred before it (a Start refused because
   // closing dropped its charger, for one) are written first, in the order they were made.
   // No per-answer bookkeeping: a Map of the waiting answers measured slower in alternating runs.
   let closing = false;
   app.addHook('onSend', (_request, _reply, payload, done) => {
-    if (closing || !reading) done(null, payload);
+    if (closing) done(null, payload);
     else setImmediate(done, null, payload);
   });
   app.addHook('preClose', (done) => {
