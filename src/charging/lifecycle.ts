@@ -832,11 +832,19 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return;
     }
-    this.o.db.transaction(() => {
-      if (this.o.sessions.markStopping(s.id, at, { origin: 'paid_energy' })) {
-        this.o.outcomes.event(s, 'stopping', at);
-      }
-    })();
+    const mark = () => {
+      if (!this.o.sessions.markStopping(s.id, at, { origin: 'paid_energy' })) return false;
+      this.o.outcomes.event(s, 'stopping', at);
+      return true;
+    };
+    // Reached by a sample: the mark rides that sample's write, synced before its reply. Reached on
+    // the planned stop's timer: in the group commit, strict, so that a stop due in a burst of
+    // stops shares its fsync instead of blocking the turn on one of its own; durable, as before,
+    // before the stop goes out. Not marked: settled meanwhile, or marked by a call that stops it.
+    const marked = this.o.db.inTransaction
+      ? this.o.db.transaction(mark)()
+      : await groupCommit(this.o.db).strict(mark);
+    if (!marked) return;
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');
     this.stops.stop(sessionId);
   }
