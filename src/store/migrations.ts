@@ -22,6 +22,7 @@ import { migrationTariffs } from './migrations/020-tariffs.js';
 import { migrationTransfers } from './migrations/021-transfers.js';
 import { migrationAlerts } from './migrations/022-alerts.js';
 import { migrationStopOrigin } from './migrations/023-stop-origin.js';
+import { migrationOcpp201EvseIndex } from './migrations/024-ocpp201-evse-index.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -51,6 +52,7 @@ const migrations: readonly string[] = [
   migrationTransfers,
   migrationAlerts,
   migrationStopOrigin,
+  migrationOcpp201EvseIndex,
 ];
 
 /**

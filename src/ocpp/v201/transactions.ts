@@ -49,6 +49,14 @@ export type EventSeen = 'new' | 'repeat' | 'reused_seq_no';
  * The charger names the transaction; whatever order its events arrive in, the first one creates
  * the row and the others fill it in, so no event is lost and none is acted on twice.
  */
+/**
+ * An EVSE's newest transaction: rows are inserted as transactions are first heard of, so the last
+ * one on an EVSE is its newest. Read on every 2.0.1 status and meter sample, through the
+ * (charger_id, evse_id) index: test/ocpp201-transactions-index.test.ts holds its query plan.
+ */
+export const LATEST_ON_EVSE =
+  'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND evse_id = ? ORDER BY rowid DESC LIMIT 1';
+
 export class Transactions201 {
   /** Shared by every connection: it holds only prepared statements. */
   static readonly of = perDatabase((db) => new Transactions201(db));
@@ -75,10 +83,7 @@ export class Transactions201 {
     this.byId = db.prepare(
       'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND transaction_id = ?',
     );
-    // Rows are inserted as transactions are first heard of: the last one on an EVSE is its newest.
-    this.latestOnEvse = db.prepare(
-      'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND evse_id = ? ORDER BY rowid DESC LIMIT 1',
-    );
+    this.latestOnEvse = db.prepare(LATEST_ON_EVSE);
     this.insertTx = db.prepare(
       `INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at) VALUES (?, ?, ?)
        ON CONFLICT DO NOTHING`,
