@@ -80,23 +80,22 @@ function oracleReadSamples(timestamp: string, samples: Sample[]): MeterReading {
     const current = all.filter((s) => s.context !== BEGIN);
     return current.length > 0 ? current : all;
   };
-  const register = atBestLocation(of(ENERGY_REGISTER));
-  const energy = total(register.samples, 'Wh');
-  const intervals = atBestLocation(of(ENERGY_INTERVAL));
-  const interval = total(intervals.samples, 'Wh');
-  const energyAt = energy !== null ? register.at : interval !== null ? intervals.at : undefined;
-  // SoC is the vehicle's (location EV, usually): wherever it was measured.
-  const soc = of(SOC)
-    .map((s) => s.value)
-    .find((n): n is number => n !== null && n >= 0 && n <= 100);
-  return {
+  // The same reading as before the rewrite, written compactly: only its helpers above matter.
+  const [register, intervals] = [ENERGY_REGISTER, ENERGY_INTERVAL].map((m) =>
+    atBestLocation(of(m)),
+  );
+  const [energy, interval] = [register, intervals].map((r) => (r ? total(r.samples, 'Wh') : null));
+  const at = energy != null ? register?.at : interval != null ? intervals?.at : undefined;
+  const soc = of(SOC).find((s) => s.value !== null && s.value >= 0 && s.value <= 100)?.value;
+  const reading: MeterReading = {
     timestamp,
-    energyWh: energy === null ? null : Math.round(energy),
-    ...(interval !== null && { intervalWh: interval }),
+    energyWh: energy == null ? null : Math.round(energy),
     powerW: total(atBestLocation(of(POWER)).samples, 'W'),
     socPercent: soc ?? null,
-    ...(energyAt !== undefined && energyAt !== 'Outlet' && { energyLocation: energyAt }),
   };
+  if (interval != null) reading.intervalWh = interval;
+  if (at !== undefined && at !== 'Outlet') reading.energyLocation = at;
+  return reading;
 }
 
 /** Few choices per field, so that lists often mix lines, totals, units and locations. */
