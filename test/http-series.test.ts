@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { HttpSeries } from '../src/metrics/http-series.js';
+import { PlainCounter, PlainHistogram } from '../src/metrics/plain-series.js';
 import { LATENCY_BUCKETS } from '../src/metrics/metrics.js';
 
 /**
@@ -70,6 +71,48 @@ describe('HTTP series', () => {
           h: 'fleetgw_http_request_duration_seconds',
         });
         expect(await samples(ours, {})).toEqual(expected);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('render what prom-client renders with a counter label the histogram lacks (OCPP calls)', async () => {
+    const call = fc.record({
+      protocol: fc.constantFrom('ocpp1.6', 'ocpp2.0.1'),
+      action: fc.constantFrom('Heartbeat', 'MeterValues', 'TransactionEvent'),
+      direction: fc.constantFrom('in', 'out'),
+      outcome: fc.constantFrom('ok', 'error', 'timeout'),
+      seconds: answer.map((a) => a.seconds),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { maxLength: 60 }), async (calls) => {
+        const ours = new Registry();
+        const counter = new PlainCounter('c', 'c');
+        const histogram = new PlainHistogram('h', 'h', LATENCY_BUCKETS);
+        counter.register(ours);
+        histogram.register(ours);
+        const theirs = new Registry();
+        const theirCounter = new Counter({
+          name: 'c',
+          help: 'c',
+          labelNames: ['protocol', 'action', 'direction', 'outcome'],
+          registers: [theirs],
+        });
+        const theirHistogram = new Histogram({
+          name: 'h',
+          help: 'h',
+          labelNames: ['protocol', 'action', 'direction'],
+          buckets: LATENCY_BUCKETS,
+          registers: [theirs],
+        });
+        for (const { protocol, action, direction, outcome, seconds } of calls) {
+          const key = `${protocol} ${action} ${direction}`;
+          counter.inc(`${key} ${outcome}`, { protocol, action, direction, outcome });
+          histogram.observe(key, { protocol, action, direction }, seconds);
+          theirCounter.inc({ protocol, action, direction, outcome });
+          theirHistogram.observe({ protocol, action, direction }, seconds);
+        }
+        expect(await samples(ours, {})).toEqual(await samples(theirs, {}));
       }),
       { numRuns: 100 },
     );

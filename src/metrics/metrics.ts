@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { answeredErrorCode } from '../api/errors.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { OcppObserver } from '../ocpp/connection/observed-connection.js';
@@ -7,6 +7,7 @@ import type { ConnectorView } from '../ocpp/port.js';
 import type { Db } from '../store/database.js';
 import { DatabaseFigures } from './database-figures.js';
 import { HttpSeries } from './http-series.js';
+import { PlainCounter, PlainHistogram } from './plain-series.js';
 import type { StorageFigures } from './storage-figures.js';
 
 /** What the metrics read from the running gateway at scrape time. */
@@ -42,27 +43,23 @@ const START_ROUTE = '/v1/sessions';
  */
 export class GatewayMetrics implements OcppObserver {
   readonly registry = new Registry();
-  private readonly ocppMessages: Counter;
-  private readonly ocppDuration: Histogram;
+  private readonly ocppMessages = new PlainCounter(
+    'fleetgw_ocpp_messages_total',
+    'OCPP calls handled (in: from chargers) or sent (out: to chargers), by outcome',
+  );
+  private readonly ocppDuration = new PlainHistogram(
+    'fleetgw_ocpp_call_duration_seconds',
+    'in: time to answer a charger; out: time until the charger answered',
+    LATENCY_BUCKETS,
+  );
   private readonly http = new HttpSeries(LATENCY_BUCKETS);
   private readonly startRequests: Counter;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.ocppMessages = new Counter({
-      name: 'fleetgw_ocpp_messages_total',
-      help: 'OCPP calls handled (in: from chargers) or sent (out: to chargers), by outcome',
-      labelNames: ['protocol', 'action', 'direction', 'outcome'],
-      registers,
-    });
-    this.ocppDuration = new Histogram({
-      name: 'fleetgw_ocpp_call_duration_seconds',
-      help: 'in: time to answer a charger; out: time until the charger answered',
-      labelNames: ['protocol', 'action', 'direction'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.ocppMessages.register(this.registry);
+    this.ocppDuration.register(this.registry);
     this.http.register(this.registry);
     this.startRequests = new Counter({
       name: 'fleetgw_start_requests_total',
@@ -80,8 +77,10 @@ export class GatewayMetrics implements OcppObserver {
     outcome: string,
     seconds: number,
   ): void {
-    this.ocppMessages.inc({ protocol, action, direction, outcome });
-    this.ocppDuration.observe({ protocol, action, direction }, seconds);
+    // Its labels are kept only the first time a key is seen.
+    const key = `${protocol} ${action} ${direction}`;
+    this.ocppMessages.inc(`${key} ${outcome}`, { protocol, action, direction, outcome });
+    this.ocppDuration.observe(key, { protocol, action, direction }, seconds);
   }
 
   /** Counts every answer of `app` by its route pattern (never the raw URL: bounded labels). */

@@ -34,33 +34,41 @@ const POWER = 'Power.Active.Import';
 const SOC = 'SoC';
 
 /** Units in any case (`kwh`, `KWH`): the edge counts the deviation, the meaning is the same. */
+const SCALES: Record<'Wh' | 'W', ReadonlyMap<string, number>> = {
+  Wh: new Map([
+    ['wh', 1],
+    ['kwh', 1000],
+    ['mwh', 1_000_000],
+  ]),
+  W: new Map([
+    ['w', 1],
+    ['kw', 1000],
+    ['mw', 1_000_000],
+  ]),
+};
+
 function scale(unit: string | undefined, base: 'Wh' | 'W'): number | null {
-  const folded = unit?.trim().toLowerCase();
-  const b = base.toLowerCase();
-  if (folded === undefined || folded === b) return 1;
-  if (folded === `k${b}`) return 1000;
-  if (folded === `m${b}`) return 1_000_000;
-  return null;
+  if (unit === undefined || unit === base) return 1;
+  return SCALES[base].get(unit.trim().toLowerCase()) ?? null;
 }
 
-/** One quantity at one location: the total if given, else the sum of the three lines. */
+/**
+ * One quantity at one location: the total if given (the first), else the sum of the three lines,
+ * in the order sent. One pass without arrays: every meter sample of every charger comes here.
+ */
 function total(samples: Sample[], base: 'Wh' | 'W'): number | null {
-  const converted = samples
-    .map((s) => {
-      const factor = scale(s.unit, base);
-      return s.value === null || factor === null
-        ? null
-        : { phase: s.phase, value: s.value * factor };
-    })
-    .filter((v): v is { phase: string | undefined; value: number } => v !== null);
-  const whole = converted.find((v) => v.phase === undefined);
-  if (whole) return whole.value;
-  // Per line to neutral or per line: one set, never both (that would count each line twice).
-  for (const set of [PHASES, PHASES_TO_NEUTRAL]) {
-    const lines = converted.filter((v) => v.phase !== undefined && set.includes(v.phase));
-    if (lines.length > 0) return lines.reduce((sum, v) => sum + v.value, 0);
+  let lines: number | null = null;
+  let toNeutral: number | null = null;
+  for (const s of samples) {
+    const factor = scale(s.unit, base);
+    if (s.value === null || factor === null) continue;
+    const value = s.value * factor;
+    if (s.phase === undefined) return value;
+    if (PHASES.includes(s.phase)) lines = (lines ?? 0) + value;
+    else if (PHASES_TO_NEUTRAL.includes(s.phase)) toNeutral = (toNeutral ?? 0) + value;
   }
-  return null;
+  // Per line to neutral or per line: one set, never both (that would count each line twice).
+  return lines ?? toNeutral;
 }
 
 const PHASES = ['L1', 'L2', 'L3'];
@@ -86,16 +94,23 @@ const LOCATIONS = ['Outlet', 'Cable', 'EV', 'Body', 'Inlet'];
  * Inlet, a different register).
  */
 function atBestLocation(samples: Sample[]): { at: string | undefined; samples: Sample[] } {
-  const located = samples.filter((s) => !s.signed);
-  const at = LOCATIONS.find((l) => located.some((s) => (s.location ?? 'Outlet') === l));
-  return { at, samples: located.filter((s) => (s.location ?? 'Outlet') === at) };
+  let best = LOCATIONS.length;
+  for (const s of samples) {
+    if (s.signed) continue;
+    const rank = LOCATIONS.indexOf(s.location ?? 'Outlet');
+    if (rank >= 0 && rank < best) best = rank;
+  }
+  const at = LOCATIONS[best];
+  if (at === undefined) return { at, samples: [] };
+  return { at, samples: samples.filter((s) => !s.signed && (s.location ?? 'Outlet') === at) };
 }
 
 export function readSamples(timestamp: string, samples: Sample[]): MeterReading {
   const of = (m: string) => {
     const all = samples.filter((s) => s.measurand === m);
-    const current = all.filter((s) => s.context !== BEGIN);
-    return current.length > 0 ? current : all;
+    // The start register beside current ones is left out; alone, it is what there is.
+    const mixed = all.some((s) => s.context === BEGIN) && all.some((s) => s.context !== BEGIN);
+    return mixed ? all.filter((s) => s.context !== BEGIN) : all;
   };
   const register = atBestLocation(of(ENERGY_REGISTER));
   const energy = total(register.samples, 'Wh');
