@@ -9,7 +9,7 @@ import {
   type Figure,
 } from '../lib/results.js';
 import { formatNumber, formatSpread } from '../lib/report.js';
-import { spreadOf } from '../lib/stats.js';
+import { cpuSeconds, spreadOf } from '../lib/stats.js';
 import { forkChild, unwrap } from './children.js';
 import type { LoadResult, LoadTarget, RawDebitResult } from './messages.js';
 import {
@@ -56,10 +56,15 @@ export const startSection: BenchSection = {
     const started: { stop(): Promise<void> }[] = [];
     const rawChild = forkChild<RawDebitResult | { error: string }>('raw-debit.js');
     try {
+      const rawCpu: number[] = [];
       const rawDebit = async (seconds: number) => {
         const dbPath = join(ctx.tempDir(), 'raw.db');
+        const before = await cpuSeconds(pidOf(rawChild.proc.pid));
         rawChild.send({ dbPath, seconds, drivers: DRIVERS, amount: AMOUNT });
-        return unwrap(await rawChild.next());
+        const result = unwrap(await rawChild.next());
+        const used = (await cpuSeconds(pidOf(rawChild.proc.pid))) - before;
+        rawCpu.push((used * 1e6) / Math.max(1, result.transactions));
+        return result;
       };
       const site = await startSite(
         ctx,
@@ -74,11 +79,27 @@ export const startSection: BenchSection = {
       const bareGen: LoadChild = forkChild('load.js');
       started.push(bareGen);
       let offset = 0;
+      // CPU of each process per Start made, over a round's window and the settling after it: the
+      // three share the machine's cores, so together they bound the Starts/s one machine can show.
+      const processes = {
+        gateway: site.gw.pid,
+        chargers: pidOf(site.fleet.proc.pid),
+        'load generator': pidOf(gen.proc.pid),
+      };
+      const cpuRuns = new Map<number, CpuPerStart[]>(CONCURRENCY.map((c) => [c, []]));
+      const cpuNow = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            Object.entries(processes).map(async ([k, pid]) => [k, await cpuSeconds(pid)] as const),
+          ),
+        );
       const gateway = async (
         connections: number,
         seconds: number,
         counted?: { amount: number; targets: LoadTarget[] },
       ) => {
+        const cpuBefore = await cpuNow();
+        const wallFrom = performance.now();
         const r = await load(gen, {
           url: site.gw.url,
           path: '/v1/sessions',
@@ -92,6 +113,15 @@ export const startSection: BenchSection = {
         onlyPlanned(`Start at ${connections} connections`, r, ['connector_unavailable']);
         const fleet = await site.quiet();
         if (fleet.failures > 0) throw new Error(`charger frames failed: ${fleet.firstFailure}`);
+        if (!counted) {
+          const cpuAfter = await cpuNow();
+          const wallS = (performance.now() - wallFrom) / 1000;
+          const micros = (k: string) =>
+            (((cpuAfter[k] ?? 0) - (cpuBefore[k] ?? 0)) * 1e6) / Math.max(1, r.ok);
+          const perStart = Object.fromEntries(Object.keys(processes).map((k) => [k, micros(k)]));
+          const total = Object.values(perStart).reduce((a, b) => a + b, 0);
+          cpuRuns.get(connections)?.push({ perStart, cores: (total * r.ok) / 1e6 / wallS });
+        }
         return r;
       };
       const bareRoute = async (connections: number, seconds: number) => {
@@ -187,6 +217,14 @@ export const startSection: BenchSection = {
         note: `p99 ${formatSpread(debitP99.median, debitP99)} ms`,
       });
       const transactions = debits.reduce((n, d) => n + d.transactions, 0);
+      const cpuNote = CONCURRENCY.map((c) => {
+        const runs = cpuRuns.get(c) ?? [];
+        const median = (pick: (r: CpuPerStart) => number) => spreadOf(runs.map(pick)).median;
+        const each = Object.keys(processes)
+          .map((k) => `${k} ${formatNumber(median((r) => r.perStart[k] ?? 0))}`)
+          .join(', ');
+        return `at ${c}: ${each} µs (${formatNumber(median((r) => r.cores))} of the machine's cores busy)`;
+      }).join('; ');
 
       const notes = [
         `Gateway: \`dist/cli.js serve\` child, ${CHARGERS} raw-frame chargers (half OCPP 1.6J, half 2.0.1, 2 connectors each) in a second child that accepts every remote start at once, starts the transaction, ends it ${HOLD_MS} ms later and reports the connector Available; ${DRIVERS} drivers with tokens minted over HTTP. Load: autocannon (third child), POST /v1/sessions of ${AMOUNT} NGN, each request naming the next connector round-robin, ${ctx.window(2)} s of warm-up, then ${ROUNDS} rounds of ${ctx.window(GATEWAY_S)} s per concurrency; latency over every reply of a round.`,
@@ -195,6 +233,7 @@ export const startSection: BenchSection = {
         fsyncs.v16 === undefined || fsyncs.v201 === undefined
           ? 'fsyncs per Start: not measured (strace unavailable).'
           : `fsyncs per Start (strace -c -w on the gateway while 40 Starts are made at 1 connection and settle, per protocol): ${formatNumber(fsyncs.v16.perStart)} with 1.6J, ${formatNumber(fsyncs.v201.perStart)} with 2.0.1, the gateway blocked in them ${formatNumber(fsyncs.v16.msPerStart)} / ${formatNumber(fsyncs.v201.msPerStart)} ms per Start (at ${formatNumber(fsyncs.v16.startsPerSecond)} / ${formatNumber(fsyncs.v201.startsPerSecond)} Starts/s). With synchronous=FULL in WAL mode each commit syncs the WAL, and the main thread waits for it (better-sqlite3 is synchronous). How long an fsync takes drifts with whatever else uses the disk, so compare these with the raw debit's p50 rather than across runs.`,
+        `CPU per Start made, each process over its rounds' windows and the settling after them (/proc stat, medians of rounds): ${cpuNote}. The raw debit loop: ${formatNumber(spreadOf(rawCpu.slice(1)).median)} µs of CPU per transaction, ${formatNumber(spreadOf(debits.map((d) => 1e6 / d.perSecond)).median)} µs of wall time (the rest waits for fsync).`,
         `Charger process: ${fleet.remoteStarts} remote starts accepted, ${fleet.ended} transactions ended, ${fleet.failures} failed frames; ledger invariants (src/cli/offline/verify-ledger.ts) checked after the run.`,
       ];
       return { figures, notes };
@@ -252,4 +291,16 @@ async function fsyncsPerStart(
         startsPerSecond: r.okPerSecond,
       }
     : undefined;
+}
+
+interface CpuPerStart {
+  /** µs of CPU per Start made, by process. */
+  perStart: Record<string, number>;
+  /** CPU seconds of the three together per second of wall time. */
+  cores: number;
+}
+
+function pidOf(pid: number | undefined): number {
+  if (pid === undefined) throw new Error('a bench child has no pid');
+  return pid;
 }

@@ -3,7 +3,7 @@ import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
 /**
- * Loaded into the gateway child with `--import` (Node refuses --cpu-prof in NODE_OPTIONS): the
+ * Loaded into the gateway child (and the bare server) with `--import` (Node refuses --cpu-prof in NODE_OPTIONS): the
  * first SIGUSR2 starts the V8 CPU profiler, the second writes the profile to BENCH_CPU_PROF_DIR.
  * So the profile covers exactly the window the bench chose (saturation), not set-up and shutdown.
  */
@@ -21,7 +21,8 @@ if (dir) {
     running = false;
     session.post('Profiler.stop', (err, result) => {
       if (err) throw err;
-      const file = join(dir, `gateway-${process.pid}-${Date.now()}.cpuprofile`);
+      const name = process.env.BENCH_CPU_PROF_NAME ?? 'gateway';
+      const file = join(dir, `${name}-${process.pid}-${Date.now()}.cpuprofile`);
       writeFileSync(file, JSON.stringify(result.profile));
     });
   });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { getHeapSpaceStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -32,6 +32,19 @@ function young(): number {
     .reduce((sum, space) => sum + space.space_size, 0);
 }
 
+/** /proc's split of the resident set (Linux; zeros elsewhere). */
+function rssSplit(): { rssAnon: number; rssFile: number; rssShmem: number } {
+  let status = '';
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    // Not Linux: the split is unknown.
+  }
+  const kb = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rssAnon: kb('RssAnon'), rssFile: kb('RssFile'), rssShmem: kb('RssShmem') };
+}
+
 if (file) {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as (options: GcOptions) => void;
@@ -41,9 +54,9 @@ if (file) {
     seq += 1;
     const snapshots = process.env.BENCH_OCPP_HEAP_DIR;
     if (snapshots) writeHeapSnapshot(`${snapshots}/heap-${process.pid}-${seq}.heapsnapshot`);
-    const loaded = { ...process.memoryUsage(), young: young() };
+    const loaded = { ...process.memoryUsage(), young: young(), ...rssSplit() };
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    const settled = { ...process.memoryUsage(), young: young() };
+    const settled = { ...process.memoryUsage(), young: young(), ...rssSplit() };
     writeFileSync(file, JSON.stringify({ seq, ...loaded, settled }));
   });
 }

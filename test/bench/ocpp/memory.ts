@@ -10,6 +10,10 @@ export interface MemoryUsage {
   arrayBuffers: number;
   /** V8's young generation (new space), committed bytes: part of heapTotal. */
   young: number;
+  /** Of rss, /proc's split: anonymous memory, file pages mapped, shared memory (kB → bytes). */
+  rssAnon: number;
+  rssFile: number;
+  rssShmem: number;
 }
 
 /** After a full GC as the load left the process, and after a memory-reducing one (settled). */
@@ -54,6 +58,8 @@ export interface MemoryBreakdown {
   young: number;
   external: number;
   native: number;
+  /** Of rss: file pages mapped (code, the database's WAL index) and shared memory. */
+  fileAndShared: number;
 }
 
 export function perCharger(before: MemoryUsage, after: MemoryUsage, n: number): MemoryBreakdown {
@@ -65,6 +71,7 @@ export function perCharger(before: MemoryUsage, after: MemoryUsage, n: number): 
     young: d('young'),
     external: d('external'),
     native: d('rss') - d('heapTotal') - d('external'),
+    fileAndShared: d('rssFile') + d('rssShmem'),
   };
 }
 
@@ -73,6 +80,7 @@ export function describeBreakdown(b: MemoryBreakdown): string {
   return (
     `RSS ${kb(b.rss)} = JS heap committed ${kb(b.heapCommitted)} (of which young generation ` +
     `${kb(b.young)}; live after GC ${kb(b.heapUsed)}) ` +
-    `+ external ${kb(b.external)} + native ${kb(b.native)}`
+    `+ external ${kb(b.external)} + native ${kb(b.native)} (of the RSS, file-backed or shared ` +
+    `${kb(b.fileAndShared)})`
   );
 }

@@ -244,10 +244,10 @@ async function measurePair(
     paced[0].push(round[0]);
     paced[1].push(round[1]);
   }
-  // The profile spans every saturation round of the gateway: the bare server's rounds in between
+  // A profile spans every saturation round of its server: the other server's rounds in between
   // show in it as idle time.
-  const profiled = sides.find((s) => s.profiled)?.profiled;
-  if (profiled) process.kill(profiled.pid, 'SIGUSR2');
+  const profiled = sides.flatMap((s) => (s.profiled ? [s.profiled.pid] : []));
+  for (const pid of profiled) process.kill(pid, 'SIGUSR2');
   const saturated: [LoadResult[][], LoadResult[][]] = [[], []];
   const cpuPerMessage: [number[], number[]] = [[], []];
   for (let r = 0; r < ROUNDS; r++) {
@@ -262,8 +262,8 @@ async function measurePair(
       cpuPerMessage[k].push(round[k].cpuMicros);
     }
   }
-  if (profiled) {
-    process.kill(profiled.pid, 'SIGUSR2');
+  if (profiled.length > 0) {
+    for (const pid of profiled) process.kill(pid, 'SIGUSR2');
     await sleep(2000);
   }
   // Every charger has now sent meter samples in its session: its console history is all there.
@@ -312,7 +312,19 @@ async function measureBoth(
   chargers: BenchCharger[],
 ): Promise<{ bare: Measured; gw: Measured }> {
   const bareMemory = join(ctx.tempDir(), 'memory.json');
-  const bare = await BareServerChild.start(memoryProbeEnv(bareMemory));
+  const profileDir = process.env.BENCH_OCPP_CPU_PROF;
+  // Each server profiled in the same windows, so that what the gateway adds to a message can be
+  // told from what ocpp-rpc, ws and the socket cost both.
+  const profiling = (name: string, env: Record<string, string>) =>
+    profileDir
+      ? {
+          ...env,
+          NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
+          BENCH_CPU_PROF_DIR: profileDir,
+          BENCH_CPU_PROF_NAME: name,
+        }
+      : env;
+  const bare = await BareServerChild.start(profiling('bare', memoryProbeEnv(bareMemory)));
   const gens: GeneratorChild[] = [];
   const newGens = () => {
     const made = Array.from({ length: GENERATORS }, () => new GeneratorChild());
@@ -321,7 +333,6 @@ async function measureBoth(
   };
   let gw: GatewayChild | undefined;
   try {
-    const profileDir = process.env.BENCH_OCPP_CPU_PROF;
     const memoryFile = join(ctx.tempDir(), 'memory.json');
     const probe = memoryProbeEnv(memoryFile);
     gw = await startGatewayChild(
@@ -341,15 +352,7 @@ async function measureBoth(
         },
         sessions: { startTimeoutSeconds: 600, maxAmount: 1_000_000 },
       },
-      {
-        ...probe,
-        ...(profileDir
-          ? {
-              NODE_OPTIONS: `${probe.NODE_OPTIONS} --import=${new URL('./cpu-profile-preload.js', import.meta.url).href}`,
-              BENCH_CPU_PROF_DIR: profileDir,
-            }
-          : {}),
-      },
+      profiling('gateway', probe),
     );
     const child = gw;
     const [bareMeasured, gwMeasured] = await measurePair(
@@ -363,6 +366,7 @@ async function measureBoth(
             await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
           },
           readsSettings: false,
+          ...(profileDir ? { profiled: { pid: bare.pid } } : {}),
         },
         {
           name: 'gateway',
