@@ -181,8 +181,9 @@ describe('config YAML', () => {
       }),
       { numRuns: 1500 },
     );
-    // Most take the fast path, so that it is what the property holds to `yaml`'s reading.
-    expect(fast).toBeGreaterThan(750);
+    // Enough take the fast path for the property to hold it to `yaml`'s reading: about half do
+    // (720–810 of 1,500 over 12 unseeded runs), so the floor sits well below that spread.
+    expect(fast).toBeGreaterThan(600);
   });
 
   it("reads short texts of YAML's indicators as yaml does, or refuses them as it does", () => {
