@@ -8,8 +8,8 @@ import { refuseUnsupportedNode } from './shared/supported-node.js';
 
 refuseUnsupportedNode();
 // V8's compiled code of the modules a command loads (ours, about 330, and the libraries') kept on
-// disk between starts, checked against each file's contents: compiling them anew was about 60 ms
-// of a gateway's start (npm run bench -- --only startup). Its folder is Node's default (NODE_COMPILE_CACHE, else the
-// system's temporary one); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// disk between starts, checked against each file's contents: compiling them anew was about 45 ms
+// of a gateway's start (docs/benchmarks.md). Its folder is Node's default (NODE_COMPILE_CACHE,
+// else the system's temporary one); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 nodeModule.enableCompileCache();
 await import('./cli/main.js');

@@ -20,7 +20,8 @@ interface Rendered {
  * prom-client's Counter and Histogram check and hash a label object on every call (about 1 µs
  * each, on every HTTP answer and every OCPP call); these count in plain numbers per series, found
  * by a key the caller builds, and are rendered by prom-client's registry at scrape time as its own
- * classes render them (test/http-series.test.ts holds prom-client as the oracle). `labels` is read only when a key is first seen.
+ * classes render them (test/http-series.test.ts holds prom-client as the oracle). `labels` is
+ * read only when a key is first seen.
  */
 export class PlainCounter {
   private readonly series = new Map<string, { labels: Labels; value: number }>();
