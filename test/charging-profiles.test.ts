@@ -131,6 +131,57 @@ async function send(
   return { frame, outcome };
 }
 
+/** A transaction the 1.6 charger starts on its connector; its id is the gateway's. */
+async function start16(c: Charger, connectorId: number): Promise<string> {
+  const reply = (await c.cp.call('StartTransaction', {
+    connectorId,
+    idTag: 'LOCAL-CARD',
+    meterStart: 0,
+    timestamp: new Date().toISOString(),
+  })) as { transactionId: number };
+  return String(reply.transactionId);
+}
+
+const stop16 = (c: Charger, transactionRef: string) =>
+  c.cp.call('StopTransaction', {
+    transactionId: Number(transactionRef),
+    meterStop: 10,
+    timestamp: new Date().toISOString(),
+    reason: 'Local',
+  });
+
+/** A 2.0.1 transaction the station starts (seqNo 0) or ends (seqNo 1) on an EVSE. */
+function event201(c: Charger, type: 'Started' | 'Ended', transactionId: string, evseId: number) {
+  return c.cp.call('TransactionEvent', {
+    eventType: type,
+    timestamp: new Date().toISOString(),
+    triggerReason: type === 'Started' ? 'Authorized' : 'StopAuthorized',
+    seqNo: type === 'Started' ? 0 : 1,
+    transactionInfo: {
+      transactionId,
+      ...(type === 'Ended' ? { stoppedReason: 'Local' } : { chargingState: 'Charging' }),
+    },
+    evse: { id: evseId, connectorId: 1 },
+    ...(type === 'Started' ? { idToken: { idToken: 'LOCAL-CARD', type: 'ISO14443' } } : {}),
+  });
+}
+
+/** A TxProfile asked for a transaction the charger does not run there: nothing goes out. */
+async function notSent(
+  c: Charger,
+  chargerId: string,
+  connectorId: string,
+  transactionRef: string,
+): Promise<void> {
+  c.frames.length = 0;
+  const outcome = await t.gw.chargers.setPowerLimit(chargerId, connectorId, {
+    watts: 7_000,
+    transactionRef,
+  });
+  expect(outcome).toBe('no_transaction');
+  expect(c.frames).toEqual([]);
+}
+
 describe('charging profiles on the wire, OCPP 1.6', () => {
   let a: Charger;
   let w: Charger;
@@ -167,16 +218,18 @@ describe('charging profiles on the wire, OCPP 1.6', () => {
   });
 
   it('a running transaction gets a TxProfile on its id, one phase when told', async () => {
+    const tx = await start16(a, 1);
     const { frame } = await send(a, 'CP-A', '1', {
       watts: 7_400,
-      transactionRef: '42',
+      transactionRef: tx,
       phases: 1,
     });
+    await stop16(a, tx);
     expect(frame.params).toEqual({
       connectorId: 1,
       csChargingProfiles: {
         chargingProfileId: 80_001,
-        transactionId: 42,
+        transactionId: Number(tx),
         stackLevel: 0,
         chargingProfilePurpose: 'TxProfile',
         chargingProfileKind: 'Relative',
@@ -188,8 +241,24 @@ describe('charging profiles on the wire, OCPP 1.6', () => {
     });
   });
 
+  it('a TxProfile goes out only with its transaction, running on its connector', async () => {
+    // None ever started there, one running on another connector, one the charger stopped.
+    await notSent(a, 'CP-A', '2', '999999');
+    const tx = await start16(a, 1);
+    await notSent(a, 'CP-A', '2', tx);
+    expect((await send(a, 'CP-A', '1', { watts: 7_000, transactionRef: tx })).outcome).toBe(
+      'accepted',
+    );
+    await stop16(a, tx);
+    await notSent(a, 'CP-A', '1', tx);
+    // The connector's TxDefaultProfile needs none.
+    expect((await send(a, 'CP-A', '1', { watts: 7_000 })).outcome).toBe('accepted');
+  });
+
   it('a DC connector is limited in whole watts without phases', async () => {
-    const { frame } = await send(n, 'CP-N', '2', { watts: 50_000.9, transactionRef: '7' });
+    const tx = await start16(n, 2);
+    const { frame } = await send(n, 'CP-N', '2', { watts: 50_000.9, transactionRef: tx });
+    await stop16(n, tx);
     const profile = frame.params.csChargingProfiles as Record<string, unknown>;
     expect(profile.chargingSchedule).toEqual({
       chargingRateUnit: 'W',
@@ -276,7 +345,9 @@ describe('charging profiles on the wire, OCPP 2.0.1', () => {
         },
       },
     });
+    await event201(a, 'Started', 'tx-9f3a', 2);
     const onTx = await send(a, 'CS-A', '2', { watts: 90_000, transactionRef: 'tx-9f3a' });
+    await event201(a, 'Ended', 'tx-9f3a', 2);
     expect(onTx.frame.params).toEqual({
       evseId: 2,
       chargingProfile: {
@@ -294,6 +365,20 @@ describe('charging profiles on the wire, OCPP 2.0.1', () => {
         ],
       },
     });
+  });
+
+  it('a TxProfile goes out only with its transaction, running on its EVSE (K01)', async () => {
+    // None ever started there (the 80002 sent to an idle EVSE), one running on another EVSE, one
+    // the station ended.
+    await notSent(a, 'CS-A', '2', 'tx-idle');
+    await event201(a, 'Started', 'tx-51c0', 1);
+    await notSent(a, 'CS-A', '2', 'tx-51c0');
+    expect((await send(a, 'CS-A', '1', { watts: 7_000, transactionRef: 'tx-51c0' })).outcome).toBe(
+      'accepted',
+    );
+    await event201(a, 'Ended', 'tx-51c0', 1);
+    await notSent(a, 'CS-A', '1', 'tx-51c0');
+    expect((await send(a, 'CS-A', '2', { watts: 7_000 })).outcome).toBe('accepted');
   });
 
   it('a station whose RateUnit is W only gets watts on AC', async () => {

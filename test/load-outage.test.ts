@@ -1,21 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GatewayConfigInput } from '../src/config/schema.js';
-import {
-  API_KEY,
-  DRIVERS,
-  PASSWORD_HASH,
-  startTestGateway,
-  type TestGateway,
-} from './helpers/gateway.js';
-import { bearer, mintToken, startSession } from './helpers/http.js';
-import { createOperator, op } from './helpers/operator.js';
-import {
-  raw16,
-  RAW_PROTOCOLS,
-  type Frame,
-  type RawStation,
-  type StationTx,
-} from './helpers/raw-stations.js';
+import { bearer } from './helpers/http.js';
+import { rawPowerSite, sessionOf as of } from './helpers/raw-power-site.js';
+import { RAW_PROTOCOLS } from './helpers/raw-stations.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -26,85 +12,9 @@ import { waitUntil } from './helpers/wait.js';
  * stations stamp their frames on it.
  */
 
-interface SitePower {
-  sessions: {
-    chargerId: string;
-    state: string;
-    allocatedKw: number;
-    confirmedKw: number | null;
-  }[];
-}
-
-const connector = (minPowerKw?: number) => ({
-  id: '1',
-  tariff: 'dc',
-  type: 'DC' as const,
-  maxPowerKw: 22,
-  ...(minPowerKw !== undefined && { minPowerKw }),
-});
-
 describe.each(RAW_PROTOCOLS)('load management through an outage: $name', (protocol) => {
-  let t: TestGateway | undefined;
-  const stations: RawStation[] = [];
-  afterEach(async () => {
-    await Promise.all(stations.splice(0).map((s) => s.close()));
-    await t?.close();
-    t = undefined;
-  });
-
-  async function site(chargers: Record<string, number | undefined>) {
-    const list: GatewayConfigInput['chargers'] = Object.entries(chargers).map(([id, min]) => ({
-      id,
-      passwordHash: PASSWORD_HASH,
-      connectors: [connector(min)],
-    }));
-    t = await startTestGateway({ chargers: list, power: { limitKw: 30 } });
-    return t;
-  }
-
-  const stamp = (gw: TestGateway, msFromNow = 0) =>
-    new Date(gw.clock.now() + msFromNow).toISOString();
-
-  async function station(gw: TestGateway, id: string, onConnect?: (s: RawStation) => void) {
-    const s = await protocol.connect(gw.gw.ocppUrl, id);
-    stations.push(s);
-    onConnect?.(s);
-    await s.reboot();
-    await s.send(s.status(1, 'Available'));
-    return s;
-  }
-
-  async function charge(gw: TestGateway, s: RawStation, id: string) {
-    const token = await mintToken(gw.gw.url, API_KEY, DRIVERS.ada.email);
-    const target = { chargerId: id, connectorId: '1', driverEmail: DRIVERS.ada.email };
-    const res = await startSession(gw.gw.url, token, target, 5_000);
-    expect(res.status).toBe(200);
-    const { tx } = await s.start(10_000, { timestamp: stamp(gw) });
-    return { tx, token, sessionId: (res.body as { sessionId: string }).sessionId };
-  }
-
-  /** A live sample with its power, stamped on the gateway's clock. */
-  function reading(gw: TestGateway, s: RawStation, tx: StationTx, wh: number, w: number, at = 0) {
-    const frame: Frame = s.sample(tx, wh, { timestamp: stamp(gw, at) });
-    const meterValue = frame.params.meterValue as { sampledValue: unknown[] }[];
-    meterValue[0]?.sampledValue.push(
-      protocol === raw16
-        ? { measurand: 'Power.Active.Import', value: String(w), unit: 'W' }
-        : { measurand: 'Power.Active.Import', value: w, unitOfMeasure: { unit: 'W' } },
-    );
-    return s.send(frame);
-  }
-
-  const viewers = new WeakMap<TestGateway, string>();
-  async function power(gw: TestGateway) {
-    const viewer = viewers.get(gw) ?? createOperator(gw.gw.db, 'viewer', 'viewer');
-    viewers.set(gw, viewer);
-    const res = await op(gw.gw.operatorUrl, viewer, 'GET', '/site/power');
-    expect(res.status).toBe(200);
-    return (res.body as SitePower).sessions;
-  }
-  const of = (sessions: SitePower['sessions'], chargerId: string) =>
-    sessions.find((s) => s.chargerId === chargerId);
+  const { close, site, station, charge, reading, power } = rawPowerSite(protocol);
+  afterEach(close);
 
   it('an offline charger is allocated what it is counted at: a new session gets what is really left, not 0 W', async () => {
     // B and C take no less than 5 kW: with A alone at 22 kW, the 8 kW left is 4 kW each, so

@@ -30,6 +30,12 @@ export type CommandOutcome = 'accepted' | 'rejected';
 /** A command the charger may not implement: 'not_supported' is a CALLERROR or a NotSupported. */
 export type StepOutcome = CommandOutcome | 'not_supported';
 /**
+ * A power limit's outcome: 'no_transaction' when it named a transaction the charger is not running
+ * on that connector as far as its messages told (ended, on another connector, never heard of):
+ * nothing was sent, since a charger must refuse such a TxProfile (1.6 3.13.2, 2.0.1 K01).
+ */
+export type PowerLimitOutcome = StepOutcome | 'no_transaction';
+/**
  * What a charger says of a transaction when asked after a restart or reconnect: 'ended' only when
  * it says so outright (2.0.1 GetTransactionStatus: not ongoing, nothing queued); 'asked' when it
  * was asked to report again (status, meter values) and its answer comes as ordinary messages.
@@ -93,9 +99,14 @@ export interface ChargerCommands {
   configure(chargerId: string): Promise<string[]>;
   /** Caps the transaction's power at zero (a TxProfile charging profile with limit 0). */
   limitToZero(chargerId: string, connectorId: string, transactionRef: string): Promise<StepOutcome>;
-  /** The connector's power ceiling: a TxProfile on the running transaction when transactionRef is given,
-   *  else a TxDefaultProfile on the connector; watts null clears the gateway's ceiling profile. */
-  setPowerLimit(chargerId: string, connectorId: string, limit: PowerLimit): Promise<StepOutcome>;
+  /** The connector's power ceiling: a TxProfile on the running transaction when transactionRef is given
+   *  (none, 'no_transaction', when it is not running there), else a TxDefaultProfile on the
+   *  connector; watts null clears the gateway's ceiling profile. */
+  setPowerLimit(
+    chargerId: string,
+    connectorId: string,
+    limit: PowerLimit,
+  ): Promise<PowerLimitOutcome>;
   /** Takes the connector out of (or back into) service: ChangeAvailability. */
   setAvailability(chargerId: string, connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(chargerId: string, connectorId: string): Promise<StepOutcome>;

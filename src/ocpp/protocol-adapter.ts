@@ -13,6 +13,7 @@ import type {
   LogRequest,
   PowerLimit,
   ResetKind,
+  PowerLimitOutcome,
   StepOutcome,
   TransactionProbe,
   TriggerKind,
@@ -55,7 +56,7 @@ export interface ChargerAdapter {
   requestStop(transactionRef: string): Promise<CommandOutcome>;
   configure(settings: ChargerSettings): Promise<Configured>;
   limitToZero(connectorId: string, transactionRef: string): Promise<StepOutcome>;
-  setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome>;
+  setPowerLimit(connectorId: string, limit: PowerLimit): Promise<PowerLimitOutcome>;
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(connectorId: string): Promise<StepOutcome>;
   probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;

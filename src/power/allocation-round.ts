@@ -19,13 +19,31 @@ export async function allocationRound(
   for (const id of [...state.confirmed.keys()]) {
     if (!allocation.has(id)) state.confirmed.delete(id);
   }
-  for (const map of [state.drawCap, state.underDraw]) {
+  for (const map of [state.drawCap, state.underDraw, state.drawing]) {
     for (const id of [...map.keys()]) if (!allocation.has(id)) map.delete(id);
   }
-  for (const set of [state.overDraw, state.unsure]) {
+  for (const set of [
+    state.overDraw,
+    state.unsure,
+    state.firstPast,
+    state.firstWithin,
+    state.unheard,
+  ]) {
     for (const id of [...set]) if (!allocation.has(id)) set.delete(id);
   }
   state.allowances.retain((id) => allocation.has(id));
+
+  const left = state.limitsLeft(connectors, active);
+  /** What a node's limit leaves one session beside every other session's allocation. */
+  const roomOn = (node: string, sessionId: string): number =>
+    active.reduce(
+      (room, x) => {
+        const a = allocation.get(x.sessionId);
+        const on = connectors.get(connectorKey(x.chargerId, x.connectorId))?.path.includes(node);
+        return x.sessionId === sessionId || !on || typeof a !== 'number' ? room : room - a;
+      },
+      left.get(node) ?? 0,
+    );
 
   const changes = active.flatMap((s) => {
     const a = allocation.get(s.sessionId);
@@ -37,12 +55,23 @@ export async function allocationRound(
     // An offline charger keeps counting at what it was last allowed; it gets the new value
     // when it is back (chargerUp).
     if (!o.chargers.isOnline(s.chargerId)) return [];
+    // One drawing past the profile it accepted keeps it (it may yet obey it); one whose charger
+    // rebooted gets its TxProfile once the charger shows it still runs the transaction.
+    if (state.unheard.has(s.sessionId)) return [];
     if (state.refusing.has(s.chargerId)) {
       // Counted at its maximum, but a profile it accepted before (a 0 W wait, before it was
       // found drawing past one) would still hold it there: lifted, once, when it fits.
       const held = state.confirmed.get(s.sessionId);
       if (held === undefined || held >= target) return [];
       return [{ s, c, target, current: held, lift: true }];
+    }
+    if (state.drawing.has(s.sessionId)) {
+      // Counted at its reading, it is never raised; its profile only comes down to what the
+      // others' allocations leave it, so that once it obeys it holds no more than its room.
+      const held = state.confirmed.get(s.sessionId);
+      const room = Math.max(0, Math.min(...c.path.map((node) => roomOn(node, s.sessionId))));
+      if (held === undefined || room >= held) return [];
+      return [{ s, c, target: room, current: held, lift: false }];
     }
     return [{ s, c, target, current, lift: false }];
   });

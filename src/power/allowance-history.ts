@@ -4,6 +4,13 @@
  */
 export const RAMP_MS = 5_000;
 
+/**
+ * What a charger is given to start obeying a lower profile before the site counts it at what it
+ * measures: its meter's next reading after this already shows the lower power on chargers that
+ * apply a profile at once; one still above is counted at its reading (DrawReadings), not judged.
+ */
+export const OBEY_MS = 1_000;
+
 /** Changes kept per session: a reading older than the oldest of them is not judged. */
 const KEPT = 16;
 
@@ -40,12 +47,12 @@ export class AllowanceHistory {
 
   /**
    * The band a reading measured at `atMs` is judged against: every allowance in force from
-   * RAMP_MS before it to it. Null when one of them is not known, or the window starts before the
-   * first one kept (a first profile is still being ramped to from the default).
+   * `windowMs` (the ramp time) before it to it. Null when one of them is not known, or the window
+   * starts before the first one kept (a first profile is still being ramped to from the default).
    */
-  band(sessionId: string, atMs: number): AllowanceBand | null {
+  band(sessionId: string, atMs: number, windowMs = RAMP_MS): AllowanceBand | null {
     const steps = this.steps.get(sessionId) ?? [];
-    const from = atMs - RAMP_MS;
+    const from = atMs - windowMs;
     let start = -1;
     steps.forEach((s, i) => {
       if (s.fromMs <= from) start = i;

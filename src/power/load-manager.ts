@@ -167,13 +167,17 @@ export class LoadManager implements PowerAllowance {
   chargerUp(chargerId: string, reason: string): void {
     if (this.closed) return;
     const hadRefused = this.state.refusing.delete(chargerId);
-    for (const id of [...this.state.confirmed.keys()]) {
-      if (this.o.active().some((s) => s.sessionId === id && s.chargerId === chargerId)) {
-        this.state.unsure.add(id);
-        // Its readings from now until its profile is accepted again are not judged; the ones it
-        // queued while offline still are, against the profile it held then.
-        this.state.allowances.set(id, null, this.state.now());
-      }
+    for (const s of this.o.active()) {
+      if (s.chargerId !== chargerId) continue;
+      // What it drew past its profile is judged again once it has accepted one anew.
+      for (const map of [this.state.drawing, this.state.firstPast, this.state.firstWithin])
+        map.delete(s.sessionId);
+      if (reason === 'boot') this.state.unheard.add(s.sessionId);
+      if (!this.state.confirmed.has(s.sessionId)) continue;
+      this.state.unsure.add(s.sessionId);
+      // Its readings from now until its profile is accepted again are not judged; the ones it
+      // queued while offline still are, against the profile it held then.
+      this.state.allowances.set(s.sessionId, null, this.state.now());
     }
     // A busy connector's default matters after its session (its end's round sets it to what is
     // left); an idle one's is what the sessions leave, each counted at the higher of what it may
@@ -185,7 +189,7 @@ export class LoadManager implements PowerAllowance {
       .filter((s) => connectors.has(connectorKey(s.chargerId, s.connectorId)));
     const idle = this.state.defaultTargets(connectors, active, (s, c) => {
       const a = this.state.allocation.get(s.sessionId);
-      return Math.max(typeof a === 'number' ? a : 0, this.state.currentAllowance(s, c));
+      return Math.max(typeof a === 'number' ? a : 0, this.state.counted(s, c));
     });
     const mine = [...connectors.values()].filter((c) => c.chargerId === chargerId);
     void (async () => {

@@ -37,6 +37,20 @@ export class PowerState {
   readonly underDraw = new Map<string, number>();
   /** Sessions whose last reading was above their accepted allowance by more than the threshold. */
   readonly overDraw = new Set<string>();
+  /**
+   * Sessions whose charger draws past the profile it accepted (DrawReadings): counted at their
+   * latest reading, sent nothing new until two readings in a row are within it again.
+   */
+  readonly drawing = new Map<string, { watts: number; atMs: number }>();
+  /** The last reading was the first past (or, for `drawing`, back within) the accepted profile. */
+  readonly firstPast = new Set<string>();
+  readonly firstWithin = new Set<string>();
+  /**
+   * Sessions whose charger booted and has not reported their transaction since: it may have lost
+   * it, and a TxProfile for a transaction it does not run is refused; none goes out until a live
+   * reading names it (counted as `unsure` meanwhile).
+   */
+  readonly unheard = new Set<string>();
 
   constructor(private readonly o: LoadManagerOptions) {}
 
@@ -83,6 +97,11 @@ export class PowerState {
     return this.unsure.has(s.sessionId) ? Math.max(confirmed, fallback) : confirmed;
   }
 
+  /** What a session counts for in the sums: what it may draw, or what it draws past that. */
+  counted(s: ActiveSession, c: ManagedConnector): number {
+    return Math.max(this.currentAllowance(s, c), this.drawing.get(s.sessionId)?.watts ?? 0);
+  }
+
   /** The allocator's view of the drawing sessions on managed connectors. */
   inputs(
     connectors: Map<string, ManagedConnector>,
@@ -95,12 +114,26 @@ export class PowerState {
       if (!this.o.chargers.isOnline(s.chargerId)) {
         // Offline, it keeps the last profile it accepted and cannot be sent another: allocated
         // what it is counted at, so the others share what is really left.
-        const held = this.currentAllowance(s, c);
+        const held = this.counted(s, c);
         return {
           sessionId: s.sessionId,
           path: c.path,
           minW: Math.min(c.minW, held),
           maxW: held,
+          owedWh: s.owedWh,
+          acceptsProfiles: false,
+          startOrder: s.startedAtMs,
+        };
+      }
+      const past = this.drawing.get(s.sessionId);
+      if (past && !this.refusing.has(s.chargerId)) {
+        // Drawing past its profile: the others share what it leaves (rule 1, at its reading).
+        const watts = this.counted(s, c);
+        return {
+          sessionId: s.sessionId,
+          path: c.path,
+          minW: watts,
+          maxW: watts,
           owedWh: s.owedWh,
           acceptsProfiles: false,
           startOrder: s.startedAtMs,
@@ -120,8 +153,8 @@ export class PowerState {
   }
 
   /**
-   * What the connectors on a node may draw now, leaving one out (by key): each session its
-   * current allowance, each idle connector the default its charger accepted (one that never
+   * What the connectors on a node may draw now, leaving one out (by key): each session what it
+   * counts for (its allowance, or its reading past it), each idle connector the default its charger accepted (one that never
    * accepted a default draws nothing until it has a session, counted from then).
    */
   exposure(
@@ -135,7 +168,7 @@ export class PowerState {
     for (const [k, c] of connectors) {
       if (k === except || !c.path.includes(node)) continue;
       const s = busy.get(k);
-      if (s) sum += this.currentAllowance(s, c);
+      if (s) sum += this.counted(s, c);
       else if (!this.refusing.has(c.chargerId)) sum += this.defaults.get(k) ?? 0;
     }
     return sum;

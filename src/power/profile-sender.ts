@@ -1,4 +1,4 @@
-import type { StepOutcome } from '../ocpp/port.js';
+import type { PowerLimitOutcome } from '../ocpp/port.js';
 import {
   connectorKey,
   type ActiveSession,
@@ -71,6 +71,15 @@ export class ProfileSender {
       this.hooks.accepted(s.sessionId);
       return true;
     }
+    if (outcome === 'no_transaction') {
+      // Its transaction ended (or moved) under the round: nothing to hold, nothing to try again;
+      // it counts as before until its end's round.
+      this.o.log.info(
+        { sessionId: s.sessionId, chargerId: s.chargerId, connectorId: s.connectorId, watts },
+        'no TxProfile sent: the transaction is not running on the connector',
+      );
+      return true;
+    }
     // A charger that took its connectors' default profile does smart charging: a refused TxProfile
     // is about the transaction (its id not yet known there, say), tried again; one that took
     // neither refuses profiles altogether.
@@ -91,7 +100,7 @@ export class ProfileSender {
     chargerId: string,
     connectorId: string,
     limit: { watts: number; transactionRef?: string; phases?: 1 | 3 },
-  ): Promise<StepOutcome | 'failed'> {
+  ): Promise<PowerLimitOutcome | 'failed'> {
     try {
       return await this.o.chargers.setPowerLimit(chargerId, connectorId, limit);
     } catch (err) {

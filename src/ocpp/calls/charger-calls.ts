@@ -13,6 +13,7 @@ import type {
   MeteringCapability,
   PowerLimit,
   StartRequest,
+  PowerLimitOutcome,
   StepOutcome,
   TransactionProbe,
 } from '../port.js';
@@ -79,7 +80,7 @@ export class ChargerCalls implements ChargerCommands {
     chargerId: string,
     connectorId: string,
     limit: PowerLimit,
-  ): Promise<StepOutcome> {
+  ): Promise<PowerLimitOutcome> {
     return this.adapter(chargerId).setPowerLimit(connectorId, limit);
   }
 

@@ -1,5 +1,11 @@
 import type { AdapterContext } from '../protocol-adapter.js';
-import type { ChargerReply, CommandOutcome, PowerLimit, StepOutcome } from '../port.js';
+import type {
+  ChargerReply,
+  CommandOutcome,
+  PowerLimit,
+  PowerLimitOutcome,
+  StepOutcome,
+} from '../port.js';
 import { ocppConnectorId } from './ocpp-connector.js';
 import { outcomeOf } from './operator-call.js';
 import { ceilingFor, type Ceiling, type RateUnit } from './power-limit.js';
@@ -47,11 +53,28 @@ export abstract class SharedAdapter<C extends { ctx: AdapterContext }> {
     return this.messages.setZeroProfile(this.conn, connectorId, transactionRef);
   }
 
-  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<StepOutcome> {
+  /**
+   * Whether the charger runs the transaction on the connector as far as its messages told: started
+   * there and not ended (this version's transaction table).
+   */
+  protected abstract runsTransaction(connectorId: string, transactionRef: string): boolean;
+
+  /**
+   * A TxProfile goes out only with the transaction it belongs to, running on its connector: a
+   * charger refuses one for a transaction it does not run there (a stop that crossed the round, a
+   * transaction ended or replaced), so none is sent ('no_transaction'); the connector's
+   * TxDefaultProfile holds whatever starts there.
+   */
+  async setPowerLimit(connectorId: string, limit: PowerLimit): Promise<PowerLimitOutcome> {
     const onTransaction = limit.transactionRef !== undefined;
     if (limit.watts === null) {
       return this.messages.clearCeilingProfile(this.conn, connectorId, onTransaction);
     }
+    if (
+      limit.transactionRef !== undefined &&
+      !this.runsTransaction(connectorId, limit.transactionRef)
+    )
+      return 'no_transaction';
     const { ctx } = this.conn;
     const ceiling = ceilingFor(ctx, this.rateUnits, connectorId, limit.watts, limit.phases);
     return this.messages.setCeilingProfile(this.conn, connectorId, limit.transactionRef, ceiling);

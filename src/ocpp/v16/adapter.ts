@@ -67,6 +67,15 @@ export class Adapter16 extends SharedAdapter<ConnectionContext16> implements Cha
     return operatorCalls16(this.conn);
   }
 
+  protected runsTransaction(connectorId: string, transactionRef: string): boolean {
+    const tx = this.conn.transactions.get(Number(transactionRef), this.conn.ctx.chargerId);
+    return (
+      tx !== undefined &&
+      !tx.stopped &&
+      tx.connector === ocppConnectorId(this.conn.ctx, connectorId)
+    );
+  }
+
   /**
    * 1.6 cannot be asked about a transaction: the connector's status and a fresh meter value are
    * asked for, and arrive as ordinary messages (Available with no transaction: it has ended).

@@ -74,6 +74,11 @@ export class Adapter201 extends SharedAdapter<ConnectionContext201> implements C
     return operatorCalls201(this.conn);
   }
 
+  protected runsTransaction(connectorId: string, transactionRef: string): boolean {
+    const evseId = ocppConnectorId(this.conn.ctx, connectorId);
+    return this.conn.txs.openOn(this.conn.ctx.chargerId, evseId)?.transactionId === transactionRef;
+  }
+
   /**
    * GetTransactionStatus: not ongoing with nothing queued is a transaction the station has ended
    * or forgotten (a reboot); ongoing, it is asked for a fresh TransactionEvent. A station without
