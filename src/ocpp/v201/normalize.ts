@@ -1,4 +1,5 @@
 import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
+import { holdsPaddedIdentifier } from '../connection/identifiers.js';
 import type { NoteDeviation } from '../connection/tolerant.js';
 import type {
   AuthorizeReq,
@@ -83,8 +84,9 @@ export const normalize201: FrameNormalizer = {
   result: (method, result, note) =>
     conformMessage('ocpp2.0.1', `urn:${method}.conf`, result, `${method}.conf`, note),
   repairsValid: (method, params) =>
-    withMeterValues(method) &&
-    canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null),
+    holdsPaddedIdentifier(params) ||
+    (withMeterValues(method) &&
+      canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null)),
   answerAnyway: (method, params) =>
     method === 'MeterValues' || (method === 'TransactionEvent' && endsTransaction(params))
       ? {}
