@@ -1,5 +1,6 @@
 import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
 import { holdsPaddedIdentifier } from '../connection/identifiers.js';
+import type { SecurityEventReq } from '../charger-state/station-notifications.js';
 import type {
   AuthorizeReq,
   BootNotificationReq,
@@ -18,7 +19,11 @@ export interface Requests16 {
   DiagnosticsStatusNotification: { status: string };
   FirmwareStatusNotification: { status: string };
   Heartbeat: unknown;
+  LogStatusNotification: unknown;
   MeterValues: MeterValuesReq;
+  SecurityEventNotification: SecurityEventReq;
+  SignCertificate: unknown;
+  SignedFirmwareStatusNotification: unknown;
   StartTransaction: StartTransactionReq;
   StatusNotification: StatusNotificationReq;
   StopTransaction: StopTransactionReq;

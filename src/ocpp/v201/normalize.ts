@@ -1,4 +1,5 @@
 import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
+import type { SecurityEventReq } from '../charger-state/station-notifications.js';
 import { holdsPaddedIdentifier } from '../connection/identifiers.js';
 import type { NoteDeviation } from '../connection/tolerant.js';
 import type {
@@ -15,17 +16,27 @@ import type {
 export interface Requests201 {
   Authorize: AuthorizeReq;
   BootNotification: BootNotificationReq;
+  ClearedChargingLimit: unknown;
   DataTransfer: DataTransferReq;
   FirmwareStatusNotification: { status: string; requestId?: number };
+  Get15118EVCertificate: unknown;
+  GetCertificateStatus: unknown;
   Heartbeat: unknown;
   LogStatusNotification: { status: string; requestId?: number };
   MeterValues: MeterValuesReq;
   NotifyChargingLimit: unknown;
+  NotifyCustomerInformation: unknown;
+  NotifyDisplayMessages: unknown;
   NotifyEVChargingNeeds: NotifyEVChargingNeedsReq;
+  NotifyEVChargingSchedule: unknown;
   NotifyEvent: unknown;
+  NotifyMonitoringReport: unknown;
   NotifyReport: unknown;
+  PublishFirmwareStatusNotification: unknown;
+  ReportChargingProfiles: unknown;
   ReservationStatusUpdate: unknown;
-  SecurityEventNotification: unknown;
+  SecurityEventNotification: SecurityEventReq;
+  SignCertificate: unknown;
   StatusNotification: StatusNotificationReq;
   TransactionEvent: TransactionEventReq;
 }
