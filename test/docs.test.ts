@@ -264,7 +264,7 @@ describe('shell blocks in README.md and docs/', () => {
     ).toEqual(['x.md:1: src/demo/demo.ts does not hold `--retry`']);
     expect(
       checkedByProblems(
-        { ...block, checkedBy: ['../shared/service-interface.md'] },
+        { ...block, checkedBy: ['../outside/service-interface.md'] },
         {
           env: [],
           words: ['curl'],

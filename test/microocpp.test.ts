@@ -30,7 +30,7 @@ import { freePort } from './helpers/mqtt-broker.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
- * Real charger firmware (MicroOcpp 1.2.0 in its Linux simulator, ../shared/peers/microocpp) against
+ * Real charger firmware (MicroOcpp 1.2.0 in its Linux simulator, test/peers/microocpp) against
  * the gateway as a child process: paid sessions in real time (the EV draws about 11 kW), every
  * amount checked against the firmware's own meter.
  */

@@ -350,7 +350,7 @@ describe('OCPP 2.0.1 central system', () => {
     );
     expect(notes('CP-AC')).toEqual(
       expect.arrayContaining([
-        'SecurityEventNotification: noted',
+        'SecurityEventNotification: SettingSystemTime',
         'NotifyEvent: noted',
         'NotifyReport: noted',
       ]),

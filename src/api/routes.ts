@@ -1,7 +1,7 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeEmail, type Driver } from '../fleet/roster.js';
-import type { ApiDeps } from './app.js';
+import type { ApiDeps } from './deps.js';
 import { driverFromToken, fleetFromApiKey } from './auth-hooks.js';
 import { KeyedRateLimiter } from '../shared/token-bucket.js';
 import { ApiError, sendError } from './errors.js';

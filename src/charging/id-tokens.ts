@@ -15,6 +15,16 @@ export function newIdToken(): string {
 }
 
 /**
+ * The form a token is looked up in. OCPP compares identifiers case-insensitively (1.6 CiString,
+ * 2.0.1 idToken), and some firmware keeps them in lower case: a token is ours whatever its case.
+ * Only ASCII letters fold (the alphabet above): no other character can become one of ours. Tokens
+ * are minted in upper case, so one key names at most one token: nothing is ever guessed.
+ */
+export function idTokenKey(idToken: string): string {
+  return idToken.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
+}
+
+/**
  * `ses_`, the creation millisecond in 12 hex digits, then 96 random bits: as unguessable as
  * before, and in time order, so the sessions table's id index takes each new session on its last
  * page instead of a random one (the same reason as ledger and outbox ids, src/shared/uuid7.ts).

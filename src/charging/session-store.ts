@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { MeterTrack } from './meter-track.js';
+import { idTokenKey } from './id-tokens.js';
 
 /**
  * Session states, all in one place:
@@ -351,7 +352,7 @@ export class SessionStore {
   }
 
   byIdToken(idToken: string): Session | undefined {
-    const row = this.byToken.get(idToken);
+    const row = this.byToken.get(idTokenKey(idToken));
     return row ? toSession(row) : undefined;
   }
 

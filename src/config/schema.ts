@@ -4,8 +4,9 @@ import {
   GATEWAY_MANAGED_CONFIG,
   isGatewayManaged,
 } from './charger-config-keys.js';
-import { hhmm, powerInputsShape } from '../power/limit-inputs-config.js';
+import { powerInputsShape } from './power-inputs-schema.js';
 import { WEEKDAYS } from '../shared/local-time.js';
+import { hhmm } from '../shared/time-of-day.js';
 
 const id = z
   .string()

@@ -1,4 +1,7 @@
-import type { Db } from './database.js';
+import type Database from 'better-sqlite3';
+
+/** database.ts's Db, named here without importing the module that runs the migrations. */
+type Db = Database.Database;
 import { migrationV1 } from './migrations/001-v1.js';
 import { migrationOcpp201 } from './migrations/002-ocpp201.js';
 import { migrationUplink } from './migrations/003-uplink.js';

@@ -7,8 +7,8 @@ import { freePort } from './mqtt-broker.js';
 import { waitUntil } from './wait.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-/** The firmware's sources live beside the checkout (../shared), read-only: built out of tree. */
-const BUILD_SCRIPT = resolve(ROOT, '..', 'shared', 'peers', 'microocpp', 'build.sh');
+/** The firmware's sources are vendored in test/peers/microocpp (a test tool): built out of tree. */
+const BUILD_SCRIPT = resolve(ROOT, 'test', 'peers', 'microocpp', 'build.sh');
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'microocpp');
 
 export type MicroOcppVersion = '1.6' | '2.0.1';

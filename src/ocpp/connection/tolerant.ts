@@ -13,8 +13,12 @@
  *   empty enumeration value: dropped;
  * - timestamps: any parseable date-time is rewritten as UTC with milliseconds (one spelling per
  *   instant, so repeats compare equal); one without a zone is taken as UTC;
- * - free text longer than the schema allows: cut (never an identifier: those are meaning).
+ * - free text longer than the schema allows: cut (never an identifier: those are meaning);
+ * - an idTag / idToken padded with spaces or NULs (a fixed-width buffer sent whole): the padding
+ *   dropped (identifiers.ts; case is no deviation, the protocols compare it case-insensitively).
  */
+import { isPadded, unpadded } from './identifiers.js';
+
 export interface JsonSchema {
   $ref?: string;
   type?: string | string[];
@@ -34,6 +38,11 @@ const MISSING = Symbol('missing');
 
 /** Strings whose every character is meaning: cutting them would name someone or something else. */
 const IDENTIFIERS = new Set(['idTag', 'parentIdTag', 'idToken', 'transactionId', 'groupIdToken']);
+/**
+ * Identifiers of a driver, whose padding is a charger's buffer, not meaning. Not transactionId: a
+ * station's own id is sent back to it as it spelled it.
+ */
+const PADDED_IDENTIFIERS = new Set(['idTag', 'parentIdTag', 'idToken']);
 
 const ZONE = /(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
 /** An offset of whole hours without minutes ("+02"), which Date.parse does not read. */
@@ -68,6 +77,10 @@ function conformString(walk: Walk, schema: JsonSchema, value: unknown, path: str
   else return value;
   if (schema.enum) return conformEnum(walk, schema.enum as string[], s, path);
   if (schema.format === 'date-time') return conformTimestamp(walk, s, path);
+  if (PADDED_IDENTIFIERS.has(key) && isPadded(s)) {
+    deviate(walk, path, 'identifier_padded', s);
+    s = unpadded(s);
+  }
   if (schema.maxLength !== undefined && s.length > schema.maxLength && !IDENTIFIERS.has(key)) {
     deviate(walk, path, 'string_too_long', s);
     return s.slice(0, schema.maxLength);

@@ -1,4 +1,6 @@
 import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
+import { holdsPaddedIdentifier } from '../connection/identifiers.js';
+import type { SecurityEventReq } from '../charger-state/station-notifications.js';
 import type {
   AuthorizeReq,
   BootNotificationReq,
@@ -17,7 +19,11 @@ export interface Requests16 {
   DiagnosticsStatusNotification: { status: string };
   FirmwareStatusNotification: { status: string };
   Heartbeat: unknown;
+  LogStatusNotification: unknown;
   MeterValues: MeterValuesReq;
+  SecurityEventNotification: SecurityEventReq;
+  SignCertificate: unknown;
+  SignedFirmwareStatusNotification: unknown;
   StartTransaction: StartTransactionReq;
   StatusNotification: StatusNotificationReq;
   StopTransaction: StopTransactionReq;
@@ -33,12 +39,13 @@ const ANSWERED_ANYWAY = new Set(['StopTransaction', 'MeterValues']);
  * The one place where a 1.6 charger's frame becomes the request a handler reads (and its reply to
  * our call the result we read): the schema-guided repairs of tolerant.ts, which cover what 1.6
  * chargers get wrong in the field (numbers as JSON numbers, units and enumerations in any case,
- * decimal registers, vendor fields, vendor stop reasons), before strict validation.
+ * decimal registers, vendor fields, vendor stop reasons, padded idTags), before strict validation.
  */
 export const normalize16: FrameNormalizer = {
   request: (method, params, note) =>
     conformMessage('ocpp1.6', `urn:${method}.req`, params, method, note),
   result: (method, result, note) =>
     conformMessage('ocpp1.6', `urn:${method}.conf`, result, `${method}.conf`, note),
+  repairsValid: (_method, params) => holdsPaddedIdentifier(params),
   answerAnyway: (method) => (ANSWERED_ANYWAY.has(method) ? {} : undefined),
 };

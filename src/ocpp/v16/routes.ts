@@ -4,7 +4,11 @@ import { dataTransfer } from './handlers/data-transfer.js';
 import { diagnosticsStatusNotification } from './handlers/diagnostics-status-notification.js';
 import { firmwareStatusNotification } from './handlers/firmware-status-notification.js';
 import { heartbeat } from './handlers/heartbeat.js';
+import { logStatusNotification } from './handlers/log-status-notification.js';
 import { meterValues } from './handlers/meter-values.js';
+import { securityEventNotification } from './handlers/security-event-notification.js';
+import { signCertificate } from './handlers/sign-certificate.js';
+import { signedFirmwareStatusNotification } from './handlers/signed-firmware-status-notification.js';
 import { startTransaction } from './handlers/start-transaction.js';
 import { statusNotification } from './handlers/status-notification.js';
 import { stopTransaction } from './handlers/stop-transaction.js';
@@ -19,7 +23,11 @@ export const ROUTES16: { [A in keyof Requests16]: Handler16<Requests16[A]> } = {
   DiagnosticsStatusNotification: diagnosticsStatusNotification,
   FirmwareStatusNotification: firmwareStatusNotification,
   Heartbeat: heartbeat,
+  LogStatusNotification: logStatusNotification,
   MeterValues: meterValues,
+  SecurityEventNotification: securityEventNotification,
+  SignCertificate: signCertificate,
+  SignedFirmwareStatusNotification: signedFirmwareStatusNotification,
   StartTransaction: startTransaction,
   StatusNotification: statusNotification,
   StopTransaction: stopTransaction,

@@ -37,9 +37,9 @@ function toTx(row: Row): Transaction16 {
 /**
  * In OCPP 1.6 the central system hands out transaction ids. This table is where they come from,
  * and it recognises a StartTransaction repeated after a lost reply so that the repeat gets the
- * same id instead of a second transaction: same charger, connector and idTag, and either the same
- * timestamp or the same meterStart while the transaction is open (some chargers stamp each retry
- * anew).
+ * same id instead of a second transaction: same charger, connector and idTag (in any case, a
+ * CiString), and either the same timestamp or the same meterStart while the transaction is open
+ * (some chargers stamp each retry anew).
  */
 export class Transactions16 {
   /** Shared by every connection: it holds only prepared statements. */
@@ -57,7 +57,7 @@ export class Transactions16 {
   constructor(db: Db) {
     // The exact repeat first: it is the one meant even if a later transaction matches the register.
     this.findStart = db.prepare(
-      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND connector = ? AND id_tag = ?
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND connector = ? AND id_tag = ? COLLATE NOCASE
          AND (started_at = ? OR (meter_start = ? AND stopped_at IS NULL))
        ORDER BY started_at = ? DESC, id DESC LIMIT 1`,
     );
@@ -71,7 +71,7 @@ export class Transactions16 {
     // which of its transactions the gateway refused, so a refused one may be the one it means.
     const open = 'stopped_at IS NULL';
     this.openByTag = db.prepare(
-      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND id_tag = ? AND ${open} LIMIT 2`,
+      `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND id_tag = ? COLLATE NOCASE AND ${open} LIMIT 2`,
     );
     this.openOnCharger = db.prepare(
       `SELECT * FROM ocpp16_transactions WHERE charger_id = ? AND ${open} LIMIT 2`,

@@ -1,4 +1,6 @@
 import { conformMessage, type FrameNormalizer } from '../connection/edge.js';
+import type { SecurityEventReq } from '../charger-state/station-notifications.js';
+import { holdsPaddedIdentifier } from '../connection/identifiers.js';
 import type { NoteDeviation } from '../connection/tolerant.js';
 import type {
   AuthorizeReq,
@@ -14,17 +16,27 @@ import type {
 export interface Requests201 {
   Authorize: AuthorizeReq;
   BootNotification: BootNotificationReq;
+  ClearedChargingLimit: unknown;
   DataTransfer: DataTransferReq;
   FirmwareStatusNotification: { status: string; requestId?: number };
+  Get15118EVCertificate: unknown;
+  GetCertificateStatus: unknown;
   Heartbeat: unknown;
   LogStatusNotification: { status: string; requestId?: number };
   MeterValues: MeterValuesReq;
   NotifyChargingLimit: unknown;
+  NotifyCustomerInformation: unknown;
+  NotifyDisplayMessages: unknown;
   NotifyEVChargingNeeds: NotifyEVChargingNeedsReq;
+  NotifyEVChargingSchedule: unknown;
   NotifyEvent: unknown;
+  NotifyMonitoringReport: unknown;
   NotifyReport: unknown;
+  PublishFirmwareStatusNotification: unknown;
+  ReportChargingProfiles: unknown;
   ReservationStatusUpdate: unknown;
-  SecurityEventNotification: unknown;
+  SecurityEventNotification: SecurityEventReq;
+  SignCertificate: unknown;
   StatusNotification: StatusNotificationReq;
   TransactionEvent: TransactionEventReq;
 }
@@ -83,8 +95,9 @@ export const normalize201: FrameNormalizer = {
   result: (method, result, note) =>
     conformMessage('ocpp2.0.1', `urn:${method}.conf`, result, `${method}.conf`, note),
   repairsValid: (method, params) =>
-    withMeterValues(method) &&
-    canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null),
+    holdsPaddedIdentifier(params) ||
+    (withMeterValues(method) &&
+      canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null)),
   answerAnyway: (method, params) =>
     method === 'MeterValues' || (method === 'TransactionEvent' && endsTransaction(params))
       ? {}

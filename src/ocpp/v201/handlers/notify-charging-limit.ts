@@ -1,3 +1,3 @@
-import { recorded } from './recorded.js';
+import { recorded } from '../../charger-state/station-notifications.js';
 
-export const notifyChargingLimit = recorded('NotifyChargingLimit');
+export const notifyChargingLimit = recorded('NotifyChargingLimit', {});

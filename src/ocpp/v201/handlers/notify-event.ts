@@ -1,3 +1,3 @@
-import { recorded } from './recorded.js';
+import { recorded } from '../../charger-state/station-notifications.js';
 
-export const notifyEvent = recorded('NotifyEvent');
+export const notifyEvent = recorded('NotifyEvent', {});

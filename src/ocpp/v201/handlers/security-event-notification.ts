@@ -1,3 +1,3 @@
-import { recorded } from './recorded.js';
+import { securityEvent } from '../../charger-state/station-notifications.js';
 
-export const securityEventNotification = recorded('SecurityEventNotification');
+export const securityEventNotification = securityEvent;
