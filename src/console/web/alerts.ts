@@ -169,8 +169,9 @@ export function AlertsView(props: { canAct: boolean }) {
     ${
       webhook?.configured
         ? html`<p class="webhook-state">
-            Webhook:
-            ${webhook.undelivered === 0 ? 'nothing waiting' : `${webhook.undelivered} undelivered`}
+            <span
+              >${`Webhook: ${webhook.undelivered === 0 ? 'nothing waiting' : `${webhook.undelivered} undelivered`}`}</span
+            >
             ${
               props.canAct
                 ? html`<${ConfirmButton}
