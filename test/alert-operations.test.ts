@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Delivery } from '../src/alerts/deliveries.js';
 import { verifySignature } from '../src/alerts/signature.js';
 import { startTestGateway, testChargers, type TestGateway } from './helpers/gateway.js';
 import { createOperator, op } from './helpers/operator.js';
@@ -25,22 +26,12 @@ let t: TestGateway;
 let operator: string;
 let viewer: string;
 
-interface DeliveryBody {
-  eventId: string;
-  type: string;
-  attempts: number;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  givenUpAt: string | null;
-  waitingBehind: number;
-}
 interface AlertBody {
   id: string;
   kind: string;
   subject: string;
   acknowledgedBy: string | null;
-  deliveries: DeliveryBody[];
+  deliveries: Delivery[];
 }
 interface ListBody {
   alerts: AlertBody[];
@@ -107,12 +98,12 @@ describe('alerts through the operator API', () => {
     expect((await op(t.gw.operatorUrl, viewer, 'POST', '/alerts/test')).status).toBe(403);
     const sent = await op(t.gw.operatorUrl, operator, 'POST', '/alerts/test');
     expect(sent.status).toBe(202);
-    const test = sent.body as DeliveryBody;
+    const test = sent.body as Delivery;
     expect(test).toMatchObject({ type: 'alert.test', attempts: 0, waitingBehind: 1 });
 
     const delivered = await waitUntil(async () => {
       const d = await op(t.gw.operatorUrl, viewer, 'GET', `/alerts/deliveries/${test.eventId}`);
-      return (d.body as DeliveryBody).deliveredAt !== null && (d.body as DeliveryBody);
+      return (d.body as Delivery).deliveredAt !== null && (d.body as Delivery);
     });
     expect(delivered).toMatchObject({ attempts: 1, lastError: null, nextAttemptAt: null });
     const events = hook.events() as unknown as Record<string, unknown>[];
