@@ -144,7 +144,15 @@ describe('the webhook queue: the case seen in the field', () => {
     const station = await raw16.connect(t.gw.ocppUrl, 'CP-1');
     cleanups.push(() => station.close());
     await station.boot();
-    await waitUntil(() => hook.requests.length === 3, 10_000, 'raise, raise again, clear');
+    // Both taken: the receiver answered and the gateway wrote it down.
+    const undelivered = t.gw.db.prepare(
+      'SELECT count(*) AS n FROM alert_deliveries WHERE delivered_at IS NULL',
+    );
+    await waitUntil(
+      () => hook.requests.length === 3 && (undelivered.get() as { n: number }).n === 0,
+      10_000,
+      'raise, raise again, clear',
+    );
 
     const types = hook.events().map((e) => e.type);
     expect(types).toEqual(['alert.raised', 'alert.raised', 'alert.cleared']);
