@@ -84,7 +84,7 @@ export class AlertStore {
     );
   }
 
-  /** Hears each event written (the webhook sender, the console), after the statement, not the commit. */
+  /** Hears each alert event written (the console), after the statement, not the commit. */
   onEvent(listener: (event: AlertEvent) => void): void {
     this.listeners.push(listener);
   }
