@@ -190,11 +190,28 @@ describe('alerts: a charger offline', () => {
     const viewer = createOperator(t.gw.db, 'night-viewer', 'viewer');
     const operator = createOperator(t.gw.db, 'night-operator', 'operator');
     const open = await op(t.gw.operatorUrl, viewer, 'GET', '/alerts');
-    expect(open.body).toEqual({ alerts: [], openCount: 0 });
+    expect(open.body).toEqual({
+      alerts: [],
+      openCount: 0,
+      webhook: { configured: true, undelivered: 0 },
+    });
     const closed = await op(t.gw.operatorUrl, viewer, 'GET', '/alerts?state=closed');
     expect(closed.status).toBe(200);
     const [alert] = (closed.body as { alerts: { id: string; kind: string }[] }).alerts;
     expect(alert).toMatchObject({ kind: 'charger_offline', subject: 'CP-1', id: raised!.id });
+    // Each of its events with its delivery: the ids the receiver got, taken at the first attempt.
+    expect(alert).toMatchObject({
+      deliveries: events.map((e) => ({
+        eventId: e.id,
+        type: e.type,
+        attempts: 1,
+        lastError: null,
+        nextAttemptAt: null,
+        deliveredAt: expect.any(String),
+        givenUpAt: null,
+        waitingBehind: 0,
+      })),
+    });
     const path = `/alerts/${raised!.id}/acknowledge`;
     expect((await op(t.gw.operatorUrl, viewer, 'POST', path)).status).toBe(403);
     const acked = await op(t.gw.operatorUrl, operator, 'POST', path);

@@ -12,6 +12,7 @@ import { logIn } from './helpers/console-page.js';
 import { mintToken, startSession } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
 import { waitUntil } from './helpers/wait.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
 // `npm run screenshots`: runs the demo site (`fleet-gateway demo`, its simulated chargers as child
 // processes), logs in to the real console in Debian's Chromium and saves PNGs of the main views
@@ -262,8 +263,11 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
 
 describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshot of the alerts', () => {
   it('saves the alerts view of a site whose chargers raised them', async () => {
-    // Not the demo: its chargers behave. These alerts come from raw chargers (helpers/alert-site.ts).
-    const site = await alertSite();
+    // Not the demo: its chargers behave. These alerts come from raw chargers (helpers/alert-site.ts),
+    // their events go to a webhook receiver that takes them.
+    const hook = new WebhookReceiver();
+    await hook.start();
+    const site = await alertSite({ url: hook.url, secret: 'screenshot-webhook-secret' });
     const browser = await launchChromium();
     try {
       const amaka = createOperator(site.t.gw.db, 'amaka', 'operator');
@@ -276,11 +280,13 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshot of the ale
       await page.goto(`${site.t.gw.operatorUrl}/console/alerts?state=all`);
       await page.locator('[data-alert="stop_escalated"]').waitFor(WAIT);
       await page.locator('[data-live="live"]').waitFor(WAIT);
+      await page.getByText('Webhook: nothing waiting').waitFor(WAIT);
       await shot(page, 'alerts');
       await context.close();
     } finally {
       await browser.close();
       await site.close();
+      await hook.stop();
     }
   }, 60_000);
 });

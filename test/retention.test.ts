@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AlertStore } from '../src/alerts/alert-store.js';
 import { applySeed } from '../src/cli/offline/seed.js';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { SessionStore } from '../src/charging/session-store.js';
@@ -32,6 +33,8 @@ const windows: RetentionWindows = {
   transactionEventsDays: 90,
   idempotencyKeysDays: 30,
   uplinkCommandsDays: 30,
+  alertsDays: 365,
+  alertDeliveriesDays: 90,
 };
 
 beforeEach(() => {
@@ -128,6 +131,8 @@ describe('retention', () => {
       transactionEventsDays: 0,
       idempotencyKeysDays: 0,
       uplinkCommandsDays: 0,
+      alertsDays: 0,
+      alertDeliveriesDays: 0,
     });
 
     session('s-new-done', T0 + 20 * DAY, 'refunded');
@@ -148,6 +153,8 @@ describe('retention', () => {
       transactionEventsDays: 0,
       idempotencyKeysDays: 1,
       uplinkCommandsDays: 1,
+      alertsDays: 0,
+      alertDeliveriesDays: 0,
     });
     expect(db.prepare('SELECT key FROM idempotency_keys ORDER BY key').all()).toEqual([
       { key: 'key-s-new-done' },
@@ -208,6 +215,8 @@ describe('retention', () => {
       transactionEventsDays: 90,
       idempotencyKeysDays: 30,
       uplinkCommandsDays: 30,
+      alertsDays: 365,
+      alertDeliveriesDays: 90,
       intervalMinutes: 60,
       batchRows: 1000,
     });
@@ -215,6 +224,77 @@ describe('retention', () => {
     expect(() => parseConfig(testConfig(dir, { retention: { ocppEventsDays: -1 } }), dir)).toThrow(
       /config key retention.ocppEventsDays/,
     );
+  });
+});
+
+describe('retention of alerts and their webhook events', () => {
+  const deliveries = () =>
+    db.prepare('SELECT alert_id AS alertId, body FROM alert_deliveries ORDER BY rowid').all() as {
+      alertId: string | null;
+      body: string;
+    }[];
+
+  it('deletes cleared alerts and finished events past their windows, never an open alert, one about a session or an event still waiting', async () => {
+    const store = new AlertStore(db, new Outbox(db), 'test-site', true);
+    const at = (days: number) => iso(T0 + days * DAY);
+    const gone = store.raise('charger_offline', 'CP-1', {}, at(0));
+    store.clear(gone.id, at(1));
+    const open = store.raise('charger_offline', 'CP-2', {}, at(0)); // offline for a year
+    const loss = store.raise('operator_loss', 's-1', { wh: 2000 }, at(0));
+    store.acknowledge(loss.id, 'olu', at(1));
+    store.clear(loss.id, at(1));
+    const recent = store.raise('disk_space', '/var/lib', {}, at(300));
+    store.clear(recent.id, at(300));
+    const testEvent = store.sendTest('olu', at(0));
+    // Every event taken by the receiver but the open alert's raise (still retried) and the test
+    // event (given up).
+    db.prepare(
+      `UPDATE alert_deliveries SET delivered_at = created_at
+       WHERE alert_id IS NOT NULL AND alert_id <> ?`,
+    ).run(open.id);
+    db.prepare('UPDATE alert_deliveries SET given_up_at = ? WHERE event_id = ?').run(
+      at(3),
+      testEvent,
+    );
+    expect(deliveries()).toHaveLength(8);
+
+    now = T0 + 367 * DAY; // past alertsDays (365) for what cleared on day 1 only
+    const pruned = await retention(2).pruneAll();
+    expect(pruned).toMatchObject({ alertsDays: 1, alertDeliveriesDays: 5 });
+    const left = db.prepare('SELECT id FROM alerts ORDER BY raised_at, kind').all();
+    expect(left).toEqual([{ id: open.id }, { id: loss.id }, { id: recent.id }]);
+    // The open alert's raise, still waiting; the recent alert's two, inside alertDeliveriesDays.
+    expect(deliveries().map((d) => d.alertId)).toEqual([open.id, recent.id, recent.id]);
+
+    // The schema refuses what retention must never do, whoever asks.
+    expect(() => db.prepare('DELETE FROM alerts WHERE id = ?').run(open.id)).toThrow(
+      /never deleted/,
+    );
+    expect(() => db.prepare('DELETE FROM alerts WHERE id = ?').run(loss.id)).toThrow(
+      /never deleted/,
+    );
+    expect(() =>
+      db.prepare('DELETE FROM alert_deliveries WHERE alert_id = ?').run(open.id),
+    ).toThrow(/undelivered webhook event is never deleted/);
+  });
+
+  it('a window of 0 keeps alerts and events forever', async () => {
+    const store = new AlertStore(db, new Outbox(db), 'test-site', true);
+    const a = store.raise('charger_offline', 'CP-1', {}, iso(T0));
+    store.clear(a.id, iso(T0));
+    db.prepare('UPDATE alert_deliveries SET delivered_at = created_at').run();
+    now = T0 + 3650 * DAY;
+    const r = new Retention({
+      db,
+      clock: { now: () => now },
+      log,
+      windows: { ...windows, alertsDays: 0, alertDeliveriesDays: 0 },
+      batchRows: 100,
+      intervalMs: 60_000,
+    });
+    expect(await r.pruneAll()).toMatchObject({ alertsDays: 0, alertDeliveriesDays: 0 });
+    expect(count('alerts')).toBe(1);
+    expect(count('alert_deliveries')).toBe(2);
   });
 });
 

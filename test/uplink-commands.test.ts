@@ -124,6 +124,8 @@ describe('uplink commands (down, exactly once in effect)', () => {
         transactionEventsDays: 0,
         idempotencyKeysDays: 0,
         uplinkCommandsDays: 30,
+        alertsDays: 0,
+        alertDeliveriesDays: 0,
       },
       batchRows: 1000,
       intervalMs: 60_000,

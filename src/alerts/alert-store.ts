@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
 import { uuid7 } from '../shared/uuid7.js';
-import type { Alert, AlertEvent, AlertKind } from './alert.js';
+import type { Alert, AlertEvent, AlertKind, AlertTestEvent } from './alert.js';
 
 export type AlertState = 'open' | 'closed' | 'all';
 
@@ -46,9 +46,10 @@ export class AlertStore {
   private readonly everStmt: Statement<[string, string], { n: number }>;
   private readonly ackStmt: Statement<[string, string, string]>;
   private readonly countStmt: Statement<[], { n: number }>;
-  private readonly deliveryStmt: Statement<[string, string, string, string]>;
+  private readonly deliveryStmt: Statement<[string, string | null, string, string, string]>;
   private readonly undeliveredStmt: Statement<[], { n: number }>;
   private readonly listeners: ((event: AlertEvent) => void)[] = [];
+  private readonly queuedListeners: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -78,14 +79,24 @@ export class AlertStore {
        WHERE delivered_at IS NULL AND given_up_at IS NULL`,
     );
     this.deliveryStmt = db.prepare(
-      `INSERT INTO alert_deliveries (event_id, body, created_at, next_attempt_at)
-       VALUES (?, ?, ?, ?)`,
+      `INSERT INTO alert_deliveries (event_id, alert_id, body, created_at, next_attempt_at)
+       VALUES (?, ?, ?, ?, ?)`,
     );
   }
 
-  /** Hears each event written (the webhook sender, the console), after the statement, not the commit. */
+  /** Hears each alert event written (the console), after the statement, not the commit. */
   onEvent(listener: (event: AlertEvent) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Hears each webhook row written (the sender), after the statement, not the commit. */
+  onQueued(listener: () => void): void {
+    this.queuedListeners.push(listener);
+  }
+
+  /** Whether events go to a webhook (`alerts.webhook`). */
+  get hasWebhook(): boolean {
+    return this.webhook;
   }
 
   open(): Alert[] {
@@ -150,11 +161,33 @@ export class AlertStore {
     return this.ackStmt.run(at, operatorName, id).changes > 0;
   }
 
+  /**
+   * Queues a test event for the webhook, behind whatever waits (the real path: queue, signature,
+   * retries); not on MQTT, where it would be a message the cloud does not know. Its id, or null
+   * without a webhook.
+   */
+  sendTest(requestedBy: string, at: string): string | null {
+    if (!this.webhook) return null;
+    const body: AlertTestEvent = {
+      id: uuid7(),
+      type: 'alert.test',
+      siteId: this.siteId,
+      at,
+      requestedBy,
+    };
+    this.deliveryStmt.run(body.id, null, JSON.stringify(body), at, at);
+    for (const listener of this.queuedListeners) listener();
+    return body.id;
+  }
+
   private send(type: AlertEvent['type'], alert: Alert, at: string): void {
     const event = { type, siteId: this.siteId, at, alert };
     const id = this.outbox.enqueue('alerts', event, at);
     const body: AlertEvent = { id, ...event };
-    if (this.webhook) this.deliveryStmt.run(id, JSON.stringify(body), at, at);
+    if (this.webhook) {
+      this.deliveryStmt.run(id, alert.id, JSON.stringify(body), at, at);
+      for (const listener of this.queuedListeners) listener();
+    }
     for (const listener of this.listeners) listener(body);
   }
 }

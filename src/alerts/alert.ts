@@ -21,6 +21,8 @@ export interface Alert {
   acknowledgedBy: string | null;
 }
 
+export type AlertEventType = 'alert.raised' | 'alert.cleared' | 'alert.test';
+
 /** What a receiver gets, by webhook and on the MQTT alert topic: `id` is stable per event. */
 export interface AlertEvent {
   id: string;
@@ -28,4 +30,13 @@ export interface AlertEvent {
   siteId: string;
   at: string;
   alert: Alert;
+}
+
+/** An operator's test of the webhook: sent by it only, through the same queue, signed the same. */
+export interface AlertTestEvent {
+  id: string;
+  type: 'alert.test';
+  siteId: string;
+  at: string;
+  requestedBy: string;
 }

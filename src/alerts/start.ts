@@ -93,7 +93,7 @@ export function startAlerts(d: {
         giveUpMs: a.webhook.giveUpHours * 3_600_000,
       })
     : undefined;
-  if (webhook) d.store.onEvent(() => webhook.kick());
+  if (webhook) d.store.onQueued(() => webhook.kick());
   webhook?.start();
   watch.start();
   return {

@@ -13,6 +13,7 @@ import {
 } from '../auth/operator-credentials.js';
 import { generateChargerKey, hashPassword } from '../ocpp/connection/charger-password.js';
 import { readConfigFile } from '../config/read-config.js';
+import { registerAlertCommands } from './remote/alert-commands.js';
 import { registerOperatorCommands } from './remote/operator-commands.js';
 import { registerChargerCommands } from './remote/charger-commands.js';
 import { registerPowerLimitCommands } from './remote/power-limit-commands.js';
@@ -386,5 +387,6 @@ export function buildProgram(): Command {
   registerPowerLimitCommands(program);
   registerTariffCommands(program);
   registerTransferCommands(program);
+  registerAlertCommands(program);
   return program;
 }

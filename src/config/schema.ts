@@ -524,6 +524,10 @@ export const configSchema = z
         /** Ids of applied uplink commands: a redelivery after this is applied again (top-ups and
          *  adjustments are still applied once: the ledger keeps their reference forever). */
         uplinkCommandsDays: z.number().min(0).max(3650).default(30),
+        /** Alerts cleared this long ago (never an open one, nor one about a session). */
+        alertsDays: z.number().min(0).max(3650).default(365),
+        /** Webhook events delivered or given up this long ago (never one still waiting). */
+        alertDeliveriesDays: z.number().min(0).max(3650).default(90),
         /** How often the pruning job runs. */
         intervalMinutes: z.number().min(1).max(1440).default(60),
         /** Rows deleted per table per batch (one short transaction each). */

@@ -10,6 +10,8 @@ export interface RetentionWindows {
   transactionEventsDays: number;
   idempotencyKeysDays: number;
   uplinkCommandsDays: number;
+  alertsDays: number;
+  alertDeliveriesDays: number;
 }
 
 export interface RetentionOptions {
@@ -26,13 +28,26 @@ export type PrunedCounts = Record<keyof RetentionWindows, number>;
 
 const DAY_MS = 86_400_000;
 
+const noneYet = (): PrunedCounts => ({
+  ocppEventsDays: 0,
+  transactionEventsDays: 0,
+  idempotencyKeysDays: 0,
+  uplinkCommandsDays: 0,
+  alertsDays: 0,
+  alertDeliveriesDays: 0,
+});
+
 /**
  * Deletes rows past their window, in bounded batches. What it may delete is what only serves
  * diagnosis or deduplication for a while; it never touches money rows (ledger, sessions, wallets:
  * their triggers refuse anyway) nor what an open session needs: the idempotency key of a session
  * that is not settled or refunded, and the transaction events of an open session (the schema
  * refuses both too, see migrations/008-operations.ts). Sent outbox rows are pruned by the uplink's outbox
- * monitor (uplink.outbox.sentRetentionHours); unsent ones never are.
+ * monitor (uplink.outbox.sentRetentionHours); unsent ones never are. Alerts go once cleared
+ * longer ago than their window, except those about a session (stop_escalated, operator_loss:
+ * raised once ever, known raised by their row); webhook events once delivered or given up longer
+ * ago than theirs, never while they wait (the schema refuses both, see
+ * migrations/025-alert-retention.ts).
  */
 export class Retention {
   private readonly statements: Record<keyof RetentionWindows, Statement<[string, number]>>;
@@ -65,6 +80,19 @@ export class Retention {
         `DELETE FROM uplink_commands WHERE rowid IN
            (SELECT rowid FROM uplink_commands WHERE applied_at < ? ORDER BY applied_at LIMIT ?)`,
       ),
+      alertsDays: db.prepare(
+        `DELETE FROM alerts WHERE rowid IN
+           (SELECT rowid FROM alerts WHERE cleared_at < ?
+              AND kind NOT IN ('stop_escalated', 'operator_loss')
+            ORDER BY cleared_at LIMIT ?)`,
+      ),
+      alertDeliveriesDays: db.prepare(
+        `DELETE FROM alert_deliveries WHERE rowid IN
+           (SELECT rowid FROM alert_deliveries
+             WHERE coalesce(delivered_at, given_up_at) < ?
+               AND (delivered_at IS NOT NULL OR given_up_at IS NOT NULL)
+             ORDER BY coalesce(delivered_at, given_up_at) LIMIT ?)`,
+      ),
     };
   }
 
@@ -74,12 +102,7 @@ export class Retention {
    */
   pruneBatch(): PrunedCounts {
     const now = this.o.clock.now();
-    const counts: PrunedCounts = {
-      ocppEventsDays: 0,
-      transactionEventsDays: 0,
-      idempotencyKeysDays: 0,
-      uplinkCommandsDays: 0,
-    };
+    const counts = noneYet();
     for (const key of Object.keys(this.statements) as (keyof RetentionWindows)[]) {
       const days = this.o.windows[key];
       if (days <= 0) continue;
@@ -91,12 +114,7 @@ export class Retention {
 
   /** Prunes everything past its window, a batch at a time, yielding to the event loop between. */
   async pruneAll(): Promise<PrunedCounts> {
-    const total: PrunedCounts = {
-      ocppEventsDays: 0,
-      transactionEventsDays: 0,
-      idempotencyKeysDays: 0,
-      uplinkCommandsDays: 0,
-    };
+    const total = noneYet();
     for (;;) {
       const counts = this.pruneBatch();
       let more = false;

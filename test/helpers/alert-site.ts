@@ -46,9 +46,14 @@ const count = (t: TestGateway, sql: string): number =>
  * A test site with real alerts, each from what real chargers did over real sockets: CP-AC and
  * CP-OFF never connect (offline), CP-1 (raw OCPP 1.6) reports connector 2 Faulted, and a paid
  * session on its connector 1 ignores every remote stop and runs past the paid energy (a stop
- * escalated, cleared when it settles; an operator loss, open until acknowledged).
+ * escalated, cleared when it settles; an operator loss, open until acknowledged). With `webhook`
+ * each event also goes to it.
  */
-export async function alertSite(): Promise<AlertSite> {
+export async function alertSite(webhook?: {
+  url: string;
+  secret: string;
+  retrySeconds?: number;
+}): Promise<AlertSite> {
   const t = await startTestGateway({
     sessions: { ...HARNESS_SESSIONS, stopVerifySeconds: 0.2 },
     alerts: {
@@ -59,6 +64,7 @@ export async function alertSite(): Promise<AlertSite> {
       operatorLossWh: 0,
       diskFreePercent: 0,
       certificateDays: 0,
+      ...(webhook ? { webhook } : {}),
     },
   });
   const station = await raw16.connect(t.gw.ocppUrl, 'CP-1');

@@ -1,13 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** What the receiver does with the next request: answer a status, or never answer. */
+export type Answer = number | 'hang';
+
 export interface WebhookRequest {
   headers: IncomingMessage['headers'];
   body: string;
+  /** What the receiver did with it. */
+  answer: Answer;
 }
-
-/** What the receiver does with the next request: answer a status, or never answer. */
-export type Answer = number | 'hang';
 
 /**
  * A webhook receiver on 127.0.0.1 (node:http): it records every request with its raw body and
@@ -30,8 +32,9 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        this.requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         const answer = this.answers.shift() ?? 200;
+        const body = Buffer.concat(chunks).toString('utf8');
+        this.requests.push({ headers: req.headers, body, answer });
         if (answer === 'hang') {
           this.hanging.add(res);
           return;

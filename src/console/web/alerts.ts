@@ -1,4 +1,5 @@
 import type { Alert } from '../../alerts/alert.js';
+import { deliveryWords, type DeliveryState } from '../../alerts/delivery-words.js';
 import { api } from './api';
 import { kwh, time } from './format';
 import { useLiveReload } from './live';
@@ -13,12 +14,16 @@ import {
   useLocation,
 } from './ui';
 
-// The site's alerts (docs/alerts.md): open ones first, what each is about in words, and for an
-// operator the acknowledgement (which clears only an operator loss).
+// The site's alerts (docs/alerts.md): open ones first, what each is about in words, where each
+// of its events stands with the webhook, and for an operator the acknowledgement (which clears
+// only an operator loss) and a test event through the webhook.
+
+type AlertRow = Alert & { deliveries: DeliveryState[] };
 
 interface AlertList {
-  alerts: Alert[];
+  alerts: AlertRow[];
   openCount: number;
+  webhook: { configured: boolean; undelivered: number };
 }
 
 const KIND_WORDS: Record<string, string> = {
@@ -77,6 +82,38 @@ function Subject(props: { alert: Alert }) {
 
 const isAlertEvent = (type: string) => type.startsWith('alert.');
 
+/** Each of the alert's events (raised, cleared) and where it stands with the webhook. */
+function Deliveries(props: { deliveries: DeliveryState[] }) {
+  if (props.deliveries.length === 0) return '–';
+  return html`<ul class="plain">
+    ${props.deliveries.map(
+      (d) =>
+        html`<li
+          key=${d.eventId}
+          data-delivery=${d.type}
+          data-state=${d.deliveredAt ? 'delivered' : d.givenUpAt ? 'given-up' : 'waiting'}
+        >
+          ${d.type === 'alert.raised' ? 'Raised' : 'Cleared'}: ${deliveryWords(d, time)}
+        </li>`,
+    )}
+  </ul>`;
+}
+
+/** How long the console waits for the test event before saying where it stands. */
+const TEST_WAIT_MS = 10_000;
+
+/** Sends a test event through the webhook and waits a little for the receiver's answer. */
+async function sendTest(): Promise<string> {
+  let d = await api.post<DeliveryState>('/alerts/test', {});
+  const until = Date.now() + TEST_WAIT_MS;
+  while (!d.deliveredAt && !d.givenUpAt && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    d = await api.get<DeliveryState>(`/alerts/deliveries/${encodeURIComponent(d.eventId)}`);
+  }
+  const words = deliveryWords(d, time);
+  return d.deliveredAt ? `The receiver took it: ${words}.` : `Not delivered: ${words}.`;
+}
+
 /** The open alerts' count, for the header and the site view; null until it is known. */
 export function useOpenAlerts(): number | null {
   const count = useData(() => api.get<AlertList>('/alerts?limit=1'), 'alert-count');
@@ -107,6 +144,7 @@ export function AlertsView(props: { canAct: boolean }) {
   const state = query.get('state') ?? 'open';
   const list = useData(() => api.get<AlertList>(`/alerts?state=${state}&limit=200`), state);
   useLiveReload(list.reload, isAlertEvent, 300);
+  const webhook = list.data?.webhook;
   const acknowledge = async (a: Alert) => {
     const done = await api.post<Alert>(`/alerts/${encodeURIComponent(a.id)}/acknowledge`, {});
     list.reload();
@@ -128,6 +166,24 @@ export function AlertsView(props: { canAct: boolean }) {
       )}
       ${list.data ? html`<${AlertCount} count=${list.data.openCount} />` : null}
     </nav>
+    ${
+      webhook?.configured
+        ? html`<p class="webhook-state">
+            <span
+              >${`Webhook: ${webhook.undelivered === 0 ? 'nothing waiting' : `${webhook.undelivered} undelivered`}`}</span
+            >
+            ${
+              props.canAct
+                ? html`<${ConfirmButton}
+                    label="Send a test alert"
+                    question=${`Send a test event to the webhook?${webhook.undelivered > 0 ? ` It goes after the ${webhook.undelivered} waiting.` : ''}`}
+                    run=${sendTest}
+                  />`
+                : null
+            }
+          </p>`
+        : null
+    }
     <${ErrorText} error=${list.error} />
     ${
       list.data === null
@@ -146,6 +202,7 @@ export function AlertsView(props: { canAct: boolean }) {
                     <th>What</th>
                     <th>Cleared</th>
                     <th>Acknowledged</th>
+                    <th>Webhook</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -172,6 +229,7 @@ export function AlertsView(props: { canAct: boolean }) {
                                 : '–'
                           }
                         </td>
+                        <td><${Deliveries} deliveries=${a.deliveries} /></td>
                       </tr>`,
                   )}
                 </tbody>
