@@ -301,8 +301,8 @@ export class SessionLifecycle implements ChargerEvents {
       this.o.log.warn(
         { sessionId: s.id, energyWh, carriedWh: t.carriedWh },
         verdict.kind === 'reset'
-          ? 'register reset after a reboot: counting a new segment'
-          : 'register dropped after a reboot: held until the next sample',
+          ? 'register reset: counting a new segment'
+          : 'register dropped (a reboot, or below the segment start): held until the next sample',
       );
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
