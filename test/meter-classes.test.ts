@@ -53,9 +53,10 @@ describe.each(RAW_PROTOCOLS)('meter classes, power without a register: $name', (
   it('a charger that samples only its power is stopped once that power may have delivered the paid energy; billed on its stop register', async () => {
     const { station, sessionId } = await h.paidSession(protocol);
     // 1 Wh a millisecond (3.6 MW, said in each sample); no sample carries a register.
-    const { tx } = await station.start(50_000);
+    // The transaction starts when the charger sends its start, before the reply.
     const t0 = Date.now();
     const truth = () => Date.now() - t0;
+    const { tx } = await station.start(50_000);
     while (station.stops.length === 0 && truth() < 4_000) {
       await sleep(100);
       await station.send(powerOnly(station, tx, protocol, 3_600_000));

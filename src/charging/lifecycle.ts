@@ -15,6 +15,7 @@ import type { Db } from '../store/database.js';
 import { relaxed } from '../store/durability.js';
 import { groupCommit } from '../store/group-commit.js';
 import { LimitWatch, type ChargerStamp } from './limit-watch.js';
+import { poweredTrail, trailWhAt, type PowerTrail } from './said-power.js';
 import {
   applyRegister,
   deliveredAtStop,
@@ -86,6 +87,13 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly refusedTx: RefusedTransactions;
   /** Sessions picked up after a restart whose charger has not connected since: refund reason. */
   private readonly awaitingCharger = new Map<string, string>();
+  /**
+   * What the power each session's charger said may have delivered since its last counted reading
+   * (said-power.ts); in memory: after a restart the possible energy it raised stays in the row.
+   */
+  private readonly powerTrails = new Map<string, PowerTrail>();
+  /** When a transaction that started without a start register was started (measured, our clock). */
+  private readonly startlessSince = new Map<string, number>();
 
   constructor(private readonly o: LifecycleOptions) {
     this.records = new StopRecords(o.db);
@@ -195,6 +203,7 @@ export class SessionLifecycle implements ChargerEvents {
     })();
     this.timers.clearStart(s.id);
     this.heard(s.id);
+    if (e.meterStartWh === null) this.startlessSince.set(s.id, time.measuredAtMs);
     if (
       e.meterStartWh !== null &&
       this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs, time.stampMs)
@@ -217,11 +226,15 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private applySample(m: MeterSample): void {
-    if (m.transactionRef === null || m.energyWh === null) return;
+    if (m.transactionRef === null || (m.energyWh === null && m.powerW === null)) return;
     const s = this.o.sessions.meteredByTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     const at = this.now();
     this.restartSilence(s.id);
+    if (m.energyWh === null) {
+      this.saidPower(s, m, m.powerW as number, at);
+      return;
+    }
     // Most samples move the register: the activity stamp rides on that row update (one write per
     // sample, not two); a sample that moves nothing still stamps it.
     if (!this.applyRegister(s, m, m.energyWh, at)) {
@@ -244,10 +257,21 @@ export class SessionLifecycle implements ChargerEvents {
         return false;
       }
       // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs, time);
-      this.o.log.warn({ sessionId: s.id, energyWh }, 'no start register: first sample taken');
-      if (this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs))
-        this.stopAtLimit(s.id);
+      // What the power it said before may have delivered is a gap no reading will prove.
+      const trail = this.powerTrails.get(s.id);
+      const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
+      const gapWh = trail ? trailWhAt(trail, time.measuredAtMs, m.powerW, maxPowerW) : 0;
+      this.powerTrails.delete(s.id);
+      this.startlessSince.delete(s.id);
+      this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs, time, gapWh);
+      this.o.log.warn(
+        { sessionId: s.id, energyWh, gapWh },
+        'no start register: first sample taken',
+      );
+      const reached = this.watch.watching(s.id)
+        ? this.watch.sample(s.id, gapWh, m.receivedAtMs, stampOf(m), m.live)
+        : this.watch.begin(s.id, s.limitWh, gapWh, m.receivedAtMs, time.stampMs);
+      if (reached) this.stopAtLimit(s.id);
       return false;
     }
     if (s.meterStartSampledAt !== null && !m.live) {
@@ -293,6 +317,7 @@ export class SessionLifecycle implements ChargerEvents {
       return true;
     }
     this.rebooted.delete(s.id);
+    this.powerTrails.delete(s.id); // a counted reading says more than the power before it
     const t = verdict.track;
     const possible = this.possibleAfter(s, track, verdict.kind, t, m, maxPowerW);
     const possibleWh = possible.possibleWh;
@@ -310,6 +335,41 @@ export class SessionLifecycle implements ChargerEvents {
     if (this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live))
       this.stopAtLimit(s.id);
     return true;
+  }
+
+  /**
+   * A reading with the power the charger draws and no register: it proves nothing, but says energy
+   * flows and how fast. The session may have delivered what that power delivers in the time since
+   * its last counted reading (or its start, before any register), and the stop is planned on it
+   * (said-power.ts). A reading measured before the last one says nothing new.
+   */
+  private saidPower(s: MeteredSession, m: MeterSample, powerW: number, at: string): void {
+    const startless = s.meterStartWh === null;
+    const fromMs = startless
+      ? (this.startlessSince.get(s.id) ?? Date.parse(s.startedAt ?? ''))
+      : s.meterLastAtMs;
+    const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
+    const trail =
+      fromMs === null || !Number.isFinite(fromMs)
+        ? null
+        : poweredTrail(
+            this.powerTrails.get(s.id) ?? null,
+            fromMs,
+            m.time.measuredAtMs,
+            powerW,
+            maxPowerW,
+          );
+    if (!trail) {
+      this.o.sessions.touch(s.id, at);
+      return;
+    }
+    this.powerTrails.set(s.id, trail);
+    const proven = startless ? 0 : deliveredWh(trackOf(s)) + s.meterGapWh;
+    const possible = Math.max(s.meterPossibleWh ?? 0, proven + Math.ceil(trail.wh));
+    this.o.sessions.setPossible(s.id, possible, at);
+    if (!this.watch.watching(s.id)) this.watch.begin(s.id, s.limitWh, proven, trail.fromMs);
+    if (this.watch.sample(s.id, possible, m.receivedAtMs, stampOf(m), m.live))
+      this.stopAtLimit(s.id);
   }
 
   /**
@@ -695,6 +755,8 @@ export class SessionLifecycle implements ChargerEvents {
     this.rebooted.delete(s.id);
     this.unconfirmedAfterBoot.delete(s.id);
     this.seenInUse.delete(s.id);
+    this.powerTrails.delete(s.id);
+    this.startlessSince.delete(s.id);
     const at = this.now();
     const settled = this.o.db.transaction(() => {
       if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;

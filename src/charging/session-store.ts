@@ -105,6 +105,7 @@ export type MeteredSession = Pick<
   | 'meterLastEpoch'
   | 'meterPossibleWh'
   | 'meterGapWh'
+  | 'startedAt'
 >;
 
 interface Row {
@@ -236,7 +237,7 @@ export class SessionStore {
     ]
   >;
   private readonly meterStartStmt: Statement<
-    [number, number, string, number, number | null, number | null, string]
+    [number, number, string, number, number | null, number | null, number, string]
   >;
   private readonly segmentStmt: Statement<
     [
@@ -282,7 +283,7 @@ export class SessionStore {
          meter_pending_reset_timestamp AS meterPendingResetTimestamp,
          meter_start_sampled_at AS meterStartSampledAt, meter_last_at_ms AS meterLastAtMs,
          meter_last_stamp_ms AS meterLastStampMs, meter_last_epoch AS meterLastEpoch,
-         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh
+         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh, started_at AS startedAt
        FROM sessions WHERE charger_id = ? AND transaction_ref = ?`,
     );
     this.openOnConnector = db.prepare(
@@ -317,7 +318,7 @@ export class SessionStore {
     );
     this.meterStartStmt = db.prepare(
       `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?, meter_start_sampled_at = ?,
-         meter_last_at_ms = ?, meter_last_stamp_ms = ?, meter_last_epoch = ?
+         meter_last_at_ms = ?, meter_last_stamp_ms = ?, meter_last_epoch = ?, meter_gap_wh = ?
        WHERE id = ? AND meter_start_wh IS NULL AND state IN ('charging', 'stopping')`,
     );
     this.stoppingStmt = db.prepare(
@@ -414,7 +415,8 @@ export class SessionStore {
 
   /**
    * For a charger that did not report its start register: the first live sample is the start.
-   * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts).
+   * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts). `gapWh`: what
+   * the session may have delivered before it (the power the charger said), never proven.
    */
   setMeterStart(
     id: string,
@@ -422,6 +424,7 @@ export class SessionStore {
     at: string,
     meterAtMs: number,
     stamp: ChargerStamp | null = null,
+    gapWh = 0,
   ): boolean {
     return (
       this.meterStartStmt.run(
@@ -431,6 +434,7 @@ export class SessionStore {
         meterAtMs,
         stamp?.stampMs ?? null,
         stamp?.epoch ?? null,
+        gapWh,
         id,
       ).changes === 1
     );
