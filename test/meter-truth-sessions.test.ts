@@ -254,9 +254,10 @@ describe.each(RAW_PROTOCOLS)('meter truth, a register reset after a reboot: $nam
 describe('meter truth, a 1.6 meterStart in kWh', () => {
   const h = harness({});
 
-  it('a meterStart in kWh with samples in kWh is counted from the first sample: stopped at the paid energy, billed what the samples prove', async () => {
+  it('a meterStart in kWh with samples in kWh is read in kWh: stopped at the paid energy, billed from the meterStart', async () => {
     const { station, sessionId } = await h.paidSession(raw16);
-    // meterStart 1234.567 (kWh) is rounded by the edge to 1235 "Wh"; the samples carry kWh.
+    // meterStart 1234.567 (kWh) is rounded by the edge to 1235 "Wh", and kept as written; the
+    // samples carry kWh.
     const { tx } = await station.start(1234.567);
     for (const wh of [1_234_817, 1_235_817]) {
       await sleep(100);
@@ -268,6 +269,6 @@ describe('meter truth, a 1.6 meterStart in kWh', () => {
     await waitUntil(() => station.stops.length > 0, 5000, 'stop at the paid energy');
     await station.send(station.end(tx, 1_237_300, { reason: 'Remote' }));
     await h.settled(sessionId);
-    h.settledOnce(sessionId, 1_237_300 - 1_234_817);
+    h.settledOnce(sessionId, 1_237_300 - 1_234_567);
   });
 });

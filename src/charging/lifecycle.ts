@@ -200,6 +200,8 @@ export class SessionLifecycle implements ChargerEvents {
         transactionRef: e.transactionRef,
         meterStartWh: e.meterStartWh,
       });
+      if (e.meterStartUnrounded !== undefined)
+        this.o.sessions.setMeterStartUnrounded(s.id, e.meterStartUnrounded);
     })();
     this.timers.clearStart(s.id);
     this.heard(s.id);
@@ -447,8 +449,9 @@ export class SessionLifecycle implements ChargerEvents {
   /**
    * A first register a thousand times the start register (a 1.6 meterStart sent in kWh while its
    * samples are in Wh or carry their kWh unit): every gain would be held as impossible and the
-   * session billed nothing. The start is taken again at this register: the energy before it is
-   * not proven (the kWh start was rounded to a whole number), so none of it is billed.
+   * session billed nothing. The start is read in kWh (kwhStartWh): the energy between it and this
+   * register is counted like any gain. A start rounded to a whole number by the edge before it
+   * was kept as written proves nothing below this register: counted from here.
    */
   private unitRebased(s: MeteredSession, energyWh: number): MeterTrack | null {
     const t = trackOf(s);
@@ -456,11 +459,12 @@ export class SessionLifecycle implements ChargerEvents {
     const nothingCounted = t.lastWh === start && t.carriedWh === 0 && t.pendingResetWh === null;
     if (!nothingCounted || start <= 0 || energyWh < 999 * start || energyWh > 1_001 * start + 1_000)
       return null;
+    const startWh = Math.min(energyWh, kwhStartWh(s.meterStartUnrounded) ?? energyWh);
     this.o.log.warn(
-      { sessionId: s.id, meterStartWh: start, energyWh },
-      'start register a thousandth of the first sample (kWh): counting from this sample',
+      { sessionId: s.id, meterStartWh: start, energyWh, startWh },
+      'start register a thousandth of the first sample: read in kWh',
     );
-    return { ...t, segmentStartWh: energyWh, lastWh: energyWh };
+    return { ...t, segmentStartWh: startWh, lastWh: startWh };
   }
 
   /**
@@ -915,6 +919,18 @@ export class SessionLifecycle implements ChargerEvents {
 /** What the session may have delivered: its proven energy, or more when doubted readings said so. */
 function possibleWh(s: Session): number {
   return Math.max(deliveredWh(trackOf(s)) + s.meterGapWh, s.meterPossibleWh ?? 0);
+}
+
+/**
+ * A start register written in kWh with a decimal fraction, in Wh: the highest register it can
+ * stand for (a charger may have rounded or cut the figure), so the energy counted from it is never
+ * more than was delivered: 1234.567 kWh is 1,234,567 Wh, 1234.5 kWh at most 1,234,599 Wh.
+ */
+function kwhStartWh(unrounded: number | null): number | null {
+  if (unrounded === null) return null;
+  const decimals = Math.min(3, String(unrounded).split('.')[1]?.length ?? 0);
+  const stepWh = 10 ** (3 - decimals);
+  return Math.round(unrounded * 1000) + stepWh - 1;
 }
 
 /** What the session drew on average from its start to its last counted reading (Wh per ms). */

@@ -69,6 +69,8 @@ export interface Session {
   meterPossibleWh: number | null;
   /** Energy no reading can prove (the gap around a register reset), counted toward the stop. */
   meterGapWh: number;
+  /** The start register as written when it had a decimal fraction (a kWh meterStart); else null. */
+  meterStartUnrounded: number | null;
   /** When the gateway last heard of the session's transaction. */
   lastActivityAt: string | null;
   createdAt: string;
@@ -105,6 +107,7 @@ export type MeteredSession = Pick<
   | 'meterLastEpoch'
   | 'meterPossibleWh'
   | 'meterGapWh'
+  | 'meterStartUnrounded'
   | 'startedAt'
 >;
 
@@ -131,6 +134,7 @@ interface Row {
   meter_last_epoch: number | null;
   meter_possible_wh: number | null;
   meter_gap_wh: number;
+  meter_start_unrounded: number | null;
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
@@ -163,6 +167,7 @@ function toSession(row: Row): Session {
     meterLastEpoch: row.meter_last_epoch,
     meterPossibleWh: row.meter_possible_wh,
     meterGapWh: row.meter_gap_wh,
+    meterStartUnrounded: row.meter_start_unrounded,
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
@@ -236,6 +241,7 @@ export class SessionStore {
       string,
     ]
   >;
+  private readonly unroundedStmt: Statement<[number, string]>;
   private readonly meterStartStmt: Statement<
     [number, number, string, number, number | null, number | null, number, string]
   >;
@@ -283,7 +289,8 @@ export class SessionStore {
          meter_pending_reset_timestamp AS meterPendingResetTimestamp,
          meter_start_sampled_at AS meterStartSampledAt, meter_last_at_ms AS meterLastAtMs,
          meter_last_stamp_ms AS meterLastStampMs, meter_last_epoch AS meterLastEpoch,
-         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh, started_at AS startedAt
+         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh, started_at AS startedAt,
+         meter_start_unrounded AS meterStartUnrounded
        FROM sessions WHERE charger_id = ? AND transaction_ref = ?`,
     );
     this.openOnConnector = db.prepare(
@@ -309,6 +316,7 @@ export class SessionStore {
          meter_last_stamp_ms = ?, meter_last_epoch = ?, meter_possible_wh = ?, meter_gap_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
+    this.unroundedStmt = db.prepare('UPDATE sessions SET meter_start_unrounded = ? WHERE id = ?');
     this.possibleStmt = db.prepare(
       `UPDATE sessions SET meter_possible_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
@@ -466,6 +474,11 @@ export class SessionStore {
       heardAt,
       id,
     );
+  }
+
+  /** The start register as the charger wrote it, when it had a decimal fraction (port.ts). */
+  setMeterStartUnrounded(id: string, unrounded: number): void {
+    this.unroundedStmt.run(unrounded, id);
   }
 
   /** A doubted reading raised what the session may have delivered (the register is unchanged). */

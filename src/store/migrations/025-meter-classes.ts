@@ -4,6 +4,9 @@
  *   charger that reports interval energy both in its periodic and in its clock-aligned samples
  *   reports the same energy twice; each timing is summed on its own (interval-energy.ts). Rows from
  *   before were one series, taken as periodic.
+ * - `sessions.meter_start_unrounded`: a start register the charger wrote with a decimal fraction
+ *   (a 1.6 meterStart in kWh), as written; the edge rounds it to an integer, and only the first
+ *   register says which unit it was in (docs/meter-readings.md).
  */
 export const migrationMeterClasses = `
 CREATE TABLE transaction_interval_energy_by_timing (
@@ -18,4 +21,6 @@ INSERT INTO transaction_interval_energy_by_timing
   SELECT charger_id, transaction_ref, 'periodic', sum_wh, last_timestamp FROM transaction_interval_energy;
 DROP TABLE transaction_interval_energy;
 ALTER TABLE transaction_interval_energy_by_timing RENAME TO transaction_interval_energy;
+
+ALTER TABLE sessions ADD COLUMN meter_start_unrounded REAL;
 `;
