@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { MeterTrack } from './meter-track.js';
+import type { MeterState } from './meter-model.js';
 
 /**
  * Session states, all in one place:
@@ -527,5 +528,18 @@ export function trackOf(s: MeteredSession): MeterTrack {
     lastAtMs: s.meterLastAtMs,
     lastStampMs: s.meterLastStampMs,
     lastEpoch: s.meterLastEpoch,
+  };
+}
+
+/** The session's meter as the model reads it (meter-model.ts). */
+export function meterStateOf(s: MeteredSession): MeterState {
+  return {
+    startWh: s.meterStartWh,
+    startUnrounded: s.meterStartUnrounded,
+    startSampled: s.meterStartSampledAt !== null,
+    track: trackOf(s),
+    heldTimestamp: s.meterPendingResetTimestamp,
+    possibleWh: s.meterPossibleWh,
+    gapWh: s.meterGapWh,
   };
 }
