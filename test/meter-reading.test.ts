@@ -93,7 +93,8 @@ function oracleReadSamples(timestamp: string, samples: Sample[]): MeterReading {
     powerW: total(atBestLocation(of(POWER)).samples, 'W'),
     socPercent: soc ?? null,
   };
-  if (interval != null) reading.intervalWh = interval;
+  // Its contexts are periodic ones (the generator's): one series.
+  if (interval != null) reading.intervals = { periodic: interval };
   if (at !== undefined && at !== 'Outlet') reading.energyLocation = at;
   return reading;
 }
@@ -123,5 +124,24 @@ describe('readSamples', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('keeps interval energy of each timing apart: periodic, clock-aligned and triggered are never added', () => {
+    const interval = (value: number, context: string | undefined): Sample => ({
+      measurand: ENERGY_INTERVAL,
+      value,
+      unit: 'Wh',
+      phase: undefined,
+      location: undefined,
+      context,
+      signed: false,
+    });
+    const reading = readSamples('2026-01-01T00:00:00.000Z', [
+      interval(100, 'Sample.Periodic'),
+      interval(400, 'Sample.Clock'),
+      interval(30, 'Trigger'),
+    ]);
+    expect(reading.intervals).toEqual({ periodic: 100, clock: 400, trigger: 30 });
+    expect(readSamples('t', [interval(5, undefined)]).intervals).toEqual({ periodic: 5 });
   });
 });

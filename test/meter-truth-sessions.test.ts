@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testChargers } from './helpers/gateway.js';
 import { raw16, RAW_PROTOCOLS } from './helpers/raw-stations.js';
-import { harness, LIMIT_WH, sleep } from './helpers/session-harness.js';
+import { chargeUntilStopped, harness, LIMIT_WH, sleep } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -196,13 +196,8 @@ describe.each(RAW_PROTOCOLS)('meter truth, a register reset after a reboot: $nam
     // since the held reading fit the rate). Delivered: 200 Wh, about 100 through the reboot, and
     // the new segment; read as a glitch alone, the session ran about 300 Wh past its paid energy.
     await sleep(200);
-    let wh = 210;
-    await station.send(station.sample(tx, wh));
-    while (station.stops.length === 0 && wh < 3_000) {
-      await sleep(100);
-      wh += 100;
-      await station.send(station.sample(tx, wh));
-    }
+    await station.send(station.sample(tx, 210));
+    const wh = await chargeUntilStopped(station, tx, 210, 3_000);
     expect(300 + wh).toBeLessThanOrEqual(LIMIT_WH + 200);
     expect(300 + wh).toBeGreaterThanOrEqual(LIMIT_WH - 200);
     await station.send(station.end(tx, wh, { reason: 'Remote' }));
@@ -254,9 +249,10 @@ describe.each(RAW_PROTOCOLS)('meter truth, a register reset after a reboot: $nam
 describe('meter truth, a 1.6 meterStart in kWh', () => {
   const h = harness({});
 
-  it('a meterStart in kWh with samples in kWh is counted from the first sample: stopped at the paid energy, billed what the samples prove', async () => {
+  it('a meterStart in kWh with samples in kWh is read in kWh: stopped at the paid energy, billed from the meterStart', async () => {
     const { station, sessionId } = await h.paidSession(raw16);
-    // meterStart 1234.567 (kWh) is rounded by the edge to 1235 "Wh"; the samples carry kWh.
+    // meterStart 1234.567 (kWh) is rounded by the edge to 1235 "Wh", and kept as written; the
+    // samples carry kWh.
     const { tx } = await station.start(1234.567);
     for (const wh of [1_234_817, 1_235_817]) {
       await sleep(100);
@@ -268,6 +264,6 @@ describe('meter truth, a 1.6 meterStart in kWh', () => {
     await waitUntil(() => station.stops.length > 0, 5000, 'stop at the paid energy');
     await station.send(station.end(tx, 1_237_300, { reason: 'Remote' }));
     await h.settled(sessionId);
-    h.settledOnce(sessionId, 1_237_300 - 1_234_817);
+    h.settledOnce(sessionId, 1_237_300 - 1_234_567);
   });
 });

@@ -16,14 +16,22 @@ import { relaxed } from '../store/durability.js';
 import { groupCommit } from '../store/group-commit.js';
 import { LimitWatch, type ChargerStamp } from './limit-watch.js';
 import {
-  applyRegister,
-  deliveredAtStop,
-  deliveredWh,
-  maxGainWh,
-  type MeterTrack,
-} from './meter-track.js';
+  judgePower,
+  judgeRegister,
+  possibleWh,
+  type Conditions,
+  type Doubt,
+  type PowerTrail,
+} from './meter-model.js';
+import { deliveredAtStop, deliveredWh } from './meter-track.js';
 import type { SessionOutcomes } from './outcomes.js';
-import { trackOf, type MeteredSession, type Session, type SessionStore } from './session-store.js';
+import {
+  meterStateOf,
+  trackOf,
+  type MeteredSession,
+  type Session,
+  type SessionStore,
+} from './session-store.js';
 import { SessionTimers } from './session-timers.js';
 import { StopAssurance } from './stop-assurance.js';
 import type { PowerAllowance } from './power-allowance.js';
@@ -86,6 +94,13 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly refusedTx: RefusedTransactions;
   /** Sessions picked up after a restart whose charger has not connected since: refund reason. */
   private readonly awaitingCharger = new Map<string, string>();
+  /**
+   * What the power each session's charger said may have delivered since its last counted reading
+   * (meter-model.ts); in memory: after a restart the possible energy it raised stays in the row.
+   */
+  private readonly powerTrails = new Map<string, PowerTrail>();
+  /** When a transaction that started without a start register was started (measured, our clock). */
+  private readonly startlessSince = new Map<string, number>();
 
   constructor(private readonly o: LifecycleOptions) {
     this.records = new StopRecords(o.db);
@@ -104,7 +119,7 @@ export class SessionLifecycle implements ChargerEvents {
       stopRetryMs: o.stopRetryMs,
       stopVerifyMs: o.stopVerifyMs,
       sampleIntervalMs: o.sampleIntervalMs,
-      deliveredWh: (s) => (s.meterStartWh === null ? null : possibleWh(s)),
+      deliveredWh: (s) => (s.meterStartWh === null ? null : possibleOf(s)),
       background: (id, work) => this.background(id, work),
     });
     this.watch = new LimitWatch({
@@ -192,9 +207,12 @@ export class SessionLifecycle implements ChargerEvents {
         transactionRef: e.transactionRef,
         meterStartWh: e.meterStartWh,
       });
+      if (e.meterStartUnrounded !== undefined)
+        this.o.sessions.setMeterStartUnrounded(s.id, e.meterStartUnrounded);
     })();
     this.timers.clearStart(s.id);
     this.heard(s.id);
+    if (e.meterStartWh === null) this.startlessSince.set(s.id, time.measuredAtMs);
     if (
       e.meterStartWh !== null &&
       this.watch.begin(s.id, s.limitWh, 0, e.receivedAtMs, time.stampMs)
@@ -217,11 +235,15 @@ export class SessionLifecycle implements ChargerEvents {
   }
 
   private applySample(m: MeterSample): void {
-    if (m.transactionRef === null || m.energyWh === null) return;
+    if (m.transactionRef === null || (m.energyWh === null && m.powerW === null)) return;
     const s = this.o.sessions.meteredByTransactionRef(m.chargerId, m.transactionRef);
     if (!s || (s.state !== 'charging' && s.state !== 'stopping')) return;
     const at = this.now();
     this.restartSilence(s.id);
+    if (m.energyWh === null) {
+      this.saidPower(s, m, m.powerW as number, at);
+      return;
+    }
     // Most samples move the register: the activity stamp rides on that row update (one write per
     // sample, not two); a sample that moves nothing still stamps it.
     if (!this.applyRegister(s, m, m.energyWh, at)) {
@@ -229,80 +251,72 @@ export class SessionLifecycle implements ChargerEvents {
     }
   }
 
-  /** Applies the sample's register to the session; true when it wrote the register (and `at`). */
+  /**
+   * Applies the sample's register to the session: the model judges it (meter-model.ts), this
+   * persists, logs and watches what it said. True when it wrote the register (and `at`).
+   */
   private applyRegister(s: MeteredSession, m: MeterSample, energyWh: number, at: string): boolean {
-    const time = m.time;
-    if (s.meterStartWh === null) {
-      // A queued sample may have been measured before one delivered ahead of it, on the far side
-      // of a meter reset: taken as the start, it would bill energy never delivered. Only a live
-      // one, measured as it arrives, can stand in for the start register.
-      if (!m.live) {
+    const meter = meterStateOf(s);
+    const conditions = this.conditionsOf(s);
+    const judgement = judgeRegister(
+      meter,
+      {
+        energyWh,
+        powerW: m.powerW,
+        timestamp: m.timestamp,
+        receivedAtMs: m.receivedAtMs,
+        time: m.time,
+        live: m.live,
+      },
+      conditions,
+    );
+    if ('rebasedStartWh' in judgement) {
+      this.o.log.warn(
+        {
+          sessionId: s.id,
+          meterStartWh: s.meterStartWh,
+          energyWh,
+          startWh: judgement.rebasedStartWh,
+        },
+        'start register a thousandth of the first sample: read in kWh',
+      );
+    }
+    switch (judgement.kind) {
+      case 'not_counted':
+        this.o.log.warn({ sessionId: s.id, energyWh }, NOT_COUNTED[judgement.why]);
+        return false;
+      case 'start': {
+        // From here on we can prove it; what the power said before it is a gap no reading proves.
+        const { gapWh } = judgement;
+        this.powerTrails.delete(s.id);
+        this.startlessSince.delete(s.id);
+        this.o.sessions.setMeterStart(s.id, energyWh, at, m.time.measuredAtMs, m.time, gapWh);
         this.o.log.warn(
-          { sessionId: s.id, energyWh },
-          'no start register: queued sample not taken as the start',
+          { sessionId: s.id, energyWh, gapWh },
+          'no start register: first sample taken',
         );
+        const reached = this.watch.watching(s.id)
+          ? this.watch.sample(s.id, gapWh, m.receivedAtMs, stampOf(m), m.live)
+          : this.watch.begin(s.id, s.limitWh, gapWh, m.receivedAtMs, m.time.stampMs);
+        if (reached) this.stopAtLimit(s.id);
         return false;
       }
-      // The charger never said where its register stood at the start: from here on we can prove it.
-      this.o.sessions.setMeterStart(s.id, energyWh, at, time.measuredAtMs, time);
-      this.o.log.warn({ sessionId: s.id, energyWh }, 'no start register: first sample taken');
-      if (this.watch.begin(s.id, s.limitWh, 0, m.receivedAtMs, time.stampMs))
-        this.stopAtLimit(s.id);
-      return false;
-    }
-    if (s.meterStartSampledAt !== null && !m.live) {
-      // The start register is a live sample. A queued one was measured before it was sent, and
-      // nothing the charger says places it after that start (2.0.1 sends its queue before live
-      // messages; its clock may have reset with its meter): across a meter reset it would bill
-      // energy never delivered. It does not move the register; live readings and a live stop do.
-      this.o.log.warn(
-        { sessionId: s.id, energyWh },
-        'start register from a live sample: queued sample not counted',
-      );
-      return false;
-    }
-    // The reading held as a possible reset, again (same register and timestamp: a frame repeated
-    // after a lost reply), is not a second reading and confirms nothing. Both are in the session
-    // row, so a restarted gateway knows it too.
-    if (
-      s.meterPendingResetWh !== null &&
-      energyWh === s.meterPendingResetWh &&
-      m.timestamp === s.meterPendingResetTimestamp
-    ) {
-      this.o.log.warn(
-        { sessionId: s.id, energyWh },
-        'held register repeated (same reading again): ignored',
-      );
-      return false;
-    }
-    const rebased = this.unitRebased(s, energyWh);
-    const track = rebased ?? trackOf(s);
-    const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
-    // The gain's time runs from when the last counted reading was taken (its stamp on our clock)
-    // to this one's arrival: a queued burst spans the time it was measured over, so it is not held
-    // as a gain too fast for the connector (nor is the rest of the session behind it).
-    const verdict = applyRegister(track, energyWh, this.rebooted.has(s.id), {
-      atMs: m.receivedAtMs,
-      takenAtMs: time.measuredAtMs,
-      stampMs: time.stampMs,
-      epoch: time.epoch,
-      maxPowerW,
-    });
-    if (verdict.kind === 'implausible' || verdict.kind === 'ignored') {
-      this.doubted(s, m, energyWh, track, verdict, at);
-      return true;
+      case 'doubted':
+        this.doubted(s, m, energyWh, judgement.doubt, judgement.possibleWh, at);
+        return true;
+      case 'counted':
+        break;
     }
     this.rebooted.delete(s.id);
-    const t = verdict.track;
-    const possible = this.possibleAfter(s, track, verdict.kind, t, m, maxPowerW);
-    const possibleWh = possible.possibleWh;
-    this.o.sessions.setSegment(s.id, t, m.timestamp, at, possible);
-    if (verdict.kind !== 'advanced') {
+    this.powerTrails.delete(s.id); // a counted reading says more than the power before it
+    const { track, possibleWh, gapWh, verdict } = judgement;
+    this.o.sessions.setSegment(s.id, track, m.timestamp, at, { possibleWh, gapWh });
+    if (verdict !== 'advanced') {
       this.o.log.warn(
-        { sessionId: s.id, energyWh, carriedWh: t.carriedWh },
-        verdict.kind === 'reset'
-          ? 'register reset after a reboot: counting a new segment'
-          : 'register dropped after a reboot: held until the next sample',
+        { sessionId: s.id, energyWh, carriedWh: track.carriedWh },
+        verdict === 'reset'
+          ? 'register reset: counting a new segment'
+          : 'register dropped (a reboot, or below the segment start): held until the next sample',
       );
     }
     // On the charger's clock: a queued burst spans the time it was measured over (limit-watch.ts).
@@ -312,145 +326,70 @@ export class SessionLifecycle implements ChargerEvents {
     return true;
   }
 
-  /**
-   * What the session may have delivered after a counted reading. A register that dropped after a
-   * reboot (held until the next reading says whether it reset) says the charger runs: like a
-   * doubted reading, it raises the possible energy by what the connector could deliver since the
-   * last counted reading. Once the reset is confirmed, that doubt (or, when larger, the held
-   * register itself: what the meter counted since it restarted) is a gap no reading will ever
-   * prove: it stays added to the proven energy for the stop, so the new segment does not run
-   * past the paid energy by that gap.
-   */
-  private possibleAfter(
-    s: MeteredSession,
-    before: MeterTrack,
-    kind: 'advanced' | 'reset' | 'reset_pending',
-    after: MeterTrack,
-    m: MeterSample,
-    maxPowerW: number,
-  ): { possibleWh: number; gapWh: number } {
-    const held = s.meterPossibleWh ?? 0;
-    let gapWh = s.meterGapWh;
-    let doubtWh = 0;
-    if (kind === 'reset_pending' && before.lastAtMs !== null) {
-      // Read after a reboot, so measured after the last count: a clock that places it before
-      // (stepped at the reboot) says nothing, and its arrival bounds it.
-      const measuredAtMs =
-        m.time.measuredAtMs > before.lastAtMs ? m.time.measuredAtMs : m.receivedAtMs;
-      // Before any flow was measured, the held register (what the meter counted since it
-      // restarted) is the estimate: the connector's power alone would stop it at once.
-      doubtWh =
-        this.watch.rateWhPerMs(s.id) === null
-          ? Math.min(
-              after.pendingResetWh ?? 0,
-              maxGainWh(maxPowerW, before.lastAtMs, Math.max(before.lastAtMs, measuredAtMs)),
-            )
-          : this.doubtWh(s.id, maxPowerW, before.lastAtMs, measuredAtMs);
-    } else if (kind === 'reset') {
-      // The held register is what the meter counted since it restarted (from about 0): energy
-      // delivered, never proven, at most what the connector could deliver since the last count.
-      const sinceReset =
-        before.lastAtMs === null
-          ? 0
-          : Math.min(
-              before.pendingResetWh ?? 0,
-              maxGainWh(maxPowerW, before.lastAtMs, m.receivedAtMs),
-            );
-      gapWh += Math.max(held - deliveredWh(before) - gapWh, sinceReset, 0);
-    } else if (kind === 'advanced' && before.pendingResetWh !== null && before.lastAtMs !== null) {
-      // Back at or above the last register after a held drop: billed as a glitch (the smaller
-      // energy), but a reset whose new segment already counted past the old register (a meter
-      // that started near 0, a reboot early in the session) reads the same. When the gain from the
-      // held register fits what the session was drawing since the last count, the stop is planned
-      // on the reset: the doubt raised at the held reading and the old register stay a gap.
-      const sinceHeldWh = after.lastWh - before.pendingResetWh;
-      if (sinceHeldWh <= this.doubtWh(s.id, maxPowerW, before.lastAtMs, m.receivedAtMs))
-        gapWh +=
-          Math.max(held - deliveredWh(before) - gapWh, 0) + before.lastWh - before.pendingResetWh;
-    }
-    const proven = deliveredWh(after);
-    return { possibleWh: Math.max(held, proven + gapWh + doubtWh), gapWh };
+  /** What the model is told beside a reading of the session's meter. */
+  private conditionsOf(s: MeteredSession): Conditions {
+    return {
+      maxPowerW: this.o.maxPowerW(s.chargerId, s.connectorId),
+      afterReboot: this.rebooted.has(s.id),
+      rateWhPerMs: this.watch.rateWhPerMs(s.id),
+      power: this.powerTrails.get(s.id) ?? null,
+    };
   }
 
   /**
-   * What a session may have delivered from `fromMs` to `toMs` that no reading shows: at the rate it
-   * was measured drawing, at most what the connector can deliver (its power alone, before any rate
-   * was measured). The connector's power alone would stop a 50 kW session on a 400 kW connector a
-   * kilowatt-hour early for one doubted reading.
+   * A reading with the power the charger draws and no register: it proves nothing, but the
+   * session may have delivered what that power delivers since its last counted reading (or its
+   * start), and the stop is planned on it (meter-model.ts).
    */
-  private doubtWh(sessionId: string, maxPowerW: number, fromMs: number, toMs: number): number {
-    const atMost = maxGainWh(maxPowerW, fromMs, Math.max(fromMs, toMs));
-    const rate = this.watch.rateWhPerMs(sessionId);
-    return rate === null ? atMost : Math.min(atMost, Math.ceil(rate * Math.max(0, toMs - fromMs)));
-  }
-
-  /**
-   * A first register a thousand times the start register (a 1.6 meterStart sent in kWh while its
-   * samples are in Wh or carry their kWh unit): every gain would be held as impossible and the
-   * session billed nothing. The start is taken again at this register: the energy before it is
-   * not proven (the kWh start was rounded to a whole number), so none of it is billed.
-   */
-  private unitRebased(s: MeteredSession, energyWh: number): MeterTrack | null {
-    const t = trackOf(s);
-    const start = s.meterStartWh ?? 0;
-    const nothingCounted = t.lastWh === start && t.carriedWh === 0 && t.pendingResetWh === null;
-    if (!nothingCounted || start <= 0 || energyWh < 999 * start || energyWh > 1_001 * start + 1_000)
-      return null;
-    this.o.log.warn(
-      { sessionId: s.id, meterStartWh: start, energyWh },
-      'start register a thousandth of the first sample (kWh): counting from this sample',
+  private saidPower(s: MeteredSession, m: MeterSample, powerW: number, at: string): void {
+    const startedAtMs = this.startlessSince.get(s.id) ?? Date.parse(s.startedAt ?? '');
+    const meter = meterStateOf(s);
+    const judged = judgePower(
+      meter,
+      m.time.measuredAtMs,
+      powerW,
+      startedAtMs,
+      this.conditionsOf(s),
     );
-    return { ...t, segmentStartWh: energyWh, lastWh: energyWh };
+    if (!judged) {
+      this.o.sessions.touch(s.id, at);
+      return;
+    }
+    this.powerTrails.set(s.id, judged.trail);
+    this.o.sessions.setPossible(s.id, judged.possibleWh, at);
+    if (!this.watch.watching(s.id))
+      this.watch.begin(s.id, s.limitWh, possibleWh(meter), judged.trail.fromMs);
+    if (this.watch.sample(s.id, judged.possibleWh, m.receivedAtMs, stampOf(m), m.live))
+      this.stopAtLimit(s.id);
   }
 
   /**
-   * A reading that cannot be billed (a gain too fast for the connector, a register below the last)
-   * still says the charger is running: when it was measured after the last counted one, the
-   * session may have delivered up to what the connector could in the time since, and the stop is
-   * planned on that. Counted only once a later reading (or the stop) proves it: never billed
-   * unconfirmed. A reading measured before the last counted one is history and raises nothing.
+   * A reading that cannot be billed still says the charger is running: the model says what the
+   * session may have delivered with it (null: nothing, it was measured before the last counted
+   * one), and the stop is planned on that.
    */
   private doubted(
     s: MeteredSession,
     m: MeterSample,
     energyWh: number,
-    track: MeterTrack,
-    verdict: { kind: 'implausible'; gainWh: number; maxGainWh: number } | { kind: 'ignored' },
+    doubt: Doubt,
+    possible: number | null,
     at: string,
   ): void {
     this.o.log.warn(
-      verdict.kind === 'implausible'
-        ? {
-            sessionId: s.id,
-            energyWh,
-            gainWh: verdict.gainWh,
-            maxGainWh: verdict.maxGainWh,
-          }
+      doubt.kind === 'implausible'
+        ? { sessionId: s.id, energyWh, gainWh: doubt.gainWh, maxGainWh: doubt.maxGainWh }
         : { sessionId: s.id, energyWh, lastWh: s.lastMeterWh },
-      verdict.kind === 'implausible'
+      doubt.kind === 'implausible'
         ? 'register gain above what the connector can deliver in the time: held'
         : 'meter below the last register: ignored',
     );
-    const proven = deliveredWh(track) + s.meterGapWh;
-    const since = track.lastAtMs;
-    if (since === null || m.time.measuredAtMs <= since) {
+    if (possible === null) {
       this.o.sessions.touch(s.id, at);
       return;
     }
-    const maxPowerW = this.o.maxPowerW(s.chargerId, s.connectorId);
-    // A gain too fast for the connector claims more than it can deliver: the most it can. A lower
-    // register claims nothing: the rate it was drawing at (at most the connector's power).
-    const doubtWh =
-      verdict.kind === 'implausible'
-        ? maxGainWh(maxPowerW, since, m.time.measuredAtMs)
-        : this.doubtWh(s.id, maxPowerW, since, m.time.measuredAtMs);
-    const possibleWh = Math.max(s.meterPossibleWh ?? 0, proven + doubtWh);
-    if (!Number.isFinite(possibleWh)) {
-      this.o.sessions.touch(s.id, at);
-      return;
-    }
-    this.o.sessions.setPossible(s.id, possibleWh, at);
-    if (this.watch.sample(s.id, possibleWh, m.receivedAtMs, stampOf(m), m.live))
+    this.o.sessions.setPossible(s.id, possible, at);
+    if (this.watch.sample(s.id, possible, m.receivedAtMs, stampOf(m), m.live))
       this.stopAtLimit(s.id);
   }
 
@@ -601,7 +540,7 @@ export class SessionLifecycle implements ChargerEvents {
             this.watch.begin(
               s.id,
               s.limitWh,
-              possibleWh(s),
+              possibleOf(s),
               s.meterLastAtMs ?? nowMs,
               s.meterLastAtMs === null ? null : s.meterLastStampMs,
               s.meterLastAtMs === null ? undefined : s.meterLastEpoch,
@@ -695,6 +634,8 @@ export class SessionLifecycle implements ChargerEvents {
     this.rebooted.delete(s.id);
     this.unconfirmedAfterBoot.delete(s.id);
     this.seenInUse.delete(s.id);
+    this.powerTrails.delete(s.id);
+    this.startlessSince.delete(s.id);
     const at = this.now();
     const settled = this.o.db.transaction(() => {
       if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
@@ -851,9 +792,16 @@ export class SessionLifecycle implements ChargerEvents {
 }
 
 /** What the session may have delivered: its proven energy, or more when doubted readings said so. */
-function possibleWh(s: Session): number {
-  return Math.max(deliveredWh(trackOf(s)) + s.meterGapWh, s.meterPossibleWh ?? 0);
+function possibleOf(s: MeteredSession): number {
+  return possibleWh(meterStateOf(s));
 }
+
+/** Why a reading moved nothing (meter-model.ts), as logged. */
+const NOT_COUNTED: Record<'queued_start' | 'queued_after_live_start' | 'held_repeat', string> = {
+  queued_start: 'no start register: queued sample not taken as the start',
+  queued_after_live_start: 'start register from a live sample: queued sample not counted',
+  held_repeat: 'held register repeated (same reading again): ignored',
+};
 
 /** What the session drew on average from its start to its last counted reading (Wh per ms). */
 function averageFlowWhPerMs(s: Session): number {

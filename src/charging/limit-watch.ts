@@ -347,6 +347,11 @@ export class LimitWatch {
     w.timer.unref();
   }
 
+  /** Whether the session's stop is watched (a session without a start register may not be yet). */
+  watching(sessionId: string): boolean {
+    return this.watched.has(sessionId);
+  }
+
   end(sessionId: string): void {
     const w = this.watched.get(sessionId);
     clearUnrefTimer(w?.timer);

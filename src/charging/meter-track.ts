@@ -109,8 +109,9 @@ export function deliveredWh(t: MeterTrack): number {
 
 /**
  * Applies a sampled register.
- * - Below the last one right after the charger rebooted: perhaps a reset, perhaps a meter reading
- *   0 while it boots. It is held until the next sample says which.
+ * - Below the last one right after the charger rebooted, or below the segment's start without a
+ *   reboot (fellWithoutBoot): perhaps a reset, perhaps a meter reading 0 while it boots. It is
+ *   held until the next sample says which.
  * - The next sample at or above the last one: it was a glitch; counting goes on as before.
  * - The next sample below the last one but not below the held one: the register did reset; a new
  *   segment counts from the held register. (The energy between the last sample before the reboot
@@ -126,11 +127,14 @@ export function applyRegister(
   afterReboot: boolean,
   bound?: PowerBound,
 ): RegisterVerdict {
-  if (afterReboot && registerWh < t.lastWh) {
+  if (registerWh < t.lastWh && (afterReboot || fellWithoutBoot(t, registerWh, bound))) {
     return { kind: 'reset_pending', track: { ...t, pendingResetWh: registerWh } };
   }
   const gainFrom = registerWh >= t.lastWh ? t.lastWh : t.pendingResetWh;
   if (gainFrom === null || registerWh < gainFrom) return { kind: 'ignored' };
+  // A held drop is confirmed by a register counting up from it: the same figure again (a meter
+  // reading 0 twice, a repeat) proves no segment and is still held.
+  if (registerWh < t.lastWh && registerWh === gainFrom && !afterReboot) return { kind: 'ignored' };
   const limit = bound
     ? maxGainWh(
         bound.maxPowerW,
@@ -159,6 +163,20 @@ export function applyRegister(
       ...taken,
     },
   };
+}
+
+/**
+ * A register that fell without a boot, measured after the last counted reading, to at or below
+ * where its segment began: a meter never jitters below the transaction's start, so this is the
+ * register's life restarting (a reset to 0, a roll-over at the meter's maximum, a re-based
+ * register counting from the transaction's start), held like a drop after a reboot until the next
+ * reading counts up from it. A smaller drop, or one measured before the last counted reading (out
+ * of order), is ignored as before: jitter, garbage or history.
+ */
+function fellWithoutBoot(t: MeterTrack, registerWh: number, bound?: PowerBound): boolean {
+  if (t.pendingResetWh !== null || registerWh > t.segmentStartWh || !bound) return false;
+  const takenAtMs = Math.min(bound.takenAtMs ?? bound.atMs, bound.atMs);
+  return t.lastAtMs === null || takenAtMs > t.lastAtMs;
 }
 
 /** The counted reading's time, kept when it is the latest (with its stamp and epoch). */

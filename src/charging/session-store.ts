@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { MeterTrack } from './meter-track.js';
+import type { MeterState } from './meter-model.js';
 import { idTokenKey } from './id-tokens.js';
 
 /**
@@ -70,6 +71,8 @@ export interface Session {
   meterPossibleWh: number | null;
   /** Energy no reading can prove (the gap around a register reset), counted toward the stop. */
   meterGapWh: number;
+  /** The start register as written when it had a decimal fraction (a kWh meterStart); else null. */
+  meterStartUnrounded: number | null;
   /** When the gateway last heard of the session's transaction. */
   lastActivityAt: string | null;
   createdAt: string;
@@ -106,6 +109,8 @@ export type MeteredSession = Pick<
   | 'meterLastEpoch'
   | 'meterPossibleWh'
   | 'meterGapWh'
+  | 'meterStartUnrounded'
+  | 'startedAt'
 >;
 
 interface Row {
@@ -131,6 +136,7 @@ interface Row {
   meter_last_epoch: number | null;
   meter_possible_wh: number | null;
   meter_gap_wh: number;
+  meter_start_unrounded: number | null;
   last_activity_at: string | null;
   created_at: string;
   authorized_at: string | null;
@@ -163,6 +169,7 @@ function toSession(row: Row): Session {
     meterLastEpoch: row.meter_last_epoch,
     meterPossibleWh: row.meter_possible_wh,
     meterGapWh: row.meter_gap_wh,
+    meterStartUnrounded: row.meter_start_unrounded,
     lastActivityAt: row.last_activity_at,
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
@@ -236,8 +243,9 @@ export class SessionStore {
       string,
     ]
   >;
+  private readonly unroundedStmt: Statement<[number, string]>;
   private readonly meterStartStmt: Statement<
-    [number, number, string, number, number | null, number | null, string]
+    [number, number, string, number, number | null, number | null, number, string]
   >;
   private readonly segmentStmt: Statement<
     [
@@ -283,7 +291,8 @@ export class SessionStore {
          meter_pending_reset_timestamp AS meterPendingResetTimestamp,
          meter_start_sampled_at AS meterStartSampledAt, meter_last_at_ms AS meterLastAtMs,
          meter_last_stamp_ms AS meterLastStampMs, meter_last_epoch AS meterLastEpoch,
-         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh
+         meter_possible_wh AS meterPossibleWh, meter_gap_wh AS meterGapWh, started_at AS startedAt,
+         meter_start_unrounded AS meterStartUnrounded
        FROM sessions WHERE charger_id = ? AND transaction_ref = ?`,
     );
     this.openOnConnector = db.prepare(
@@ -309,6 +318,7 @@ export class SessionStore {
          meter_last_stamp_ms = ?, meter_last_epoch = ?, meter_possible_wh = ?, meter_gap_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
+    this.unroundedStmt = db.prepare('UPDATE sessions SET meter_start_unrounded = ? WHERE id = ?');
     this.possibleStmt = db.prepare(
       `UPDATE sessions SET meter_possible_wh = ?, last_activity_at = ?
        WHERE id = ? AND state IN ('charging', 'stopping')`,
@@ -318,7 +328,7 @@ export class SessionStore {
     );
     this.meterStartStmt = db.prepare(
       `UPDATE sessions SET meter_start_wh = ?, last_meter_wh = ?, meter_start_sampled_at = ?,
-         meter_last_at_ms = ?, meter_last_stamp_ms = ?, meter_last_epoch = ?
+         meter_last_at_ms = ?, meter_last_stamp_ms = ?, meter_last_epoch = ?, meter_gap_wh = ?
        WHERE id = ? AND meter_start_wh IS NULL AND state IN ('charging', 'stopping')`,
     );
     this.stoppingStmt = db.prepare(
@@ -415,7 +425,8 @@ export class SessionStore {
 
   /**
    * For a charger that did not report its start register: the first live sample is the start.
-   * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts).
+   * `at` is when it arrived: queued samples cannot be placed after it (lifecycle.ts). `gapWh`: what
+   * the session may have delivered before it (the power the charger said), never proven.
    */
   setMeterStart(
     id: string,
@@ -423,6 +434,7 @@ export class SessionStore {
     at: string,
     meterAtMs: number,
     stamp: ChargerStamp | null = null,
+    gapWh = 0,
   ): boolean {
     return (
       this.meterStartStmt.run(
@@ -432,6 +444,7 @@ export class SessionStore {
         meterAtMs,
         stamp?.stampMs ?? null,
         stamp?.epoch ?? null,
+        gapWh,
         id,
       ).changes === 1
     );
@@ -463,6 +476,11 @@ export class SessionStore {
       heardAt,
       id,
     );
+  }
+
+  /** The start register as the charger wrote it, when it had a decimal fraction (port.ts). */
+  setMeterStartUnrounded(id: string, unrounded: number): void {
+    this.unroundedStmt.run(unrounded, id);
   }
 
   /** A doubted reading raised what the session may have delivered (the register is unchanged). */
@@ -511,5 +529,18 @@ export function trackOf(s: MeteredSession): MeterTrack {
     lastAtMs: s.meterLastAtMs,
     lastStampMs: s.meterLastStampMs,
     lastEpoch: s.meterLastEpoch,
+  };
+}
+
+/** The session's meter as the model reads it (meter-model.ts). */
+export function meterStateOf(s: MeteredSession): MeterState {
+  return {
+    startWh: s.meterStartWh,
+    startUnrounded: s.meterStartUnrounded,
+    startSampled: s.meterStartSampledAt !== null,
+    track: trackOf(s),
+    heldTimestamp: s.meterPendingResetTimestamp,
+    possibleWh: s.meterPossibleWh,
+    gapWh: s.meterGapWh,
   };
 }

@@ -130,6 +130,11 @@ export interface TransactionStarted {
   transactionRef: string;
   /** Null when the charger did not say: the first register it reports then counts as the start. */
   meterStartWh: number | null;
+  /**
+   * The start register as the charger wrote it when it had a decimal fraction (`meterStartWh` is
+   * it rounded): a 1.6 meterStart in kWh, which only the first register can tell.
+   */
+  meterStartUnrounded?: number;
   /** The charger's clock. */
   timestamp: string;
   /** Our clock, in ms; rates are measured on it, so a charger's clock skew cannot bend them. */

@@ -27,6 +27,7 @@ import { migrationAlerts } from './migrations/022-alerts.js';
 import { migrationStopOrigin } from './migrations/023-stop-origin.js';
 import { migrationOcpp201EvseIndex } from './migrations/024-ocpp201-evse-index.js';
 import { migrationAlertRetention } from './migrations/025-alert-retention.js';
+import { migrationMeterClasses } from './migrations/026-meter-classes.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -58,6 +59,7 @@ const migrations: readonly string[] = [
   migrationStopOrigin,
   migrationOcpp201EvseIndex,
   migrationAlertRetention,
+  migrationMeterClasses,
 ];
 
 /**

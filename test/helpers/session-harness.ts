@@ -3,7 +3,7 @@ import { verifyLedger } from '../../src/cli/offline/verify-ledger.js';
 import type { GatewayConfigInput } from '../../src/config/schema.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './gateway.js';
 import { mintToken, startSession } from './http.js';
-import type { RawProtocol, RawStation } from './raw-stations.js';
+import type { RawProtocol, RawStation, StationTx } from './raw-stations.js';
 import { waitUntil } from './wait.js';
 
 /**
@@ -19,6 +19,25 @@ export const PRICE = 412_500; // micro-NGN per Wh
 export const cost = (wh: number) => Math.min(AMOUNT, Math.floor((wh * PRICE) / 1_000_000));
 export const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Samples a register 100 Wh higher every 100 ms, from `fromWh`, until the gateway stops the
+ * transaction or the register reaches `untilWh`; returns the last register sent.
+ */
+export async function chargeUntilStopped(
+  station: RawStation,
+  tx: StationTx,
+  fromWh: number,
+  untilWh: number,
+): Promise<number> {
+  let wh = fromWh;
+  while (station.stops.length === 0 && wh < untilWh) {
+    await sleep(100);
+    wh += 100;
+    await station.send(station.sample(tx, wh));
+  }
+  return wh;
+}
 
 interface SessionRow {
   state: string;

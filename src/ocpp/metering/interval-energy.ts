@@ -1,48 +1,62 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/database.js';
 import { perDatabase } from '../../store/per-database.js';
+import { INTERVAL_TIMINGS, type IntervalTiming } from './meter-reading.js';
 
 /**
  * Chargers that meter only Energy.Active.Import.Interval (energy since the previous sample) give
  * no register; the register the gateway settles on is the transaction's start plus the sum of its
- * intervals. A sample whose timestamp is not after the last one added (sent again after a lost
- * reply, or out of order) adds nothing.
+ * intervals. Each timing (periodic, clock-aligned, triggered: meter-reading.ts) is summed on its
+ * own: a charger that reports both periodic and clock-aligned intervals reports the same energy
+ * twice over the same time, so the register is the start plus the largest sum (each is a whole
+ * account up to its last sample, none more than was delivered). A sample whose timestamp is not
+ * after the last one added to its timing (sent again after a lost reply, or out of order) adds
+ * nothing.
  */
 export class IntervalEnergy {
   /** Shared by every connection: it holds only prepared statements. */
   static readonly of = perDatabase((db) => new IntervalEnergy(db));
 
-  private readonly find: Statement<[string, string], { sum_wh: number; last_timestamp: string }>;
-  private readonly put: Statement<[string, string, number, string]>;
+  private readonly find: Statement<
+    [string, string],
+    { timing: IntervalTiming; sum_wh: number; last_timestamp: string }
+  >;
+  private readonly put: Statement<[string, string, IntervalTiming, number, string]>;
 
   constructor(db: Db) {
     this.find = db.prepare(
-      `SELECT sum_wh, last_timestamp FROM transaction_interval_energy
+      `SELECT timing, sum_wh, last_timestamp FROM transaction_interval_energy
        WHERE charger_id = ? AND transaction_ref = ?`,
     );
     this.put = db.prepare(
-      `INSERT INTO transaction_interval_energy (charger_id, transaction_ref, sum_wh, last_timestamp)
-       VALUES (?, ?, ?, ?)
-       ON CONFLICT (charger_id, transaction_ref) DO UPDATE SET sum_wh = excluded.sum_wh,
+      `INSERT INTO transaction_interval_energy (charger_id, transaction_ref, timing, sum_wh, last_timestamp)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (charger_id, transaction_ref, timing) DO UPDATE SET sum_wh = excluded.sum_wh,
          last_timestamp = excluded.last_timestamp`,
     );
   }
 
-  /** Adds one sample's interval energy; returns the register: start plus all intervals so far. */
+  /** Adds one sample's interval energy; returns the register: start plus the largest sum so far. */
   register(
     chargerId: string,
     transactionRef: string,
     startWh: number,
     timestamp: string,
-    intervalWh: number,
+    intervals: Partial<Record<IntervalTiming, number>>,
   ): number {
-    const row = this.find.get(chargerId, transactionRef);
-    let sum = row?.sum_wh ?? 0;
-    const after = !row || Date.parse(timestamp) > Date.parse(row.last_timestamp);
-    if (after && intervalWh >= 0) {
-      sum += intervalWh;
-      this.put.run(chargerId, transactionRef, sum, timestamp);
+    const rows = new Map(this.find.all(chargerId, transactionRef).map((r) => [r.timing, r]));
+    let most = 0;
+    for (const timing of INTERVAL_TIMINGS) {
+      const row = rows.get(timing);
+      let sum = row?.sum_wh ?? 0;
+      const wh = intervals[timing];
+      const after = !row || Date.parse(timestamp) > Date.parse(row.last_timestamp);
+      if (wh !== undefined && after && wh >= 0) {
+        sum += wh;
+        this.put.run(chargerId, transactionRef, timing, sum, timestamp);
+      }
+      most = Math.max(most, sum);
     }
-    return Math.round(startWh + sum);
+    return Math.round(startWh + most);
   }
 }

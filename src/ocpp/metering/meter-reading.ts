@@ -6,8 +6,13 @@
 export interface MeterReading {
   timestamp: string;
   energyWh: number | null;
-  /** Energy.Active.Import.Interval: energy since the previous sample, in Wh (not a register). */
-  intervalWh?: number;
+  /**
+   * Energy.Active.Import.Interval by timing: energy since the previous sample of the same timing,
+   * in Wh (not a register). A charger may report it both in its periodic samples and in its
+   * clock-aligned ones over the same time: each timing is a whole account on its own, never to be
+   * added to another (interval-energy.ts).
+   */
+  intervals?: Partial<Record<IntervalTiming, number>>;
   powerW: number | null;
   socPercent: number | null;
   /** Set when the energy was read away from the Outlet: the charger sent no Outlet register. */
@@ -26,6 +31,21 @@ export interface Sample {
   context: string | undefined;
   /** Signed meter data is for the driver's own verification, not for our arithmetic. */
   signed: boolean;
+}
+
+/**
+ * Which series an interval belongs to, by its `context`: clock-aligned samples (`Sample.Clock`)
+ * count since the previous aligned one, triggered and interruption samples since whenever the
+ * charger last sent one, everything else (periodic, transaction begin and end, none) since the
+ * previous periodic sample.
+ */
+export type IntervalTiming = 'periodic' | 'clock' | 'trigger';
+export const INTERVAL_TIMINGS: readonly IntervalTiming[] = ['periodic', 'clock', 'trigger'];
+
+export function intervalTimingOf(context: string | undefined): IntervalTiming {
+  if (context === 'Sample.Clock') return 'clock';
+  if (context === 'Trigger' || context?.startsWith('Interruption.')) return 'trigger';
+  return 'periodic';
 }
 
 export const ENERGY_REGISTER = 'Energy.Active.Import.Register';
@@ -105,6 +125,23 @@ function atBestLocation(samples: Sample[]): { at: string | undefined; samples: S
   return { at, samples: samples.filter((s) => !s.signed && (s.location ?? 'Outlet') === at) };
 }
 
+/** Interval energy per timing, each read at its best location; undefined when there is none. */
+function intervalsOf(samples: Sample[]): {
+  intervals: Partial<Record<IntervalTiming, number>> | undefined;
+  at: string | undefined;
+} {
+  let intervals: Partial<Record<IntervalTiming, number>> | undefined;
+  let at: string | undefined;
+  for (const timing of INTERVAL_TIMINGS) {
+    const series = atBestLocation(samples.filter((s) => intervalTimingOf(s.context) === timing));
+    const wh = total(series.samples, 'Wh');
+    if (wh === null) continue;
+    intervals = { ...intervals, [timing]: wh };
+    at ??= series.at;
+  }
+  return { intervals, at };
+}
+
 export function readSamples(timestamp: string, samples: Sample[]): MeterReading {
   const of = (m: string) => {
     const all = samples.filter((s) => s.measurand === m);
@@ -114,9 +151,8 @@ export function readSamples(timestamp: string, samples: Sample[]): MeterReading 
   };
   const register = atBestLocation(of(ENERGY_REGISTER));
   const energy = total(register.samples, 'Wh');
-  const intervals = atBestLocation(of(ENERGY_INTERVAL));
-  const interval = total(intervals.samples, 'Wh');
-  const energyAt = energy !== null ? register.at : interval !== null ? intervals.at : undefined;
+  const { intervals, at: intervalsAt } = intervalsOf(of(ENERGY_INTERVAL));
+  const energyAt = energy !== null ? register.at : intervals ? intervalsAt : undefined;
   // SoC is the vehicle's (location EV, usually): wherever it was measured.
   const soc = of(SOC)
     .map((s) => s.value)
@@ -124,7 +160,7 @@ export function readSamples(timestamp: string, samples: Sample[]): MeterReading 
   return {
     timestamp,
     energyWh: energy === null ? null : Math.round(energy),
-    ...(interval !== null && { intervalWh: interval }),
+    ...(intervals && { intervals }),
     powerW: total(atBestLocation(of(POWER)).samples, 'W'),
     socPercent: soc ?? null,
     ...(energyAt !== undefined && energyAt !== 'Outlet' && { energyLocation: energyAt }),
@@ -133,17 +169,16 @@ export function readSamples(timestamp: string, samples: Sample[]): MeterReading 
 
 /**
  * The last reading of a list that has each quantity (a message may hold several samples); interval
- * energy is the sum of the list's intervals.
+ * energy is the sum of the list's intervals, timing by timing.
  */
 export function latestOf(readings: MeterReading[]): MeterReading | null {
   return readings.reduce<MeterReading | null>((latest, r) => {
-    const energyFrom = r.energyWh !== null || r.intervalWh !== undefined ? r : latest;
+    const energyFrom = r.energyWh !== null || r.intervals !== undefined ? r : latest;
+    const intervals = sumIntervals(latest?.intervals, r.intervals);
     return {
       timestamp: r.timestamp,
       energyWh: r.energyWh ?? latest?.energyWh ?? null,
-      ...((r.intervalWh ?? latest?.intervalWh) !== undefined && {
-        intervalWh: (r.intervalWh ?? 0) + (latest?.intervalWh ?? 0),
-      }),
+      ...(intervals && { intervals }),
       powerW: r.powerW ?? latest?.powerW ?? null,
       socPercent: r.socPercent ?? latest?.socPercent ?? null,
       ...(energyFrom?.energyLocation !== undefined && {
@@ -151,4 +186,17 @@ export function latestOf(readings: MeterReading[]): MeterReading | null {
       }),
     };
   }, null);
+}
+
+function sumIntervals(
+  a: Partial<Record<IntervalTiming, number>> | undefined,
+  b: Partial<Record<IntervalTiming, number>> | undefined,
+): Partial<Record<IntervalTiming, number>> | undefined {
+  if (!a || !b) return a ?? b;
+  const sum: Partial<Record<IntervalTiming, number>> = { ...a };
+  for (const timing of INTERVAL_TIMINGS) {
+    const wh = b[timing];
+    if (wh !== undefined) sum[timing] = (sum[timing] ?? 0) + wh;
+  }
+  return sum;
 }

@@ -119,13 +119,13 @@ export class TransactionEvents201 {
    * first event (whose reading becomes the start register) and adds each interval.
    */
   private withIntervals(transactionId: string, reading: MeterReading | null): MeterReading | null {
-    if (!reading || reading.energyWh !== null || reading.intervalWh === undefined) return reading;
+    if (!reading || reading.energyWh !== null || reading.intervals === undefined) return reading;
     const energyWh = this.intervals.register(
       this.ctx.chargerId,
       transactionId,
       0,
       reading.timestamp,
-      reading.intervalWh,
+      reading.intervals,
     );
     return { ...reading, energyWh };
   }

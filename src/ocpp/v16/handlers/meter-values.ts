@@ -25,13 +25,13 @@ function sample(conn: ConnectionContext16, req: MeterValuesReq) {
   if (!connectorId) return {};
   const energyWh =
     reading.energyWh ??
-    (tx && reading.intervalWh !== undefined
+    (tx && reading.intervals !== undefined
       ? conn.intervals.register(
           ctx.chargerId,
           String(tx.id),
           tx.meterStart,
           reading.timestamp,
-          reading.intervalWh,
+          reading.intervals,
         )
       : null);
   // 1.6 has no offline flag: the charger's clock offset tells a replayed queue (charger-clocks.ts).

@@ -1,5 +1,6 @@
 import { groupCommit } from '../../../store/group-commit.js';
 import type { StartTransactionReq } from '../messages.js';
+import { unroundedMeterStart } from '../normalize.js';
 import type { ConnectionContext16 } from '../connection-context.js';
 
 /** Answered once durable, its commit shared with the turn's other writes. */
@@ -40,12 +41,14 @@ function start(
   if (connectorId) {
     const receivedAtMs = ctx.clock.now();
     const time = ctx.clocks.observe(chargerId, req.timestamp, receivedAtMs);
+    const unrounded = unroundedMeterStart(req);
     accepted = ctx.events().transactionStarted({
       chargerId,
       connectorId,
       idToken: req.idTag,
       transactionRef: String(id),
       meterStartWh: req.meterStart,
+      ...(unrounded !== undefined && { meterStartUnrounded: unrounded }),
       timestamp: req.timestamp,
       receivedAtMs,
       time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
