@@ -23,6 +23,7 @@ import { migrationTransfers } from './migrations/021-transfers.js';
 import { migrationAlerts } from './migrations/022-alerts.js';
 import { migrationStopOrigin } from './migrations/023-stop-origin.js';
 import { migrationOcpp201EvseIndex } from './migrations/024-ocpp201-evse-index.js';
+import { migrationTransferUpkeep } from './migrations/025-transfer-upkeep.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -53,6 +54,7 @@ const migrations: readonly string[] = [
   migrationAlerts,
   migrationStopOrigin,
   migrationOcpp201EvseIndex,
+  migrationTransferUpkeep,
 ];
 
 /**

@@ -18,6 +18,7 @@ export interface Requests16 {
   FirmwareStatusNotification: { status: string };
   Heartbeat: unknown;
   MeterValues: MeterValuesReq;
+  SignedFirmwareStatusNotification: { status: string; requestId?: number };
   StartTransaction: StartTransactionReq;
   StatusNotification: StatusNotificationReq;
   StopTransaction: StopTransactionReq;

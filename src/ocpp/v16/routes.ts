@@ -3,6 +3,7 @@ import { bootNotification } from './handlers/boot-notification.js';
 import { dataTransfer } from './handlers/data-transfer.js';
 import { diagnosticsStatusNotification } from './handlers/diagnostics-status-notification.js';
 import { firmwareStatusNotification } from './handlers/firmware-status-notification.js';
+import { signedFirmwareStatusNotification } from './handlers/signed-firmware-status-notification.js';
 import { heartbeat } from './handlers/heartbeat.js';
 import { meterValues } from './handlers/meter-values.js';
 import { startTransaction } from './handlers/start-transaction.js';
@@ -20,6 +21,7 @@ export const ROUTES16: { [A in keyof Requests16]: Handler16<Requests16[A]> } = {
   FirmwareStatusNotification: firmwareStatusNotification,
   Heartbeat: heartbeat,
   MeterValues: meterValues,
+  SignedFirmwareStatusNotification: signedFirmwareStatusNotification,
   StartTransaction: startTransaction,
   StatusNotification: statusNotification,
   StopTransaction: stopTransaction,

@@ -5,6 +5,7 @@ import { ApiError } from '../../api/errors.js';
 import type { JobAnswer } from '../../transfers/transfers.js';
 import type { TransferKind } from '../../transfers/transfer-store.js';
 import type { OperatorDeps } from '../api.js';
+import { readSigning } from '../../transfers/firmware-signing.js';
 import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
 import { entityId, errorResponses, objectParams } from '../schemas.js';
@@ -34,6 +35,10 @@ const transferFile = {
     jobId: { type: ['integer', 'null'] },
     createdBy: { type: 'string' },
     createdAt: { type: 'string' },
+    signed: {
+      type: 'boolean',
+      description: 'Firmware uploaded with a signing certificate and signature, sent with it',
+    },
   },
   required: [
     'fileId',
@@ -45,6 +50,7 @@ const transferFile = {
     'jobId',
     'createdBy',
     'createdAt',
+    'signed',
   ],
 } as const;
 
@@ -58,13 +64,15 @@ const transferJob = {
     logFileId: { type: ['string', 'null'] },
     status: {
       type: 'string',
-      description: 'Requested, Accepted, Rejected, Unanswered, then the charger’s own status words',
+      description:
+        'Requested, Accepted, Rejected, Unanswered, then the charger’s own status words; Cancelled or TimedOut when the gateway ended it',
     },
     finished: { type: 'boolean' },
     requestedBy: { type: 'string' },
     requestedAt: { type: 'string' },
     updatedAt: { type: 'string' },
     urlExpiresAt: { type: 'string' },
+    retrieveAt: { type: ['string', 'null'] },
   },
   required: [
     'jobId',
@@ -78,6 +86,7 @@ const transferJob = {
     'requestedAt',
     'updatedAt',
     'urlExpiresAt',
+    'retrieveAt',
   ],
 } as const;
 
@@ -93,6 +102,18 @@ const jobAnswer = {
 } as const;
 
 const fileName = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const jobParams = {
+  type: 'object',
+  properties: { jobId: { type: 'string', pattern: '^[1-9][0-9]{0,14}$' } },
+  required: ['jobId'],
+  additionalProperties: false,
+} as const;
+
+interface UploadQuery {
+  name: string;
+  signingCertificate?: string;
+  signature?: string;
+}
 const limit = { type: 'string', pattern: '^([1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$' } as const;
 
 /**
@@ -111,15 +132,22 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     scope.addContentTypeParser('application/octet-stream', (_request, payload, done) =>
       done(null, new RawBody(payload)),
     );
-    scope.post<{ Querystring: { name: string } }>(
+    scope.post<{ Querystring: UploadQuery }>(
       '/firmware',
       {
         schema: {
-          summary: 'Upload a firmware file (the raw bytes, Content-Type application/octet-stream)',
+          summary:
+            'Upload a firmware file (the raw bytes, Content-Type application/octet-stream), signed or not',
+          description:
+            'A signed file names its signing certificate (PEM) and signature (base64) in the query; the signature must verify over the file with the certificate’s key (422 invalid_signature), and both go with every update of it.',
           tags: ['firmware and logs'],
           querystring: {
             type: 'object',
-            properties: { name: fileName },
+            properties: {
+              name: fileName,
+              signingCertificate: { type: 'string', minLength: 1, maxLength: 5500 },
+              signature: { type: 'string', minLength: 1, maxLength: 800 },
+            },
             required: ['name'],
             additionalProperties: false,
           },
@@ -132,13 +160,15 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         if (!(body instanceof RawBody)) {
           throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
         }
+        const signing = readSigning(request.query);
+        if (typeof signing === 'string') throw new ApiError('invalid_request', signing);
         const operator = request.operator?.name ?? 'unknown';
         const file = await asApiError(() =>
-          transfers.addFirmware(body.stream, request.query.name, operator),
+          transfers.addFirmware(body.stream, request.query.name, operator, signing),
         );
         // The audit trail keeps what was stored, not the stream.
         request.body = { name: file.name, sizeBytes: file.sizeBytes, sha256: file.sha256 };
-        request.auditResult = { fileId: file.fileId };
+        request.auditResult = { fileId: file.fileId, signed: file.signed };
         return reply.code(201).send(file);
       },
     );
@@ -175,6 +205,13 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         summary: 'Download a firmware file or a charger’s log',
         tags: ['firmware and logs'],
         params: objectParams('fileId'),
+        response: {
+          200: {
+            description: 'The file’s bytes, as an attachment named by the file',
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...errorResponses,
+        },
       },
     },
     async (request, reply) => {
@@ -185,6 +222,26 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         .header('content-length', String(file.sizeBytes))
         .header('content-disposition', `attachment; filename="${file.name}"`)
         .send(transfers.readFile(file));
+    },
+  );
+
+  app.delete<{ Params: { fileId: string } }>(
+    '/files/:fileId',
+    {
+      schema: {
+        summary: 'Delete a firmware file or a charger’s log (refused while an unfinished job uses it)',
+        tags: ['firmware and logs'],
+        params: objectParams('fileId'),
+        response: answers(transferFile),
+      },
+      ...operatorAction('file.delete'),
+    },
+    async (request) => {
+      const file = asApiError(() =>
+        transfers.deleteFile(request.params.fileId, request.operator?.name ?? 'unknown'),
+      );
+      request.auditResult = { kind: file.kind, name: file.name, sha256: file.sha256 };
+      return file;
     },
   );
 
@@ -280,12 +337,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
       schema: {
         summary: 'One firmware or log job with every status the charger reported',
         tags: ['firmware and logs'],
-        params: {
-          type: 'object',
-          properties: { jobId: { type: 'string', pattern: '^[1-9][0-9]{0,14}$' } },
-          required: ['jobId'],
-          additionalProperties: false,
-        },
+        params: jobParams,
         response: answers({
           type: 'object',
           properties: {
@@ -311,6 +363,31 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
       const found = transfers.jobWithHistory(Number(request.params.jobId));
       if (!found) throw new ApiError('job_not_found', `no job ${request.params.jobId}`);
       return found;
+    },
+  );
+
+  app.post<{ Params: { jobId: string } }>(
+    '/transfer-jobs/:jobId/cancel',
+    {
+      schema: {
+        summary:
+          'Cancel an unfinished job: its URL is no longer served and it ends Cancelled (nothing is sent to the charger)',
+        tags: ['firmware and logs'],
+        params: jobParams,
+        response: answers({
+          type: 'object',
+          properties: { job: transferJob },
+          required: ['job'],
+        }),
+      },
+      ...operatorAction('transfer.cancel'),
+    },
+    async (request) => {
+      const job = asApiError(() =>
+        transfers.cancel(Number(request.params.jobId), request.operator?.name ?? 'unknown'),
+      );
+      request.auditResult = { chargerId: job.chargerId, kind: job.kind };
+      return { job };
     },
   );
 }
