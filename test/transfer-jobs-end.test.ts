@@ -12,7 +12,7 @@ import {
 } from './helpers/gateway.js';
 import { errorCode, type JsonResponse } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
-import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { rawCharger } from './helpers/raw-charger.js';
 import { uploadFirmware } from './helpers/transfers.js';
 
 // How transfer jobs end and their files go, from the outside: the firmware URL's lifetime, an
@@ -59,7 +59,6 @@ const upload = async (name: string, bytes: Buffer) => {
 };
 const onDisk = (kind: 'firmware' | 'log', fileId: string) =>
   existsSync(join(t.dir, 'files', kind, fileId));
-const nowIso = () => new Date(t.clock.now()).toISOString();
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

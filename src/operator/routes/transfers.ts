@@ -2,6 +2,11 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../api/errors.js';
+import { errorBody } from '../../api/schemas.js';
+import {
+  OPERATOR_API_ERRORS,
+  type OperatorApiErrorCode,
+} from '../../api/operator-error-catalogue.js';
 import type { JobAnswer } from '../../transfers/transfers.js';
 import type { TransferKind } from '../../transfers/transfer-store.js';
 import type { OperatorDeps } from '../api.js';
@@ -21,7 +26,24 @@ class RawBody {
   }
 }
 
-const answers = (ok: object, status = 200) => ({ [status]: ok, ...errorResponses });
+/**
+ * A route's answers: its success, each error it really gives by status (described by their codes,
+ * so the OpenAPI document names them), and the 4XX / 5XX every operator route may give.
+ */
+const answers = (ok: object, status = 200, ...errors: OperatorApiErrorCode[]) => {
+  const byStatus = new Map<number, OperatorApiErrorCode[]>();
+  for (const code of errors) {
+    const at = OPERATOR_API_ERRORS[code].status;
+    byStatus.set(at, [...(byStatus.get(at) ?? []), code]);
+  }
+  return {
+    [status]: ok,
+    ...Object.fromEntries(
+      [...byStatus].map(([at, codes]) => [at, { ...errorBody, description: codes.join(', ') }]),
+    ),
+    ...errorResponses,
+  };
+};
 
 const transferFile = {
   type: 'object',
@@ -151,7 +173,14 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
             required: ['name'],
             additionalProperties: false,
           },
-          response: answers(transferFile, 201),
+          response: answers(
+            transferFile,
+            201,
+            'invalid_request',
+            'payload_too_large',
+            'unsupported_media_type',
+            'invalid_signature',
+          ),
         },
         ...operatorAction('firmware.upload'),
       },
@@ -206,11 +235,13 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         tags: ['firmware and logs'],
         params: objectParams('fileId'),
         response: {
+          ...answers({}, 200, 'file_not_found'),
           200: {
             description: 'The file’s bytes, as an attachment named by the file',
-            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+            content: {
+              'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+            },
           },
-          ...errorResponses,
         },
       },
     },
@@ -229,10 +260,11 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     '/files/:fileId',
     {
       schema: {
-        summary: 'Delete a firmware file or a charger’s log (refused while an unfinished job uses it)',
+        summary:
+          'Delete a firmware file or a charger’s log (refused while an unfinished job uses it)',
         tags: ['firmware and logs'],
         params: objectParams('fileId'),
-        response: answers(transferFile),
+        response: answers(transferFile, 200, 'file_not_found', 'file_in_use'),
       },
       ...operatorAction('file.delete'),
     },
@@ -262,7 +294,15 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
           required: ['fileId'],
           additionalProperties: false,
         },
-        response: answers(jobAnswer),
+        response: answers(
+          jobAnswer,
+          200,
+          'charger_not_found',
+          'file_not_found',
+          'charger_busy',
+          'charger_offline',
+          'charger_timeout',
+        ),
       },
       ...operatorAction('charger.firmware.update'),
     },
@@ -287,7 +327,13 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         summary: 'Ask a charger to upload its diagnostics (1.6) or its diagnostics log (2.0.1)',
         tags: ['firmware and logs'],
         params: objectParams('chargerId'),
-        response: answers(jobAnswer),
+        response: answers(
+          jobAnswer,
+          200,
+          'charger_not_found',
+          'charger_offline',
+          'charger_timeout',
+        ),
       },
       ...operatorAction('charger.log.request'),
     },
@@ -338,25 +384,29 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         summary: 'One firmware or log job with every status the charger reported',
         tags: ['firmware and logs'],
         params: jobParams,
-        response: answers({
-          type: 'object',
-          properties: {
-            job: transferJob,
-            history: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  status: { type: 'string' },
-                  detail: { type: ['string', 'null'] },
-                  at: { type: 'string' },
+        response: answers(
+          {
+            type: 'object',
+            properties: {
+              job: transferJob,
+              history: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    status: { type: 'string' },
+                    detail: { type: ['string', 'null'] },
+                    at: { type: 'string' },
+                  },
+                  required: ['status', 'detail', 'at'],
                 },
-                required: ['status', 'detail', 'at'],
               },
             },
+            required: ['job', 'history'],
           },
-          required: ['job', 'history'],
-        }),
+          200,
+          'job_not_found',
+        ),
       },
     },
     async (request) => {
@@ -374,11 +424,16 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
           'Cancel an unfinished job: its URL is no longer served and it ends Cancelled (nothing is sent to the charger)',
         tags: ['firmware and logs'],
         params: jobParams,
-        response: answers({
-          type: 'object',
-          properties: { job: transferJob },
-          required: ['job'],
-        }),
+        response: answers(
+          {
+            type: 'object',
+            properties: { job: transferJob },
+            required: ['job'],
+          },
+          200,
+          'job_not_found',
+          'job_finished',
+        ),
       },
       ...operatorAction('transfer.cancel'),
     },
