@@ -90,7 +90,6 @@ export function FirmwareView(props: { canAct: boolean }) {
                   <th>Status</th>
                   <th>Requested by</th>
                   <th>Updated</th>
-                  ${props.canAct ? html`<th></th>` : null}
                 </tr>
               </thead>
               <tbody>
@@ -115,35 +114,17 @@ export function FirmwareView(props: { canAct: boolean }) {
                       </td>
                       <td>${j.requestedBy}</td>
                       <td>${time(j.updatedAt)}</td>
-                      ${
-                        props.canAct
-                          ? html`<td>
-                              ${
-                                j.finished
-                                  ? null
-                                  : html`<${ConfirmButton}
-                                      label="Cancel job"
-                                      danger=${true}
-                                      question=${`Cancel job ${j.jobId} on ${j.chargerId}? The gateway stops serving its URL (a download under way is cut) and the job ends Cancelled; the charger is sent nothing.`}
-                                      run=${async () => {
-                                        const a = await api.post<{ job: TransferJob }>(
-                                          `/transfer-jobs/${j.jobId}/cancel`,
-                                        );
-                                        data.reload();
-                                        return `Job ${a.job.jobId}: ${a.job.status}.`;
-                                      }}
-                                    />`
-                              }
-                            </td>`
-                          : null
-                      }
                     </tr>`,
                 )}
               </tbody>
             </table>
           </div>`
     }
-    ${shown === null ? null : html`<${JobHistory} jobId=${shown} />`}
+    ${
+      shown === null
+        ? null
+        : html`<${JobHistory} jobId=${shown} canAct=${props.canAct} onDone=${data.reload} />`
+    }
     <h2>Firmware files</h2>
     <${Files}
       files=${d.firmware}
@@ -201,12 +182,10 @@ function Files(props: {
                         danger=${true}
                         question=${`Delete ${f.name} and its bytes from the gateway? Refused while an unfinished job uses it.`}
                         run=${async () => {
-                          await api.delete<TransferFile>(
-                            `/files/${encodeURIComponent(f.fileId)}`,
-                          );
-                          props.onDone();
+                          await api.delete<TransferFile>(`/files/${encodeURIComponent(f.fileId)}`);
                           return `${f.name} deleted.`;
                         }}
+                        after=${props.onDone}
                       />
                     </td>`
                   : null
@@ -218,7 +197,7 @@ function Files(props: {
   </div>`;
 }
 
-function JobHistory(props: { jobId: number }) {
+function JobHistory(props: { jobId: number; canAct: boolean; onDone: () => void }) {
   const history = useData(
     () =>
       api.get<{
@@ -230,6 +209,25 @@ function JobHistory(props: { jobId: number }) {
   if (!history.data) return html`<${ErrorText} error=${history.error} />`;
   return html`<section aria-label=${`Job ${props.jobId}`}>
     <h3>Job ${props.jobId}: ${history.data.job.kind} on ${history.data.job.chargerId}</h3>
+    ${
+      props.canAct && !history.data.job.finished
+        ? html`<${ConfirmButton}
+            label="Cancel job"
+            danger=${true}
+            question=${`Cancel job ${props.jobId} on ${history.data.job.chargerId}? The gateway stops serving its URL (a download under way is cut) and the job ends Cancelled; the charger is sent nothing.`}
+            run=${async () => {
+              const a = await api.post<{ job: TransferJob }>(
+                `/transfer-jobs/${props.jobId}/cancel`,
+              );
+              return `Job ${a.job.jobId}: ${a.job.status}.`;
+            }}
+            after=${() => {
+              history.reload();
+              props.onDone();
+            }}
+          />`
+        : null
+    }
     <ol class="history">
       ${history.data.history.map(
         (h) =>
