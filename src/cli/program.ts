@@ -408,6 +408,7 @@ export function buildProgram(): Command {
 }
 
 function filesLine(f: { files: number; bytes: number; missing: string[] }): string {
-  const missing = f.missing.length === 0 ? '' : ` (${f.missing.length} missing: ${f.missing.join(', ')})`;
+  const missing =
+    f.missing.length === 0 ? '' : ` (${f.missing.length} missing: ${f.missing.join(', ')})`;
   return `${f.files} transfer files, ${f.bytes} bytes${missing}`;
 }

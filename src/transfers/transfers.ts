@@ -15,6 +15,7 @@ import type { Logger } from '../shared/log.js';
 import { uuid7 } from '../shared/uuid7.js';
 import { TooLargeError, type FileArea } from './file-area.js';
 import { TransferError } from './errors.js';
+import { FileKeeping } from './file-keeping.js';
 import { signatureVerifies } from './firmware-signing.js';
 import type {
   FirmwareSigning,
@@ -110,8 +111,12 @@ export function safeName(name: string | null | undefined, fallback: string): str
 export class Transfers {
   /** Firmware downloads under way, per job: cut when the job is cancelled or times out. */
   private readonly downloads = new Map<number, Set<ReadStream>>();
+  /** Deleting files, by an operator or retention. */
+  readonly keeping: FileKeeping;
 
-  constructor(private readonly deps: TransfersDeps) {}
+  constructor(private readonly deps: TransfersDeps) {
+    this.keeping = new FileKeeping(deps.store, deps.area, deps.clock);
+  }
 
   /**
    * Stores an operator's firmware file. A signed one (its signing already read at the edge) is
@@ -126,7 +131,10 @@ export class Transfers {
   ): Promise<TransferFile> {
     const fileId = uuid7(this.deps.clock.now());
     const bytes = await this.stored('firmware', fileId, body, this.deps.settings.maxFirmwareBytes);
-    if (signing !== null && !(await signatureVerifies(this.deps.area.read('firmware', fileId), signing))) {
+    if (
+      signing !== null &&
+      !(await signatureVerifies(this.deps.area.read('firmware', fileId), signing))
+    ) {
       this.deps.area.remove('firmware', fileId);
       throw new TransferError(
         'invalid_signature',
@@ -297,9 +305,13 @@ export class Transfers {
   cancel(jobId: number, by: string): TransferJob {
     const job = this.deps.store.job(jobId);
     if (!job) throw new TransferError('job_not_found', `no job ${jobId}`);
-    if (!this.deps.store.endJob(jobId, { status: CANCELLED, detail: `by ${by}`, at: this.nowIso() })) {
+    const ended = this.deps.store.endJob(jobId, {
+      status: CANCELLED,
+      detail: `by ${by}`,
+      at: this.nowIso(),
+    });
+    if (!ended)
       throw new TransferError('job_finished', `job ${jobId} has finished (${job.status})`);
-    }
     this.deps.log.info({ chargerId: job.chargerId, jobId, by }, 'transfer job cancelled');
     this.abortDownloads(jobId);
     return this.changed(jobId);
@@ -316,45 +328,16 @@ export class Transfers {
     let ended = 0;
     for (const jobId of this.deps.store.silentSince(before, 1000)) {
       const detail = `no word from the charger for ${minutes} minutes`;
-      if (!this.deps.store.endJob(jobId, { status: TIMED_OUT, detail, at: this.nowIso() })) continue;
+      // A report may have ended it since the query: then it is not ours to end.
+      if (!this.deps.store.endJob(jobId, { status: TIMED_OUT, detail, at: this.nowIso() })) {
+        continue;
+      }
       ended += 1;
       this.abortDownloads(jobId);
       const job = this.changed(jobId);
       this.deps.log.warn({ chargerId: job.chargerId, jobId }, 'transfer job timed out');
     }
     return ended;
-  }
-
-  /** Deletes a kept file and its bytes; refused while an unfinished job uses it. */
-  deleteFile(fileId: string, by: string): TransferFile {
-    const file = this.deps.store.file(fileId);
-    if (!file) throw new TransferError('file_not_found', `no file with id ${fileId}`);
-    const outcome = this.deps.store.deleteFile(fileId, by, this.nowIso());
-    if (outcome === 'in_use') {
-      throw new TransferError(
-        'file_in_use',
-        `file ${fileId} is used by an unfinished job: cancel it or wait until it ends`,
-      );
-    }
-    if (outcome === 'not_found') throw new TransferError('file_not_found', `no file with id ${fileId}`);
-    this.deps.area.remove(file.kind, fileId);
-    return file;
-  }
-
-  /**
-   * Deletes files of a kind unused for `days` (retention; 0 keeps them): a log from its upload,
-   * a firmware file from its latest job. Never one an unfinished job uses.
-   */
-  pruneFiles(kind: TransferKind, days: number): number {
-    if (days <= 0) return 0;
-    const before = new Date(this.deps.clock.now() - days * 86_400_000).toISOString();
-    let deleted = 0;
-    for (const fileId of this.deps.store.unusedSince(kind, before, 1000)) {
-      if (this.deps.store.deleteFile(fileId, 'retention', this.nowIso()) !== 'deleted') continue;
-      this.deps.area.remove(kind, fileId);
-      deleted += 1;
-    }
-    return deleted;
   }
 
   files(kind: TransferKind, limit: number): TransferFile[] {

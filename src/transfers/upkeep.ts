@@ -31,8 +31,8 @@ export class TransferUpkeep {
     this.every(TIMEOUT_CHECK_MS, () => this.transfers.timeOutSilentJobs());
     this.every(this.o.retentionIntervalMs, () => {
       const pruned = {
-        log: this.transfers.pruneFiles('log', this.o.logFilesDays),
-        firmware: this.transfers.pruneFiles('firmware', this.o.firmwareFilesDays),
+        log: this.transfers.keeping.pruneFiles('log', this.o.logFilesDays),
+        firmware: this.transfers.keeping.pruneFiles('firmware', this.o.firmwareFilesDays),
       };
       if (pruned.log + pruned.firmware > 0) {
         this.o.log.info({ pruned }, 'retention: transfer files past their window deleted');

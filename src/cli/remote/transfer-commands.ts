@@ -46,7 +46,11 @@ async function signatureOf(file: string): Promise<string> {
 
 /** `… delete FILEID`: a firmware file or log and its bytes, gone (refused while a job uses it). */
 function deleteCommand(parent: Command, what: string): void {
-  remote(parent, 'delete', `delete ${what} from the gateway (refused while an unfinished job uses it)`)
+  remote(
+    parent,
+    'delete',
+    `delete ${what} from the gateway (refused while an unfinished job uses it)`,
+  )
     .argument('<fileId>')
     .action(
       withClient(

@@ -270,7 +270,7 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     },
     async (request) => {
       const file = asApiError(() =>
-        transfers.deleteFile(request.params.fileId, request.operator?.name ?? 'unknown'),
+        transfers.keeping.deleteFile(request.params.fileId, request.operator?.name ?? 'unknown'),
       );
       request.auditResult = { kind: file.kind, name: file.name, sha256: file.sha256 };
       return file;
