@@ -9,7 +9,8 @@ import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/
 import { errorCode } from './helpers/http.js';
 import { createOperator, op } from './helpers/operator.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
-import { assertSchemaValid, makeSigner, uploadFirmware, type Signer } from './helpers/transfers.js';
+import { assertSchemaValid } from './helpers/ocpp-schemas.js';
+import { makeSigner, uploadFirmware, type Signer } from './helpers/transfers.js';
 import { waitUntil } from './helpers/wait.js';
 
 // Signed firmware (OCPP 2.0.1 L01.FR.11, OCTT TC_L_01; 1.6 security whitepaper's
@@ -30,6 +31,18 @@ const upload = (
   bytes: Buffer,
   signing: { signingCertificate?: string; signature?: string } = {},
 ) => uploadFirmware(t.gw.operatorUrl, operator, name, bytes, signing);
+
+const update = (chargerId: string, fileId: unknown) =>
+  op(t.gw.operatorUrl, operator, 'POST', `/chargers/${chargerId}/firmware-update`, { fileId });
+
+/** Uploads FIRMWARE signed by `signer` and sends it to the charger. */
+async function signedUpdate(chargerId: string, name: string, signer: Signer) {
+  const file = await upload(name, FIRMWARE, {
+    signingCertificate: signer.certificate,
+    signature: signer.sign(FIRMWARE),
+  });
+  return { file, res: await update(chargerId, file.body.fileId) };
+}
 
 interface Job {
   jobId: number;
@@ -142,13 +155,7 @@ describe('OCPP 2.0.1: UpdateFirmware carries the signing certificate and signatu
   afterAll(async () => raw.close({ code: 1000 }));
 
   it('sends both with a signed file, neither with an unsigned one; the job follows requestId', async () => {
-    const signed = await upload('signed-201.bin', FIRMWARE, {
-      signingCertificate: ec.certificate,
-      signature: ec.sign(FIRMWARE),
-    });
-    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-AC/firmware-update', {
-      fileId: signed.body.fileId,
-    });
+    const { file: signed, res } = await signedUpdate('CP-AC', 'signed-201.bin', ec);
     expect(res.status).toBe(200);
     const job = jobOf(res.body);
     const sent = received.at(-1)?.firmware;
@@ -186,9 +193,7 @@ describe('OCPP 2.0.1: UpdateFirmware carries the signing certificate and signatu
     ]);
 
     const plain = await upload('plain-201.bin', FIRMWARE);
-    const again = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-AC/firmware-update', {
-      fileId: plain.body.fileId,
-    });
+    const again = await update('CP-AC', plain.body.fileId);
     expect(again.status).toBe(200);
     expect(Object.keys(received.at(-1)?.firmware ?? {}).sort()).toEqual([
       'location',
@@ -198,13 +203,7 @@ describe('OCPP 2.0.1: UpdateFirmware carries the signing certificate and signatu
 
   it('a charger that refuses the certificate ends the job Rejected with its word', async () => {
     raw.handle('UpdateFirmware', async () => ({ status: 'InvalidCertificate' }));
-    const signed = await upload('refused-201.bin', FIRMWARE, {
-      signingCertificate: rsa.certificate,
-      signature: rsa.sign(FIRMWARE),
-    });
-    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-AC/firmware-update', {
-      fileId: signed.body.fileId,
-    });
+    const { res } = await signedUpdate('CP-AC', 'refused-201.bin', rsa);
     expect(res.body).toMatchObject({ accepted: false, status: 'InvalidCertificate' });
     expect(jobOf(res.body)).toMatchObject({ status: 'Rejected', finished: true });
   });
@@ -227,13 +226,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
   afterAll(async () => raw.close({ code: 1000 }));
 
   it('tracks the job by SignedFirmwareStatusNotification’s requestId to Installed', async () => {
-    const signed = await upload('signed-16.bin', FIRMWARE, {
-      signingCertificate: rsa.certificate,
-      signature: rsa.sign(FIRMWARE),
-    });
-    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-OFF/firmware-update', {
-      fileId: signed.body.fileId,
-    });
+    const { res } = await signedUpdate('CP-OFF', 'signed-16.bin', rsa);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ accepted: true, status: 'Accepted' });
     const job = jobOf(res.body);
@@ -250,13 +243,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
 
     // A later unsigned job is the charger's latest open one: the signed job's reports name theirs.
     const plain = await upload('later-16.bin', FIRMWARE);
-    const later = jobOf(
-      (
-        await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-OFF/firmware-update', {
-          fileId: plain.body.fileId,
-        })
-      ).body,
-    );
+    const later = jobOf((await update('CP-OFF', plain.body.fileId)).body);
     for (const status of [
       'Downloading',
       'Downloaded',
@@ -290,13 +277,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
   });
 
   it('a signature the charger finds invalid ends the job InvalidSignature', async () => {
-    const signed = await upload('invalid-16.bin', FIRMWARE, {
-      signingCertificate: ec.certificate,
-      signature: ec.sign(FIRMWARE),
-    });
-    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-OFF/firmware-update', {
-      fileId: signed.body.fileId,
-    });
+    const { res } = await signedUpdate('CP-OFF', 'invalid-16.bin', ec);
     const job = jobOf(res.body);
     await raw.call('SignedFirmwareStatusNotification', {
       status: 'Downloaded',
@@ -314,9 +295,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
 
   it('sends an unsigned file as UpdateFirmware', async () => {
     const plain = await upload('plain-16.bin', FIRMWARE);
-    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-OFF/firmware-update', {
-      fileId: plain.body.fileId,
-    });
+    const res = await update('CP-OFF', plain.body.fileId);
     expect(res.status).toBe(200);
     expect(calls.at(-1)?.action).toBe('UpdateFirmware');
     expect(Object.keys(calls.at(-1)?.params ?? {}).sort()).toEqual([
@@ -331,13 +310,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
     raw.handle('SignedUpdateFirmware', async () => {
       throw createRPCError('NotImplemented', 'SignedUpdateFirmware');
     });
-    const signed = await upload('unknown-16.bin', FIRMWARE, {
-      signingCertificate: rsa.certificate,
-      signature: rsa.sign(FIRMWARE),
-    });
-    const res = await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-OFF/firmware-update', {
-      fileId: signed.body.fileId,
-    });
+    const { res } = await signedUpdate('CP-OFF', 'unknown-16.bin', rsa);
     expect(res.body).toMatchObject({ accepted: false, status: 'CallError' });
     expect(jobOf(res.body)).toMatchObject({ status: 'Rejected', finished: true });
   });
