@@ -24,6 +24,14 @@ let operator: string;
 let viewer: string;
 let rsa: Signer;
 let ec: Signer;
+/** What a charger reports installing signed firmware. */
+const SIGNED_INSTALL = [
+  'Downloading',
+  'Downloaded',
+  'SignatureVerified',
+  'Installing',
+  'Installed',
+];
 const FIRMWARE = Buffer.from('signed firmware image 1.0\n'.repeat(400));
 
 const upload = (
@@ -173,24 +181,10 @@ describe('OCPP 2.0.1: UpdateFirmware carries the signing certificate and signatu
     );
     const got = await fetch(sent?.location as string);
     expect(Buffer.from(await got.arrayBuffer()).equals(FIRMWARE)).toBe(true);
-    for (const status of [
-      'Downloading',
-      'Downloaded',
-      'SignatureVerified',
-      'Installing',
-      'Installed',
-    ]) {
+    for (const status of SIGNED_INSTALL) {
       await raw.call('FirmwareStatusNotification', { status, requestId: job.jobId });
     }
-    expect(await history(job.jobId)).toEqual([
-      'Requested',
-      'Accepted',
-      'Downloading',
-      'Downloaded',
-      'SignatureVerified',
-      'Installing',
-      'Installed',
-    ]);
+    expect(await history(job.jobId)).toEqual(['Requested', 'Accepted', ...SIGNED_INSTALL]);
 
     const plain = await upload('plain-201.bin', FIRMWARE);
     const again = await update('CP-AC', plain.body.fileId);
@@ -244,13 +238,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
     // A later unsigned job is the charger's latest open one: the signed job's reports name theirs.
     const plain = await upload('later-16.bin', FIRMWARE);
     const later = jobOf((await update('CP-OFF', plain.body.fileId)).body);
-    for (const status of [
-      'Downloading',
-      'Downloaded',
-      'SignatureVerified',
-      'Installing',
-      'Installed',
-    ]) {
+    for (const status of SIGNED_INSTALL) {
       await raw.call('SignedFirmwareStatusNotification', { status, requestId: job.jobId });
     }
     const done = await waitUntil(
@@ -265,15 +253,7 @@ describe('OCPP 1.6J: a signed file goes as SignedUpdateFirmware, an unsigned one
     );
     expect(done.status).toBe('Installed');
     expect(await history(later.jobId)).toEqual(['Requested', 'Accepted']);
-    expect(await history(job.jobId)).toEqual([
-      'Requested',
-      'Accepted',
-      'Downloading',
-      'Downloaded',
-      'SignatureVerified',
-      'Installing',
-      'Installed',
-    ]);
+    expect(await history(job.jobId)).toEqual(['Requested', 'Accepted', ...SIGNED_INSTALL]);
   });
 
   it('a signature the charger finds invalid ends the job InvalidSignature', async () => {
