@@ -122,7 +122,7 @@ export async function startGateway(
     consoleEvents,
     load,
   });
-  const { transfers, baseUrl } = buildTransfers({
+  const { transfers, baseUrl, upkeep } = buildTransfers({
     ...basics,
     site,
     sessions,
@@ -168,6 +168,7 @@ export async function startGateway(
   });
 
   records.retention.start();
+  upkeep.start();
   const alerts: RunningAlerts | undefined = config.alerts
     ? startAlerts({
         config,
@@ -205,6 +206,7 @@ export async function startGateway(
       closed = true;
       drain.interrupt();
       records.retention.stop();
+      upkeep.stop();
       alerts?.close();
       try {
         logOpenSessions(log, drain.openSessions());

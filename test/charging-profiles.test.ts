@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import ocppRpc from 'ocpp-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_HASH, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { CHARGER_PASSWORD } from './helpers/gateway.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { assertSchemaValid } from './helpers/ocpp-schemas.js';
 import { waitUntil } from './helpers/wait.js';
 import { ceilingPeriod, PHASE_VOLTAGE_V } from '../src/ocpp/calls/power-limit.js';
 
@@ -15,15 +15,8 @@ const { createRPCError } = ocppRpc;
  * ClearChargingProfile each protocol sends, checked against the official schemas as received.
  */
 
-interface SchemaValidator {
-  subprotocol: string;
-  validate(schemaId: string, params: unknown): unknown;
-}
-const validators = createRequire(import.meta.url)(
-  'ocpp-rpc/lib/standard-validators.js',
-) as SchemaValidator[];
 const schemaValid = (subprotocol: string, action: string, params: unknown) =>
-  validators.find((v) => v.subprotocol === subprotocol)?.validate(`urn:${action}.req`, params);
+  assertSchemaValid(subprotocol as 'ocpp1.6' | 'ocpp2.0.1', action, params);
 
 const connectors = [
   { id: '1', tariff: 'ac', type: 'AC' as const, maxPowerKw: 22 },

@@ -20,6 +20,7 @@ import {
   ocpp201,
   type SimulatedChargePoint,
 } from './helpers/simulated-charger.js';
+import { uploadFirmware as upload } from './helpers/transfers.js';
 import { waitUntil } from './helpers/wait.js';
 
 const MAX_FIRMWARE = 64 * 1024;
@@ -37,20 +38,8 @@ interface Job {
   logFileId: string | null;
 }
 
-async function uploadFirmware(name: string, bytes: Buffer, credential = operator) {
-  const res = await fetch(
-    `${t.gw.operatorUrl}/admin/v1/firmware?name=${encodeURIComponent(name)}`,
-    {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${credential}`,
-        'content-type': 'application/octet-stream',
-      },
-      body: new Uint8Array(bytes),
-    },
-  );
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const uploadFirmware = (name: string, bytes: Buffer, credential = operator) =>
+  upload(t.gw.operatorUrl, credential, name, bytes);
 
 const history = async (jobId: number) =>
   (

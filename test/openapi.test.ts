@@ -29,6 +29,28 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/console/session']?.post).toBeDefined();
     expect(doc.paths['/v1/sessions/quote']?.get).toBeUndefined();
   });
+
+  it('documents the error answers of every operator route, a download’s too', () => {
+    const doc = JSON.parse(readFileSync(CHECKED_IN, 'utf8')) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const undocumented = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/admin/v1/'))
+      .flatMap(([path, operations]) =>
+        Object.entries(operations)
+          .filter(([, o]) => !('4XX' in o.responses && '5XX' in o.responses))
+          .map(([method]) => `${method} ${path}`),
+      );
+    expect(undocumented).toEqual([]);
+    const download = doc.paths['/admin/v1/files/{fileId}']?.get?.responses;
+    expect(download?.['200']).toMatchObject({
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    });
+    expect(download?.['404']).toMatchObject({ description: 'file_not_found' });
+    expect(doc.paths['/admin/v1/files/{fileId}']?.delete?.responses['409']).toMatchObject({
+      description: 'file_in_use',
+    });
+  });
 });
 
 describe('served by the gateway', () => {

@@ -217,12 +217,18 @@ describe('retention', () => {
       uplinkCommandsDays: 30,
       alertsDays: 365,
       alertDeliveriesDays: 90,
+      logFilesDays: 90,
+      firmwareFilesDays: 0,
       intervalMinutes: 60,
       batchRows: 1000,
     });
+    expect(config.transfers.jobTimeoutMinutes).toBe(1440);
     expect(config.shutdown.drainTimeoutSeconds).toBe(0);
     expect(() => parseConfig(testConfig(dir, { retention: { ocppEventsDays: -1 } }), dir)).toThrow(
       /config key retention.ocppEventsDays/,
+    );
+    expect(() => parseConfig(testConfig(dir, { retention: { logFilesDays: -1 } }), dir)).toThrow(
+      /config key retention.logFilesDays/,
     );
   });
 });

@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { flushCompileCache } from 'node:module';
-import { backupDatabase } from './offline/backup.js';
+import { backupDatabase, restoreBackup } from './offline/backup.js';
+import { transferDirectory } from '../transfers/directory.js';
 import { applySeed, readSeedFile } from './offline/seed.js';
 import { healthUrl, probeHealth } from './remote/health-probe.js';
 import { formatLedgerReport, verifyLedger } from './offline/verify-ledger.js';
@@ -317,17 +318,34 @@ export function buildProgram(): Command {
   program
     .command('backup')
     .description(
-      'write a consistent copy of the database to a new file, also while the gateway runs ' +
-        '(restore: stop the gateway, put the copy at database.path, run ledger verify, start)',
+      'write a consistent copy of the database to a new file, and its firmware and logs to ' +
+        'FILE.files, also while the gateway runs (put back with restore)',
     )
     .addOption(configOption())
     .argument('<file>', 'the backup file to create (must not exist)')
     .action((file: string, opts: { config: string }) => {
       const config = loadConfig(opts.config);
-      const r = backupDatabase(config.database.path, file);
+      const r = backupDatabase(config.database.path, file, transferDirectory(config));
       console.log(
         `backed up ${config.database.path} to ${r.path}: ${r.bytes} bytes, schema version ` +
-          `${r.schemaVersion}, ${r.ledgerEntries} ledger entries, ${r.openSessions} open sessions`,
+          `${r.schemaVersion}, ${r.ledgerEntries} ledger entries, ${r.openSessions} open sessions, ` +
+          `${filesLine(r.files)}`,
+      );
+    });
+
+  program
+    .command('restore')
+    .description(
+      'put a backup back: its firmware and logs into transfers.directory, then the database at ' +
+        'database.path, which must not exist (stop the gateway and move the old one aside first)',
+    )
+    .addOption(configOption())
+    .argument('<file>', 'the backup file (its files are in FILE.files)')
+    .action((file: string, opts: { config: string }) => {
+      const config = loadConfig(opts.config);
+      const r = restoreBackup(file, config.database.path, transferDirectory(config));
+      console.log(
+        `restored ${file} to ${r.path}, ${filesLine(r.files)}; run ledger verify before starting`,
       );
     });
 
@@ -389,4 +407,10 @@ export function buildProgram(): Command {
   registerTransferCommands(program);
   registerAlertCommands(program);
   return program;
+}
+
+function filesLine(f: { files: number; bytes: number; missing: string[] }): string {
+  const missing =
+    f.missing.length === 0 ? '' : ` (${f.missing.length} missing: ${f.missing.join(', ')})`;
+  return `${f.files} transfer files, ${f.bytes} bytes${missing}`;
 }

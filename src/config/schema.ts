@@ -488,11 +488,16 @@ export const configSchema = z
           .optional(),
         maxFirmwareBytes: z.number().int().min(1024).max(4_294_967_296).default(268_435_456),
         maxLogBytes: z.number().int().min(1024).max(1_073_741_824).default(33_554_432),
-        /** How long a URL given to a charger works (from the firmware's retrieve time). */
+        /** How long a URL given to a charger works, from the later of the retrieve time and the request. */
         tokenMinutes: z.number().int().min(1).max(10_080).default(60),
         /** What the charger is told to do when a download or upload fails. */
         retries: z.number().int().min(0).max(10).default(3),
         retryIntervalSeconds: z.number().int().min(1).max(3600).default(60),
+        /**
+         * A job whose charger says nothing this long (from its latest status, or the firmware's
+         * retrieve time if later) ends `TimedOut`: its URL is no longer served.
+         */
+        jobTimeoutMinutes: z.number().int().min(5).max(43_200).default(1440),
       })
       .strict()
       .prefault({}),
@@ -528,6 +533,10 @@ export const configSchema = z
         alertsDays: z.number().min(0).max(3650).default(365),
         /** Webhook events delivered or given up this long ago (never one still waiting). */
         alertDeliveriesDays: z.number().min(0).max(3650).default(90),
+        /** Logs chargers uploaded, from their upload (their bytes and their listing). */
+        logFilesDays: z.number().min(0).max(3650).default(90),
+        /** Firmware files, from their upload or the latest update sent with them; 0: kept until deleted. */
+        firmwareFilesDays: z.number().min(0).max(3650).default(0),
         /** How often the pruning job runs. */
         intervalMinutes: z.number().min(1).max(1440).default(60),
         /** Rows deleted per table per batch (one short transaction each). */

@@ -1,12 +1,11 @@
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { SessionStore } from '../charging/session-store.js';
-import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { CentralSystem } from '../ocpp/central-system.js';
+import { transferDirectory } from '../transfers/directory.js';
 import { FileArea } from '../transfers/file-area.js';
 import { TransferStore } from '../transfers/transfer-store.js';
 import { Transfers } from '../transfers/transfers.js';
+import { TransferUpkeep } from '../transfers/upkeep.js';
 import type { LateBound } from './late-bound.js';
 import type { Basics } from './store.js';
 
@@ -25,11 +24,13 @@ export interface TransfersDeps extends Basics {
 
 /**
  * Firmware and log transfers. Chargers are given the operator listener's address once it listens
- * (`baseUrl` is set then), unless one is configured.
+ * (`baseUrl` is set then), unless one is configured. The upkeep (timeouts, file retention) is
+ * started by the gateway once it listens.
  */
 export function buildTransfers(d: TransfersDeps): {
   transfers: Transfers;
   baseUrl: TransferBaseUrl;
+  upkeep: TransferUpkeep;
 } {
   const { config } = d;
   const baseUrl: TransferBaseUrl = { url: config.transfers.baseUrl ?? '' };
@@ -51,13 +52,11 @@ export function buildTransfers(d: TransfersDeps): {
     settings: config.transfers,
   });
   d.bound.set(transfers);
-  return { transfers, baseUrl };
-}
-
-/** Where firmware and logs are kept: configured, else `files` beside the database. */
-function transferDirectory(config: GatewayConfig): string {
-  if (config.transfers.directory !== undefined) return config.transfers.directory;
-  if (config.database.path === ':memory:')
-    return join(tmpdir(), `fleet-gateway-files-${process.pid}`);
-  return join(dirname(config.database.path), 'files');
+  const upkeep = new TransferUpkeep(transfers, {
+    log: d.log.child({ component: 'transfers' }),
+    logFilesDays: config.retention.logFilesDays,
+    firmwareFilesDays: config.retention.firmwareFilesDays,
+    retentionIntervalMs: config.retention.intervalMinutes * 60_000,
+  });
+  return { transfers, baseUrl, upkeep };
 }

@@ -236,6 +236,8 @@ export interface FirmwareRequest {
   retrieveAt: string;
   retries: number;
   retryIntervalSeconds: number;
+  /** Signed firmware: 2.0.1 sends these in UpdateFirmware, 1.6 as SignedUpdateFirmware. */
+  signing: { signingCertificate: string; signature: string } | null;
 }
 
 /** Where the charger is to upload its diagnostics (1.6) or its log (2.0.1 DiagnosticsLog). */

@@ -28,6 +28,7 @@ import { migrationStopOrigin } from './migrations/023-stop-origin.js';
 import { migrationOcpp201EvseIndex } from './migrations/024-ocpp201-evse-index.js';
 import { migrationAlertRetention } from './migrations/025-alert-retention.js';
 import { migrationMeterClasses } from './migrations/026-meter-classes.js';
+import { migrationTransferUpkeep } from './migrations/027-transfer-upkeep.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -60,6 +61,7 @@ const migrations: readonly string[] = [
   migrationOcpp201EvseIndex,
   migrationAlertRetention,
   migrationMeterClasses,
+  migrationTransferUpkeep,
 ];
 
 /**

@@ -1,6 +1,10 @@
 export type TransferErrorCode =
   | 'not_found'
   | 'file_not_found'
+  | 'job_not_found'
+  | 'job_finished'
+  | 'file_in_use'
+  | 'invalid_signature'
   | 'charger_not_found'
   | 'charger_busy'
   | 'already_uploaded'

@@ -1,7 +1,10 @@
 import type { Db } from '../store/database.js';
-import type { TransferFile, TransferJob, TransferKind } from './transfer.js';
+import type { FirmwareSigning, TransferFile, TransferJob, TransferKind } from './transfer.js';
 
-export type { TransferFile, TransferJob, TransferKind } from './transfer.js';
+export type { FirmwareSigning, TransferFile, TransferJob, TransferKind } from './transfer.js';
+
+/** What deleting a file came to. */
+export type FileDeletion = 'deleted' | 'in_use' | 'not_found';
 
 export interface JobStatus {
   status: string;
@@ -21,6 +24,7 @@ interface JobRow {
   requested_at: string;
   updated_at: string;
   token_expires_at: string;
+  retrieve_at: string | null;
 }
 
 interface FileRow {
@@ -33,6 +37,8 @@ interface FileRow {
   job_id: number | null;
   created_by: string;
   created_at: string;
+  signing_certificate: string | null;
+  signature: string | null;
 }
 
 const jobOf = (r: JobRow): TransferJob => ({
@@ -47,6 +53,7 @@ const jobOf = (r: JobRow): TransferJob => ({
   requestedAt: r.requested_at,
   updatedAt: r.updated_at,
   urlExpiresAt: r.token_expires_at,
+  retrieveAt: r.retrieve_at,
 });
 
 const fileOf = (r: FileRow): TransferFile => ({
@@ -59,17 +66,26 @@ const fileOf = (r: FileRow): TransferFile => ({
   jobId: r.job_id,
   createdBy: r.created_by,
   createdAt: r.created_at,
+  signed: r.signature !== null,
 });
 
-/** The transfer tables (migrations/021-transfers.ts): files, jobs and each job's statuses. */
+/** An unfinished job names the file: it is kept (migrations/025-transfer-upkeep.ts). */
+const IN_USE = `EXISTS (SELECT 1 FROM transfer_jobs j WHERE j.finished = 0
+  AND (j.firmware_file_id = f.file_id OR j.log_file_id = f.file_id))`;
+
+/**
+ * The transfer tables (migrations/021-transfers.ts, 025-transfer-upkeep.ts): files, jobs and each
+ * job's statuses. A deleted file keeps its row (jobs name it) but is no longer listed or served.
+ */
 export class TransferStore {
   constructor(private readonly db: Db) {}
 
-  addFile(file: TransferFile): void {
+  addFile(file: TransferFile, signing: FirmwareSigning | null = null): void {
     this.db
       .prepare(
-        `INSERT INTO transfer_files (file_id, kind, name, size_bytes, sha256, charger_id, job_id, created_by, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO transfer_files (file_id, kind, name, size_bytes, sha256, charger_id, job_id,
+           created_by, created_at, signing_certificate, signature)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         file.fileId,
@@ -81,20 +97,68 @@ export class TransferStore {
         file.jobId,
         file.createdBy,
         file.createdAt,
+        signing?.signingCertificate ?? null,
+        signing?.signature ?? null,
       );
   }
 
+  /** A file that is kept (not deleted). */
   file(fileId: string): TransferFile | undefined {
-    const row = this.db.prepare('SELECT * FROM transfer_files WHERE file_id = ?').get(fileId) as
-      FileRow | undefined;
+    const row = this.db
+      .prepare('SELECT * FROM transfer_files WHERE file_id = ? AND deleted_at IS NULL')
+      .get(fileId) as FileRow | undefined;
     return row && fileOf(row);
   }
 
   files(kind: TransferKind, limit: number): TransferFile[] {
     const rows = this.db
-      .prepare('SELECT * FROM transfer_files WHERE kind = ? ORDER BY created_at DESC LIMIT ?')
+      .prepare(
+        `SELECT * FROM transfer_files WHERE kind = ? AND deleted_at IS NULL
+         ORDER BY created_at DESC LIMIT ?`,
+      )
       .all(kind, limit) as FileRow[];
     return rows.map(fileOf);
+  }
+
+  signing(fileId: string): FirmwareSigning | null {
+    const row = this.db
+      .prepare('SELECT signing_certificate, signature FROM transfer_files WHERE file_id = ?')
+      .get(fileId) as Pick<FileRow, 'signing_certificate' | 'signature'> | undefined;
+    if (!row || row.signing_certificate === null || row.signature === null) return null;
+    return { signingCertificate: row.signing_certificate, signature: row.signature };
+  }
+
+  /** Marks a file deleted (its bytes are the caller's to remove); never one a job still uses. */
+  deleteFile(fileId: string, by: string, at: string): FileDeletion {
+    const inUse = this.db
+      .prepare(`SELECT ${IN_USE} AS used FROM transfer_files f WHERE f.file_id = ?`)
+      .get(fileId) as { used: number } | undefined;
+    if (!inUse) return 'not_found';
+    if (inUse.used === 1) return 'in_use';
+    const { changes } = this.db
+      .prepare(
+        `UPDATE transfer_files SET deleted_at = ?, deleted_by = ?
+         WHERE file_id = ? AND deleted_at IS NULL`,
+      )
+      .run(at, by, fileId);
+    return changes === 1 ? 'deleted' : 'not_found';
+  }
+
+  /**
+   * Kept files of a kind last used before `before`, that no unfinished job uses: a log's use is
+   * its upload, a firmware file's the latest job sent with it (else its upload).
+   */
+  unusedSince(kind: TransferKind, before: string, limit: number): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT f.file_id FROM transfer_files f
+         WHERE f.kind = ? AND f.deleted_at IS NULL AND NOT ${IN_USE}
+           AND max(f.created_at, coalesce((SELECT max(j.requested_at) FROM transfer_jobs j
+                                            WHERE j.firmware_file_id = f.file_id), '')) < ?
+         ORDER BY f.created_at LIMIT ?`,
+      )
+      .all(kind, before, limit) as { file_id: string }[];
+    return rows.map((r) => r.file_id);
   }
 
   /** A new job, its first status `Requested`. */
@@ -104,6 +168,7 @@ export class TransferStore {
     firmwareFileId: string | null;
     tokenSha256: string;
     urlExpiresAt: string;
+    retrieveAt: string | null;
     requestedBy: string;
     at: string;
   }): number {
@@ -111,8 +176,8 @@ export class TransferStore {
       const { lastInsertRowid } = this.db
         .prepare(
           `INSERT INTO transfer_jobs (charger_id, kind, firmware_file_id, token_sha256, token_expires_at,
-             status, requested_by, requested_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, 'Requested', ?, ?, ?)`,
+             retrieve_at, status, requested_by, requested_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'Requested', ?, ?, ?)`,
         )
         .run(
           job.chargerId,
@@ -120,6 +185,7 @@ export class TransferStore {
           job.firmwareFileId,
           job.tokenSha256,
           job.urlExpiresAt,
+          job.retrieveAt,
           job.requestedBy,
           job.at,
           job.at,
@@ -153,6 +219,40 @@ export class TransferStore {
         });
       this.addStatus(jobId, change.status, change.detail, change.at);
     })();
+  }
+
+  /**
+   * Ends an unfinished job with a status of the gateway's own (Cancelled, TimedOut); false when
+   * it had finished already.
+   */
+  endJob(jobId: number, change: { status: string; detail: string; at: string }): boolean {
+    return this.db.transaction(() => {
+      const { changes } = this.db
+        .prepare(
+          `UPDATE transfer_jobs SET status = ?, finished = 1, updated_at = ?
+           WHERE job_id = ? AND finished = 0`,
+        )
+        .run(change.status, change.at, jobId);
+      if (changes === 1) this.addStatus(jobId, change.status, change.detail, change.at);
+      return changes === 1;
+    })();
+  }
+
+  /** A report that no longer moves its job (the gateway ended it): kept in its history only. */
+  addLateReport(jobId: number, status: string, at: string): void {
+    this.addStatus(jobId, status, 'after the gateway ended the job', at);
+  }
+
+  /** Unfinished jobs with no news since `before` (a firmware job counts from its retrieve time). */
+  silentSince(before: string, limit: number): number[] {
+    const rows = this.db
+      .prepare(
+        `SELECT job_id FROM transfer_jobs
+         WHERE finished = 0 AND updated_at < @before AND coalesce(retrieve_at, '') < @before
+         ORDER BY job_id LIMIT @limit`,
+      )
+      .all({ before, limit }) as { job_id: number }[];
+    return rows.map((r) => r.job_id);
   }
 
   /** A received log: the file, and the job it answers; false (nothing kept) when the job has one. */

@@ -15,6 +15,8 @@ export interface TransferFile {
   jobId: number | null;
   createdBy: string;
   createdAt: string;
+  /** Firmware with a signing certificate and signature, sent with every update of it. */
+  signed: boolean;
 }
 
 /** One UpdateFirmware, GetDiagnostics or GetLog; `jobId` is its OCPP requestId. */
@@ -30,4 +32,12 @@ export interface TransferJob {
   requestedAt: string;
   updatedAt: string;
   urlExpiresAt: string;
+  /** When the charger may fetch the firmware (null for a log). */
+  retrieveAt: string | null;
+}
+
+/** A firmware file's signing: the PEM certificate and the base64 signature over the file. */
+export interface FirmwareSigning {
+  signingCertificate: string;
+  signature: string;
 }

@@ -15,7 +15,10 @@ import type { Logger } from '../shared/log.js';
 import { uuid7 } from '../shared/uuid7.js';
 import { TooLargeError, type FileArea } from './file-area.js';
 import { TransferError } from './errors.js';
+import { FileKeeping } from './file-keeping.js';
+import { signatureVerifies } from './firmware-signing.js';
 import type {
+  FirmwareSigning,
   JobStatus,
   TransferFile,
   TransferJob,
@@ -29,6 +32,8 @@ export interface TransferSettings {
   tokenMinutes: number;
   retries: number;
   retryIntervalSeconds: number;
+  /** A job with no word from its charger this long (from its retrieve time) ends `TimedOut`. */
+  jobTimeoutMinutes: number;
 }
 
 export interface TransfersDeps {
@@ -82,6 +87,10 @@ const FINAL: Record<TransferKind, ReadonlySet<string>> = {
 /** Connector states that mean a transaction runs there, whoever started it. */
 const IN_USE = new Set(['charging', 'suspended']);
 const TAKEN = new Set(['Accepted', 'AcceptedCanceled']);
+/** Statuses the gateway ends a job with: its URL is no longer served, later reports only noted. */
+export const CANCELLED = 'Cancelled';
+export const TIMED_OUT = 'TimedOut';
+const ENDED_BY_GATEWAY = new Set([CANCELLED, TIMED_OUT]);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** What of a URL token may be logged: enough to tell two apart, too little to use. */
@@ -100,11 +109,38 @@ export function safeName(name: string | null | undefined, fallback: string): str
  * takes one upload) until it expires. The charger's status notifications move the job along.
  */
 export class Transfers {
-  constructor(private readonly deps: TransfersDeps) {}
+  /** Firmware downloads under way, per job: cut when the job is cancelled or times out. */
+  private readonly downloads = new Map<number, Set<ReadStream>>();
+  /** Deleting files, by an operator or retention. */
+  readonly keeping: FileKeeping;
 
-  async addFirmware(body: Readable | Buffer, name: string, by: string): Promise<TransferFile> {
+  constructor(private readonly deps: TransfersDeps) {
+    this.keeping = new FileKeeping(deps.store, deps.area, deps.clock);
+  }
+
+  /**
+   * Stores an operator's firmware file. A signed one (its signing already read at the edge) is
+   * kept only if the signature verifies over the bytes with the certificate's key: a charger
+   * would refuse it after a download (InvalidSignature), an operator should hear it now.
+   */
+  async addFirmware(
+    body: Readable | Buffer,
+    name: string,
+    by: string,
+    signing: FirmwareSigning | null = null,
+  ): Promise<TransferFile> {
     const fileId = uuid7(this.deps.clock.now());
     const bytes = await this.stored('firmware', fileId, body, this.deps.settings.maxFirmwareBytes);
+    if (
+      signing !== null &&
+      !(await signatureVerifies(this.deps.area.read('firmware', fileId), signing))
+    ) {
+      this.deps.area.remove('firmware', fileId);
+      throw new TransferError(
+        'invalid_signature',
+        'the signature does not verify over the file with the signing certificate’s key (RSA or ECDSA over SHA-256, -384 or -512); nothing was kept',
+      );
+    }
     const file: TransferFile = {
       fileId,
       kind: 'firmware',
@@ -114,8 +150,9 @@ export class Transfers {
       jobId: null,
       createdBy: by,
       createdAt: this.nowIso(),
+      signed: signing !== null,
     };
-    this.deps.store.addFile(file);
+    this.deps.store.addFile(file, signing);
     return file;
   }
 
@@ -146,6 +183,7 @@ export class Transfers {
         retrieveAt: new Date(fromMs).toISOString(),
         retries: this.deps.settings.retries,
         retryIntervalSeconds: this.deps.settings.retryIntervalSeconds,
+        signing: this.deps.store.signing(file.fileId),
       }),
     );
   }
@@ -181,6 +219,10 @@ export class Transfers {
     }
     // Some chargers repeat a status every few seconds (EVerest libocpp #459): kept once.
     if (report.status === job.status) return;
+    if (ENDED_BY_GATEWAY.has(job.status)) {
+      this.deps.store.addLateReport(job.jobId, report.status, this.nowIso());
+      return;
+    }
     this.setStatus(job.jobId, report.status, null, FINAL[report.kind].has(report.status));
   }
 
@@ -193,7 +235,20 @@ export class Transfers {
       { chargerId: job.chargerId, jobId: job.jobId, token: tokenHint(token) },
       'firmware download',
     );
-    return { file, stream: this.deps.area.read('firmware', file.fileId) };
+    const stream = this.deps.area.read('firmware', file.fileId);
+    const under = this.downloads.get(job.jobId) ?? new Set<ReadStream>();
+    this.downloads.set(job.jobId, under.add(stream));
+    stream.once('close', () => {
+      under.delete(stream);
+      if (under.size === 0) this.downloads.delete(job.jobId);
+    });
+    return { file, stream };
+  }
+
+  private abortDownloads(jobId: number): void {
+    for (const stream of this.downloads.get(jobId) ?? []) {
+      stream.destroy(new Error(`transfer job ${jobId} ended`));
+    }
   }
 
   /** Refuses an upload URL that cannot take a log now, before its body is read. */
@@ -223,6 +278,7 @@ export class Transfers {
       jobId: job.jobId,
       createdBy: job.chargerId,
       createdAt: this.nowIso(),
+      signed: false,
     };
     if (!this.deps.store.attachLog(job.jobId, file)) {
       // Another upload to the same URL finished first.
@@ -239,6 +295,49 @@ export class Transfers {
       'log received',
     );
     return file;
+  }
+
+  /**
+   * Cancels an unfinished job: its URL is no longer served (a download under way is cut, a later
+   * one or an upload answered 410) and it ends `Cancelled`. Nothing is sent: OCPP has no call
+   * that cancels an update or an upload, so the charger learns it from the failed transfer.
+   */
+  cancel(jobId: number, by: string): TransferJob {
+    const job = this.deps.store.job(jobId);
+    if (!job) throw new TransferError('job_not_found', `no job ${jobId}`);
+    const ended = this.deps.store.endJob(jobId, {
+      status: CANCELLED,
+      detail: `by ${by}`,
+      at: this.nowIso(),
+    });
+    if (!ended)
+      throw new TransferError('job_finished', `job ${jobId} has finished (${job.status})`);
+    this.deps.log.info({ chargerId: job.chargerId, jobId, by }, 'transfer job cancelled');
+    this.abortDownloads(jobId);
+    return this.changed(jobId);
+  }
+
+  /**
+   * Ends every unfinished job whose charger has said nothing for `jobTimeoutMinutes` (counted
+   * from the later of its last status and its retrieve time). Run at start-up and then each
+   * minute, so a restart does not keep a job open.
+   */
+  timeOutSilentJobs(): number {
+    const minutes = this.deps.settings.jobTimeoutMinutes;
+    const before = new Date(this.deps.clock.now() - minutes * 60_000).toISOString();
+    let ended = 0;
+    for (const jobId of this.deps.store.silentSince(before, 1000)) {
+      const detail = `no word from the charger for ${minutes} minutes`;
+      // A report may have ended it since the query: then it is not ours to end.
+      if (!this.deps.store.endJob(jobId, { status: TIMED_OUT, detail, at: this.nowIso() })) {
+        continue;
+      }
+      ended += 1;
+      this.abortDownloads(jobId);
+      const job = this.changed(jobId);
+      this.deps.log.warn({ chargerId: job.chargerId, jobId }, 'transfer job timed out');
+    }
+    return ended;
   }
 
   files(kind: TransferKind, limit: number): TransferFile[] {
@@ -270,6 +369,8 @@ export class Transfers {
     fromMs: number,
   ): { jobId: number; token: string } {
     const token = randomBytes(32).toString('base64url');
+    // From the later of the retrieve time and now: a retrieve time in the past must not leave a
+    // charger that retries a URL already expired, nor one far ahead a URL dead before it is used.
     const expiresMs =
       Math.max(fromMs, this.deps.clock.now()) + this.deps.settings.tokenMinutes * 60_000;
     const jobId = this.deps.store.createJob({
@@ -278,6 +379,7 @@ export class Transfers {
       firmwareFileId,
       tokenSha256: sha256(token),
       urlExpiresAt: new Date(expiresMs).toISOString(),
+      retrieveAt: kind === 'firmware' ? new Date(fromMs).toISOString() : null,
       requestedBy: by,
       at: this.nowIso(),
     });
@@ -327,7 +429,14 @@ export class Transfers {
       finished,
       ...(over === undefined ? {} : { over }),
     });
-    this.deps.onJobChange?.(this.job(jobId));
+    this.changed(jobId);
+  }
+
+  /** The job as it is now, told to whoever follows jobs. */
+  private changed(jobId: number): TransferJob {
+    const job = this.job(jobId);
+    this.deps.onJobChange?.(job);
+    return job;
   }
 
   private job(jobId: number): TransferJob {
@@ -343,7 +452,7 @@ export class Transfers {
     if (Date.parse(job.urlExpiresAt) <= this.deps.clock.now()) {
       throw new TransferError('url_expired', 'this transfer URL has expired');
     }
-    if (job.finished && job.kind === 'firmware') {
+    if (ENDED_BY_GATEWAY.has(job.status) || (job.finished && job.kind === 'firmware')) {
       throw new TransferError('url_expired', 'this transfer is over');
     }
     return job;

@@ -1,7 +1,14 @@
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { databaseAdvice, DatabaseError } from '../../store/database.js';
+import {
+  copyKeptFiles,
+  filesBeside,
+  keptFiles,
+  syncPath,
+  type FilesCopied,
+} from './backup-files.js';
 
 export interface BackupReport {
   path: string;
@@ -9,6 +16,8 @@ export interface BackupReport {
   schemaVersion: number;
   ledgerEntries: number;
   openSessions: number;
+  /** The firmware and logs the copy keeps, copied to `<file>.files` beside it. */
+  files: FilesCopied;
 }
 
 /**
@@ -18,11 +27,19 @@ export interface BackupReport {
  * wallets agree in it. The source is opened read-only and not migrated, so a backup taken before
  * an upgrade is the old schema as it was. The copy is written beside the target, checked
  * (integrity_check), synced, then renamed into place: a backup file that exists is complete.
+ * The firmware and logs the copy keeps come along into `<file>.files` (from `filesDir`), checked
+ * against their SHA-256 and in place before the database file is.
  */
-export function backupDatabase(sourcePath: string, targetPath: string): BackupReport {
+export function backupDatabase(
+  sourcePath: string,
+  targetPath: string,
+  filesDir: string,
+): BackupReport {
   const target = resolve(targetPath);
-  if (existsSync(target)) {
-    throw new Error(`backup file ${target} already exists: choose a new name or remove it first`);
+  for (const taken of [target, filesBeside(target)]) {
+    if (existsSync(taken)) {
+      throw new Error(`backup file ${taken} already exists: choose a new name or remove it first`);
+    }
   }
   if (!existsSync(sourcePath)) {
     throw new DatabaseError(
@@ -42,7 +59,8 @@ export function backupDatabase(sourcePath: string, targetPath: string): BackupRe
   } finally {
     source?.close();
   }
-  let report: Omit<BackupReport, 'path' | 'bytes'>;
+  let report: Omit<BackupReport, 'path' | 'bytes' | 'files'>;
+  let kept: ReturnType<typeof keptFiles>;
   const copy = new Database(partial, { fileMustExist: true });
   try {
     const check = copy.pragma('integrity_check', { simple: true });
@@ -61,20 +79,60 @@ export function backupDatabase(sourcePath: string, targetPath: string): BackupRe
           .get() as { n: number }
       ).n,
     };
+    kept = keptFiles(copy);
   } finally {
     copy.close();
   }
-  syncFile(partial);
+  const filesPartial = `${filesBeside(target)}.partial`;
+  rmSync(filesPartial, { recursive: true, force: true });
+  let files: FilesCopied;
+  try {
+    files = copyKeptFiles(kept, filesDir, filesPartial);
+  } catch (err) {
+    rmSync(partial, { force: true });
+    rmSync(filesPartial, { recursive: true, force: true });
+    throw err;
+  }
+  if (files.files > 0) renameSync(filesPartial, filesBeside(target));
+  syncPath(partial);
   renameSync(partial, target);
-  syncFile(dirname(target));
-  return { path: target, bytes: statSync(target).size, ...report };
+  syncPath(dirname(target));
+  return { path: target, bytes: statSync(target).size, ...report, files };
 }
 
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+/**
+ * Puts a backup back: its transfer files into `filesDir`, then the database at `databasePath`,
+ * which must not exist (the operator stops the gateway and moves the old database, `-wal` and
+ * `-shm` aside first: an old `-wal` beside a restored file would corrupt it).
+ */
+export function restoreBackup(
+  backupPath: string,
+  databasePath: string,
+  filesDir: string,
+): { path: string; files: FilesCopied } {
+  const backup = resolve(backupPath);
+  if (!existsSync(backup)) throw new Error(`no backup file at ${backup}`);
+  for (const old of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`]) {
+    if (existsSync(old)) {
+      throw new Error(
+        `${old} exists: stop the gateway and move the database, its -wal and -shm aside first`,
+      );
+    }
   }
+  let kept: ReturnType<typeof keptFiles>;
+  const source = new Database(backup, { readonly: true, fileMustExist: true });
+  try {
+    const check = source.pragma('integrity_check', { simple: true });
+    if (check !== 'ok') throw new Error(`${backup} fails integrity_check: ${String(check)}`);
+    kept = keptFiles(source);
+  } finally {
+    source.close();
+  }
+  const files = copyKeptFiles(kept, filesBeside(backup), filesDir);
+  const partial = `${databasePath}.partial`;
+  copyFileSync(backup, partial);
+  syncPath(partial);
+  renameSync(partial, databasePath);
+  syncPath(dirname(resolve(databasePath)));
+  return { path: resolve(databasePath), files };
 }

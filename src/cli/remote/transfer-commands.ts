@@ -1,5 +1,5 @@
 import { openAsBlob } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { TransferFile, TransferJob } from '../../transfers/transfer-store.js';
@@ -35,26 +35,67 @@ function jobLine(answer: JobAnswer): string {
 const path = (...parts: (string | number)[]) =>
   parts.map((p) => `/${encodeURIComponent(String(p))}`).join('');
 
+const BASE64_TEXT = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** A signature file as base64: kept as it is when it holds base64 text, else its bytes encoded. */
+async function signatureOf(file: string): Promise<string> {
+  const bytes = await readFile(file);
+  const text = bytes.toString('latin1').replace(/\s+/g, '');
+  return BASE64_TEXT.test(text) && text.length % 4 === 0 ? text : bytes.toString('base64');
+}
+
+/** `… delete FILEID`: a firmware file or log and its bytes, gone (refused while a job uses it). */
+function deleteCommand(parent: Command, what: string): void {
+  remote(
+    parent,
+    'delete',
+    `delete ${what} from the gateway (refused while an unfinished job uses it)`,
+  )
+    .argument('<fileId>')
+    .action(
+      withClient(
+        (client, _opts: RemoteOptions, fileId: string) =>
+          client.send<TransferFile>('DELETE', path('files', fileId)),
+        (f: TransferFile) => `deleted ${f.kind} ${f.fileId} (${f.name})`,
+      ),
+    );
+}
+
 /** `fleet-gateway firmware …`, `logs …` and `transfers …`: firmware and logs over the site LAN. */
 export function registerTransferCommands(program: Command): void {
   const firmware = program
     .command('firmware')
     .description('firmware files served to chargers, and firmware updates');
-  remote(firmware, 'upload', 'upload a firmware file to the gateway')
+  remote(firmware, 'upload', 'upload a firmware file to the gateway, signed or not')
     .argument('<file>')
     .option('--name <name>', 'the name chargers see (default the file’s own)')
+    .option('--signing-certificate <pem>', 'signed firmware: the signing certificate (PEM file)')
+    .option('--signature <file>', 'signed firmware: its signature (base64 text or raw bytes)')
     .action(
       withClient(
-        async (client, opts: RemoteOptions & { name?: string }, file: string) =>
+        async (
+          client,
+          opts: RemoteOptions & { name?: string; signingCertificate?: string; signature?: string },
+          file: string,
+        ) =>
           client.upload<TransferFile>(
             '/firmware',
-            { name: opts.name ?? basename(file) },
+            {
+              name: opts.name ?? basename(file),
+              signingCertificate:
+                opts.signingCertificate === undefined
+                  ? undefined
+                  : await readFile(opts.signingCertificate, 'utf8'),
+              signature:
+                opts.signature === undefined ? undefined : await signatureOf(opts.signature),
+            },
             await openAsBlob(file),
           ),
         (f: TransferFile) =>
-          `firmware ${f.fileId}: ${f.name}, ${f.sizeBytes} bytes, sha256 ${f.sha256}`,
+          `firmware ${f.fileId}: ${f.name}, ${f.sizeBytes} bytes, sha256 ${f.sha256}${f.signed ? ', signed' : ''}`,
       ),
     );
+  deleteCommand(firmware, 'a firmware file');
   remote(firmware, 'list', 'the firmware files on the gateway').action(
     withClient(
       (client) => client.get('/firmware'),
@@ -92,6 +133,7 @@ export function registerTransferCommands(program: Command): void {
       (a: { files: TransferFile[] }) => formatTable(a.files as never, FILE_COLUMNS),
     ),
   );
+  deleteCommand(logs, 'a log');
   remote(logs, 'download', 'save an uploaded log (or a firmware file) to a file')
     .argument('<fileId>')
     .requiredOption('--out <file>', 'where to write it')
@@ -129,6 +171,19 @@ export function registerTransferCommands(program: Command): void {
           job: TransferJob;
           history: { status: string; detail: string | null; at: string }[];
         }) => formatTable(a.history as never, ['at', 'status', 'detail']),
+      ),
+    );
+  remote(
+    transfers,
+    'cancel',
+    'cancel an unfinished job: its URL is no longer served (the charger is sent nothing)',
+  )
+    .argument('<jobId>')
+    .action(
+      withClient(
+        (client, _opts: RemoteOptions, jobId: string) =>
+          client.send<{ job: TransferJob }>('POST', `${path('transfer-jobs', jobId)}/cancel`),
+        (a: { job: TransferJob }) => `job ${a.job.jobId} on ${a.job.chargerId}: ${a.job.status}`,
       ),
     );
 }

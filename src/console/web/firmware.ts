@@ -28,6 +28,16 @@ const size = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} kB`
       : `${bytes} B`;
 
+/** A signature file as base64: its text when it is base64 already, else its bytes encoded. */
+async function signatureText(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const text = new TextDecoder('latin1').decode(bytes).replace(/\s+/g, '');
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(text) && text.length % 4 === 0) return text;
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
 const answerText = (a: JobAnswer) =>
   `Job ${a.job.jobId}: the charger answered ${a.status}${a.accepted ? '' : ' (not taken)'}.`;
 
@@ -110,15 +120,34 @@ export function FirmwareView(props: { canAct: boolean }) {
             </table>
           </div>`
     }
-    ${shown === null ? null : html`<${JobHistory} jobId=${shown} />`}
+    ${
+      shown === null
+        ? null
+        : html`<${JobHistory} jobId=${shown} canAct=${props.canAct} onDone=${data.reload} />`
+    }
     <h2>Firmware files</h2>
-    <${Files} files=${d.firmware} empty="No firmware uploaded yet." />
+    <${Files}
+      files=${d.firmware}
+      empty="No firmware uploaded yet."
+      canAct=${props.canAct}
+      onDone=${data.reload}
+    />
     <h2>Logs from chargers</h2>
-    <${Files} files=${d.logs} empty="No log received yet." />
+    <${Files}
+      files=${d.logs}
+      empty="No log received yet."
+      canAct=${props.canAct}
+      onDone=${data.reload}
+    />
   `;
 }
 
-function Files(props: { files: TransferFile[]; empty: string }) {
+function Files(props: {
+  files: TransferFile[];
+  empty: string;
+  canAct: boolean;
+  onDone: () => void;
+}) {
   if (props.files.length === 0) return html`<p class="muted">${props.empty}</p>`;
   return html`<div class="table-wrap">
     <table>
@@ -129,6 +158,7 @@ function Files(props: { files: TransferFile[]; empty: string }) {
           <th>SHA-256</th>
           <th>From</th>
           <th>Received</th>
+          ${props.canAct ? html`<th></th>` : null}
         </tr>
       </thead>
       <tbody>
@@ -138,12 +168,28 @@ function Files(props: { files: TransferFile[]; empty: string }) {
               <td>
                 <a href=${`/admin/v1/files/${encodeURIComponent(f.fileId)}`} download=${f.name}
                   >${f.name}</a
-                >
+                >${f.signed ? html` <span class="muted">signed</span>` : null}
               </td>
               <td class="num">${size(f.sizeBytes)}</td>
               <td><code title=${f.sha256}>${f.sha256.slice(0, 12)}…</code></td>
               <td>${f.chargerId ?? f.createdBy}</td>
               <td>${time(f.createdAt)}</td>
+              ${
+                props.canAct
+                  ? html`<td>
+                      <${ConfirmButton}
+                        label="Delete"
+                        danger=${true}
+                        question=${`Delete ${f.name} and its bytes from the gateway? Refused while an unfinished job uses it.`}
+                        run=${async () => {
+                          await api.delete<TransferFile>(`/files/${encodeURIComponent(f.fileId)}`);
+                          return `${f.name} deleted.`;
+                        }}
+                        after=${props.onDone}
+                      />
+                    </td>`
+                  : null
+              }
             </tr>`,
         )}
       </tbody>
@@ -151,7 +197,7 @@ function Files(props: { files: TransferFile[]; empty: string }) {
   </div>`;
 }
 
-function JobHistory(props: { jobId: number }) {
+function JobHistory(props: { jobId: number; canAct: boolean; onDone: () => void }) {
   const history = useData(
     () =>
       api.get<{
@@ -163,6 +209,25 @@ function JobHistory(props: { jobId: number }) {
   if (!history.data) return html`<${ErrorText} error=${history.error} />`;
   return html`<section aria-label=${`Job ${props.jobId}`}>
     <h3>Job ${props.jobId}: ${history.data.job.kind} on ${history.data.job.chargerId}</h3>
+    ${
+      props.canAct && !history.data.job.finished
+        ? html`<${ConfirmButton}
+            label="Cancel job"
+            danger=${true}
+            question=${`Cancel job ${props.jobId} on ${history.data.job.chargerId}? The gateway stops serving its URL (a download under way is cut) and the job ends Cancelled; the charger is sent nothing.`}
+            run=${async () => {
+              const a = await api.post<{ job: TransferJob }>(
+                `/transfer-jobs/${props.jobId}/cancel`,
+              );
+              return `Job ${a.job.jobId}: ${a.job.status}.`;
+            }}
+            after=${() => {
+              history.reload();
+              props.onDone();
+            }}
+          />`
+        : null
+    }
     <ol class="history">
       ${history.data.history.map(
         (h) =>
@@ -178,6 +243,8 @@ function Actions(props: { data: Overview; onDone: () => void }) {
   const [charger, setCharger] = useState(props.data.chargers[0]?.chargerId ?? '');
   const [fileId, setFileId] = useState(props.data.firmware[0]?.fileId ?? '');
   const [upload, setUpload] = useState<File | null>(null);
+  const [certificate, setCertificate] = useState<File | null>(null);
+  const [signature, setSignature] = useState<File | null>(null);
   const done = (text: string) => {
     props.onDone();
     return text;
@@ -238,18 +305,35 @@ function Actions(props: { data: Overview; onDone: () => void }) {
           onChange=${(e: Event) => setUpload((e.target as HTMLInputElement).files?.[0] ?? null)}
         />
       </label>
+      <label
+        >Signing certificate (PEM, signed firmware)
+        <input
+          type="file"
+          onChange=${(e: Event) =>
+            setCertificate((e.target as HTMLInputElement).files?.[0] ?? null)}
+        />
+      </label>
+      <label
+        >Signature (signed firmware)
+        <input
+          type="file"
+          onChange=${(e: Event) => setSignature((e.target as HTMLInputElement).files?.[0] ?? null)}
+        />
+      </label>
       <${ConfirmButton}
         label="Upload"
         question=${`Upload ${upload?.name ?? 'the file'} to the gateway?`}
         ready=${() => upload !== null}
         run=${async () => {
           const file = upload as File;
-          const stored = await api.upload<TransferFile>(
-            `/firmware?name=${encodeURIComponent(file.name)}`,
-            file,
-          );
+          const query = new URLSearchParams({ name: file.name });
+          if (certificate) query.set('signingCertificate', await certificate.text());
+          if (signature) query.set('signature', await signatureText(signature));
+          const stored = await api.upload<TransferFile>(`/firmware?${query.toString()}`, file);
           setFileId(stored.fileId);
-          return done(`${stored.name} stored, ${size(stored.sizeBytes)}.`);
+          return done(
+            `${stored.name} stored, ${size(stored.sizeBytes)}${stored.signed ? ', signed' : ''}.`,
+          );
         }}
       />
     </div>

@@ -89,6 +89,11 @@ export function ConfirmButton(props: {
   /** Checked before the dialog opens (a form's own validation): false keeps it closed. */
   ready?: () => boolean;
   run: () => Promise<string>;
+  /**
+   * Called once the outcome's dialog is closed: a reload here, not in `run`, so the outcome is
+   * read before the list changes (a deleted row would take its dialog with it).
+   */
+  after?: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
@@ -105,6 +110,7 @@ export function ConfirmButton(props: {
   };
   const close = () => {
     dialog.current?.close();
+    if (outcome) props.after?.();
     setOutcome(null);
   };
   return html`

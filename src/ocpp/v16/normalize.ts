@@ -44,7 +44,7 @@ export interface Requests16 {
   MeterValues: MeterValuesReq;
   SecurityEventNotification: SecurityEventReq;
   SignCertificate: unknown;
-  SignedFirmwareStatusNotification: unknown;
+  SignedFirmwareStatusNotification: { status: string; requestId?: number };
   StartTransaction: StartTransactionReq;
   StatusNotification: StatusNotificationReq;
   StopTransaction: StopTransactionReq;

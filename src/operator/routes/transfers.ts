@@ -2,9 +2,15 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../api/errors.js';
+import { errorBody } from '../../api/schemas.js';
+import {
+  OPERATOR_API_ERRORS,
+  type OperatorApiErrorCode,
+} from '../../api/operator-error-catalogue.js';
 import type { JobAnswer } from '../../transfers/transfers.js';
 import type { TransferKind } from '../../transfers/transfer-store.js';
 import type { OperatorDeps } from '../api.js';
+import { readSigning } from '../../transfers/firmware-signing.js';
 import { asApiError } from '../errors.js';
 import { operatorAction } from '../guard.js';
 import { entityId, errorResponses, objectParams } from '../schemas.js';
@@ -20,7 +26,24 @@ class RawBody {
   }
 }
 
-const answers = (ok: object, status = 200) => ({ [status]: ok, ...errorResponses });
+/**
+ * A route's answers: its success, each error it really gives by status (described by their codes,
+ * so the OpenAPI document names them), and the 4XX / 5XX every operator route may give.
+ */
+const answers = (ok: object, status = 200, ...errors: OperatorApiErrorCode[]) => {
+  const byStatus = new Map<number, OperatorApiErrorCode[]>();
+  for (const code of errors) {
+    const at = OPERATOR_API_ERRORS[code].status;
+    byStatus.set(at, [...(byStatus.get(at) ?? []), code]);
+  }
+  return {
+    [status]: ok,
+    ...Object.fromEntries(
+      [...byStatus].map(([at, codes]) => [at, { ...errorBody, description: codes.join(', ') }]),
+    ),
+    ...errorResponses,
+  };
+};
 
 const transferFile = {
   type: 'object',
@@ -34,6 +57,10 @@ const transferFile = {
     jobId: { type: ['integer', 'null'] },
     createdBy: { type: 'string' },
     createdAt: { type: 'string' },
+    signed: {
+      type: 'boolean',
+      description: 'Firmware uploaded with a signing certificate and signature, sent with it',
+    },
   },
   required: [
     'fileId',
@@ -45,6 +72,7 @@ const transferFile = {
     'jobId',
     'createdBy',
     'createdAt',
+    'signed',
   ],
 } as const;
 
@@ -58,13 +86,15 @@ const transferJob = {
     logFileId: { type: ['string', 'null'] },
     status: {
       type: 'string',
-      description: 'Requested, Accepted, Rejected, Unanswered, then the charger’s own status words',
+      description:
+        'Requested, Accepted, Rejected, Unanswered, then the charger’s own status words; Cancelled or TimedOut when the gateway ended it',
     },
     finished: { type: 'boolean' },
     requestedBy: { type: 'string' },
     requestedAt: { type: 'string' },
     updatedAt: { type: 'string' },
     urlExpiresAt: { type: 'string' },
+    retrieveAt: { type: ['string', 'null'] },
   },
   required: [
     'jobId',
@@ -78,6 +108,7 @@ const transferJob = {
     'requestedAt',
     'updatedAt',
     'urlExpiresAt',
+    'retrieveAt',
   ],
 } as const;
 
@@ -93,6 +124,18 @@ const jobAnswer = {
 } as const;
 
 const fileName = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const jobParams = {
+  type: 'object',
+  properties: { jobId: { type: 'string', pattern: '^[1-9][0-9]{0,14}$' } },
+  required: ['jobId'],
+  additionalProperties: false,
+} as const;
+
+interface UploadQuery {
+  name: string;
+  signingCertificate?: string;
+  signature?: string;
+}
 const limit = { type: 'string', pattern: '^([1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$' } as const;
 
 /**
@@ -111,19 +154,33 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
     scope.addContentTypeParser('application/octet-stream', (_request, payload, done) =>
       done(null, new RawBody(payload)),
     );
-    scope.post<{ Querystring: { name: string } }>(
+    scope.post<{ Querystring: UploadQuery }>(
       '/firmware',
       {
         schema: {
-          summary: 'Upload a firmware file (the raw bytes, Content-Type application/octet-stream)',
+          summary:
+            'Upload a firmware file (the raw bytes, Content-Type application/octet-stream), signed or not',
+          description:
+            'A signed file names its signing certificate (PEM) and signature (base64) in the query; the signature must verify over the file with the certificate’s key (422 invalid_signature), and both go with every update of it.',
           tags: ['firmware and logs'],
           querystring: {
             type: 'object',
-            properties: { name: fileName },
+            properties: {
+              name: fileName,
+              signingCertificate: { type: 'string', minLength: 1, maxLength: 5500 },
+              signature: { type: 'string', minLength: 1, maxLength: 800 },
+            },
             required: ['name'],
             additionalProperties: false,
           },
-          response: answers(transferFile, 201),
+          response: answers(
+            transferFile,
+            201,
+            'invalid_request',
+            'payload_too_large',
+            'unsupported_media_type',
+            'invalid_signature',
+          ),
         },
         ...operatorAction('firmware.upload'),
       },
@@ -132,13 +189,15 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         if (!(body instanceof RawBody)) {
           throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
         }
+        const signing = readSigning(request.query);
+        if (typeof signing === 'string') throw new ApiError('invalid_request', signing);
         const operator = request.operator?.name ?? 'unknown';
         const file = await asApiError(() =>
-          transfers.addFirmware(body.stream, request.query.name, operator),
+          transfers.addFirmware(body.stream, request.query.name, operator, signing),
         );
         // The audit trail keeps what was stored, not the stream.
         request.body = { name: file.name, sizeBytes: file.sizeBytes, sha256: file.sha256 };
-        request.auditResult = { fileId: file.fileId };
+        request.auditResult = { fileId: file.fileId, signed: file.signed };
         return reply.code(201).send(file);
       },
     );
@@ -175,6 +234,15 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         summary: 'Download a firmware file or a charger’s log',
         tags: ['firmware and logs'],
         params: objectParams('fileId'),
+        response: {
+          ...answers({}, 200, 'file_not_found'),
+          200: {
+            description: 'The file’s bytes, as an attachment named by the file',
+            content: {
+              'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -185,6 +253,27 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         .header('content-length', String(file.sizeBytes))
         .header('content-disposition', `attachment; filename="${file.name}"`)
         .send(transfers.readFile(file));
+    },
+  );
+
+  app.delete<{ Params: { fileId: string } }>(
+    '/files/:fileId',
+    {
+      schema: {
+        summary:
+          'Delete a firmware file or a charger’s log (refused while an unfinished job uses it)',
+        tags: ['firmware and logs'],
+        params: objectParams('fileId'),
+        response: answers(transferFile, 200, 'file_not_found', 'file_in_use'),
+      },
+      ...operatorAction('file.delete'),
+    },
+    async (request) => {
+      const file = asApiError(() =>
+        transfers.keeping.deleteFile(request.params.fileId, request.operator?.name ?? 'unknown'),
+      );
+      request.auditResult = { kind: file.kind, name: file.name, sha256: file.sha256 };
+      return file;
     },
   );
 
@@ -205,7 +294,15 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
           required: ['fileId'],
           additionalProperties: false,
         },
-        response: answers(jobAnswer),
+        response: answers(
+          jobAnswer,
+          200,
+          'charger_not_found',
+          'file_not_found',
+          'charger_busy',
+          'charger_offline',
+          'charger_timeout',
+        ),
       },
       ...operatorAction('charger.firmware.update'),
     },
@@ -230,7 +327,13 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
         summary: 'Ask a charger to upload its diagnostics (1.6) or its diagnostics log (2.0.1)',
         tags: ['firmware and logs'],
         params: objectParams('chargerId'),
-        response: answers(jobAnswer),
+        response: answers(
+          jobAnswer,
+          200,
+          'charger_not_found',
+          'charger_offline',
+          'charger_timeout',
+        ),
       },
       ...operatorAction('charger.log.request'),
     },
@@ -280,37 +383,66 @@ export function registerTransferRoutes(app: FastifyInstance, deps: OperatorDeps)
       schema: {
         summary: 'One firmware or log job with every status the charger reported',
         tags: ['firmware and logs'],
-        params: {
-          type: 'object',
-          properties: { jobId: { type: 'string', pattern: '^[1-9][0-9]{0,14}$' } },
-          required: ['jobId'],
-          additionalProperties: false,
-        },
-        response: answers({
-          type: 'object',
-          properties: {
-            job: transferJob,
-            history: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  status: { type: 'string' },
-                  detail: { type: ['string', 'null'] },
-                  at: { type: 'string' },
+        params: jobParams,
+        response: answers(
+          {
+            type: 'object',
+            properties: {
+              job: transferJob,
+              history: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    status: { type: 'string' },
+                    detail: { type: ['string', 'null'] },
+                    at: { type: 'string' },
+                  },
+                  required: ['status', 'detail', 'at'],
                 },
-                required: ['status', 'detail', 'at'],
               },
             },
+            required: ['job', 'history'],
           },
-          required: ['job', 'history'],
-        }),
+          200,
+          'job_not_found',
+        ),
       },
     },
     async (request) => {
       const found = transfers.jobWithHistory(Number(request.params.jobId));
       if (!found) throw new ApiError('job_not_found', `no job ${request.params.jobId}`);
       return found;
+    },
+  );
+
+  app.post<{ Params: { jobId: string } }>(
+    '/transfer-jobs/:jobId/cancel',
+    {
+      schema: {
+        summary:
+          'Cancel an unfinished job: its URL is no longer served and it ends Cancelled (nothing is sent to the charger)',
+        tags: ['firmware and logs'],
+        params: jobParams,
+        response: answers(
+          {
+            type: 'object',
+            properties: { job: transferJob },
+            required: ['job'],
+          },
+          200,
+          'job_not_found',
+          'job_finished',
+        ),
+      },
+      ...operatorAction('transfer.cancel'),
+    },
+    async (request) => {
+      const job = asApiError(() =>
+        transfers.cancel(Number(request.params.jobId), request.operator?.name ?? 'unknown'),
+      );
+      request.auditResult = { chargerId: job.chargerId, kind: job.kind };
+      return { job };
     },
   );
 }

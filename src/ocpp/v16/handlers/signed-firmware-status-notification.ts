@@ -1,4 +1,10 @@
-import { recorded } from '../../charger-state/station-notifications.js';
+import type { ConnectionContext16 } from '../connection-context.js';
 
-/** Progress of a signed firmware update (1.6 security whitepaper); the gateway sends UpdateFirmware. */
-export const signedFirmwareStatusNotification = recorded('SignedFirmwareStatusNotification', {});
+/** Progress of a SignedUpdateFirmware (security whitepaper); it names its job, as 2.0.1 does. */
+export function signedFirmwareStatusNotification(
+  { ctx }: ConnectionContext16,
+  req: { status: string; requestId?: number },
+) {
+  ctx.reports.transfer({ kind: 'firmware', status: req.status, requestId: req.requestId ?? null });
+  return {};
+}

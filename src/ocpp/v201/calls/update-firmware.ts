@@ -1,7 +1,10 @@
 import { callForReply, type CallTarget } from '../../calls/operator-call.js';
 import type { ChargerReply, FirmwareRequest } from '../../port.js';
 
-/** UpdateFirmware (unsigned): Accepted, Rejected, AcceptedCanceled, InvalidCertificate or RevokedCertificate. */
+/**
+ * UpdateFirmware: Accepted, Rejected, AcceptedCanceled, InvalidCertificate or RevokedCertificate.
+ * Signed firmware carries its signing certificate and signature (L01.FR.11).
+ */
 export function updateFirmware(
   target: CallTarget,
   request: FirmwareRequest,
@@ -10,6 +13,10 @@ export function updateFirmware(
     requestId: request.requestId,
     retries: request.retries,
     retryInterval: request.retryIntervalSeconds,
-    firmware: { location: request.location, retrieveDateTime: request.retrieveAt },
+    firmware: {
+      location: request.location,
+      retrieveDateTime: request.retrieveAt,
+      ...(request.signing ?? {}),
+    },
   });
 }
