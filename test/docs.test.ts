@@ -31,6 +31,7 @@ import {
   shellCommands,
   splitFences,
   splitLine,
+  trackerReferences,
   type FencedBlock,
   type SimpleCommand,
 } from './helpers/docs-scan.js';
@@ -325,6 +326,22 @@ describe('relative links', () => {
       'money',
       'money-1',
     ]);
+  });
+});
+
+describe('tracker references', () => {
+  it('README.md and docs/ cite no issue by number: they name what it was about', () => {
+    const found = docs.flatMap(trackerReferences).map((l) => `${l.doc}:${l.line}: ${l.text}`);
+    expect(found).toEqual([]);
+  });
+
+  it('would catch the forms once written, and leaves links to other projects alone', () => {
+    const doc = (text: string) => trackerReferences({ path: 'x.md', text }).length;
+    expect(doc("Issue 30's goals")).toBe(1);
+    expect(doc('| Goal (issue 30) |')).toBe(1);
+    expect(doc('see issue #13')).toBe(1);
+    expect(doc('<https://github.com/matth-x/MicroOcpp/issues/51>')).toBe(0);
+    expect(doc('the performance goals')).toBe(0);
   });
 });
 

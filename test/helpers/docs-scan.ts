@@ -192,3 +192,15 @@ export function splitLine(line: string): SimpleCommand[] {
 export function flagsOf(words: string[]): string[] {
   return words.filter((w) => /^--?[A-Za-z]/.test(w)).map((w) => w.split('=')[0] ?? w);
 }
+
+/**
+ * Lines that cite a tracker's issue by number ("issue 30", "Issue #13"): a reader has no tracker,
+ * so the docs name the thing itself. A link to another project's issue (`…/issues/243`) is a source,
+ * not a citation, and is not matched.
+ */
+export function trackerReferences(doc: DocFile): Located[] {
+  return doc.text
+    .split('\n')
+    .map((text, i) => ({ doc: doc.path, line: i + 1, text }))
+    .filter((l) => /\bissue ?#?\d+/i.test(l.text));
+}

@@ -2,22 +2,14 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { kw, pct, time } from './format';
 import { useLiveReload } from './live';
+import { OutOfServiceNote } from './out-of-service';
 import { protocolName, statusWord } from './site';
-import type { ActionAnswer, ChargerView, OutOfService } from './types';
+import type { ActionAnswer, ChargerView } from './types';
 import { ConfirmButton, ErrorText, html, Link, Loading, useData } from './ui';
 
 /** The charger's reply in words: its own status, and whether it took the command. */
 function replyText(a: ActionAnswer): string {
   return `${a.chargerId}${a.connectorId ? ` connector ${a.connectorId}` : ''} answered “${a.status}”${a.accepted ? '' : ' (not accepted)'}.`;
-}
-
-/** Who took it out of service, when and why: what a refused driver is told, shown here too. */
-function OutOfServiceNote(props: { label: string; hold: OutOfService | null | undefined }) {
-  const h = props.hold;
-  if (!h) return null;
-  return html`<p class="error" data-field="out-of-service">
-    ${props.label}: by ${h.by}, ${time(h.at)}${h.reason ? `, “${h.reason}”` : ''}
-  </p>`;
 }
 
 const path = (id: string) => `/chargers/${encodeURIComponent(id)}`;

@@ -3,6 +3,7 @@ import { SiteAlerts } from './alerts';
 import { api } from './api';
 import { kw, kwh, pct, time } from './format';
 import { onLive, useLiveReload, type LiveEvent } from './live';
+import { OutOfServiceNote } from './out-of-service';
 import {
   allocations,
   allocationText,
@@ -130,6 +131,7 @@ function ChargerTile(props: {
         ${c.protocol ? protocolName(c.protocol) : 'never booted'}${c.model ? ` · ${c.vendor ?? ''} ${c.model}` : ''}
         ${c.connected ? null : html`<br />last heard ${time(c.lastSeenAt)}`}
       </p>
+      <${OutOfServiceNote} label="The whole charger is out of service" hold=${c.outOfService} />
       ${c.connectors.map(
         (k) =>
           html`<${ConnectorRow}
@@ -169,6 +171,7 @@ function ConnectorRow(props: {
         >
       </div>
       ${k.errorCode ? html`<p class="error">Error: ${k.errorCode}</p>` : null}
+      <${OutOfServiceNote} label="Out of service" hold=${k.outOfService} />
       <dl class="figures">
         <div>
           <dt>Power</dt>
