@@ -21,19 +21,20 @@ import { runScenario } from './meter-sim/run.js';
  * METER_SIM_SCENARIO (one run as JSON, a Scenario), METER_SIM_FIXED=0 (leave the fixed cases out).
  */
 const seed = Number(process.env.METER_SIM_SEED ?? 20_261_206);
-const runs = Number(process.env.METER_SIM_RUNS ?? 8);
+const runs = Number(process.env.METER_SIM_RUNS ?? 6);
 const path = process.env.METER_SIM_PATH;
 const shrinks = Number(process.env.METER_SIM_SHRINKS ?? 40);
 const FILE = 'test/meter-simulation.test.ts';
 
 /** One run, judged: the broken invariants with their figures, or an error. */
 async function judge(s: Scenario): Promise<string[]> {
+  const started = performance.now();
   try {
     const r = await runScenario(s);
     const broken = Object.entries(violations(r)).map(([k, v]) => `${k}: ${v}`);
     if (process.env.METER_SIM_VERBOSE)
       console.log(
-        `${describeScenario(s)}\n  paid ${r.paidWh} Wh, delivered ${Math.round(r.deliveredWh)}, ` +
+        `${describeScenario(s)}\n  ${((performance.now() - started) / 1000).toFixed(1)} s: paid ${r.paidWh} Wh, delivered ${Math.round(r.deliveredWh)}, ` +
           `billed ${r.billedWh} (${r.cost} NGN), stop at ${r.stoppedAtWh === null ? '-' : Math.round(r.stoppedAtWh)}, ` +
           `one sample ${Math.round(r.sampleWorthWh)}, unproven ${Math.round(r.unprovenWh)}; ${r.notes.join('; ')}`,
       );

@@ -35,7 +35,7 @@ export const DIMENSIONS = {
   drops: ['none', 'drops'],
   /** The charger's clock: ours, off by hours or seconds, or stepped mid-session. */
   clock: ['ours', 'skewed', 'stepped'],
-  /** The register at the start. */
+  /** The register at the start (near the maximum: with room for the session). */
   'register-start': ['any', 'zero', 'near-maximum'],
   /** The register's life during the session. */
   'register-life': ['steady', 'reset-with-reboot', 'reset-without-reboot', 'roll-over', 're-based'],
@@ -76,19 +76,32 @@ export type ClassValue = { [D in Dimension]: `${D}=${(typeof DIMENSIONS)[D][numb
 /**
  * Class values that break an invariant on main today: the seeded runs leave them out, and the
  * fixed cases that use them must still break theirs (test/meter-simulation.test.ts). Once the fix
- * lands, delete the line.
+ * lands, delete the line. A combination that breaks one while each of its values alone does not
+ * is in AWAITING_FIX_TOGETHER.
  */
 export const AWAITING_FIX: readonly ClassValue[] = [
   'energy-from=after-power-only',
   'transaction-values=none',
   'register-life=reset-without-reboot',
+  'register-life=re-based',
+  'register-life=roll-over',
   'clock-aligned=also',
   'id-shape=lower-case',
   'id-shape=mixed-case',
   'id-shape=padded',
   'notifications=security-event',
+  'notifications=log-status',
   'meter-start=decimal kWh',
   'meter-start=zero',
+];
+
+/**
+ * Combinations left out of the seeded runs until their fix lands: a 2.0.1 station that sends its
+ * transaction's interval-only energy in MeterValues (the gateway adds intervals from the
+ * transaction's events only, so it never sees the paid energy reached).
+ */
+export const AWAITING_FIX_TOGETHER: readonly (readonly ClassValue[])[] = [
+  ['energy=interval', 'meter-values-201=meter-values'],
 ];
 
 export type Protocol = 'ocpp1.6' | 'ocpp2.0.1';
@@ -143,14 +156,18 @@ export const PLAIN: Firmware = Object.fromEntries(
   Object.entries(DIMENSIONS).map(([d, values]) => [d, values[0]]),
 ) as Firmware;
 
+type EnabledValues = { [D in Dimension]: readonly (typeof DIMENSIONS)[D][number][] };
+
+/** Every value of every dimension (METER_SIM_CLASSES=all): the combinations awaiting fix too. */
+const ALL = DIMENSIONS as unknown as EnabledValues;
+
 /**
  * The values a dimension may take in this run: METER_SIM_CLASSES `all` (every value), `plain`
  * (first values only), or a comma list of `dimension=value` (those dimensions only those values;
  * the rest as by default); by default every value not in AWAITING_FIX.
  */
-export function enabledValues(spec = process.env.METER_SIM_CLASSES): {
-  [D in Dimension]: readonly (typeof DIMENSIONS)[D][number][];
-} {
+export function enabledValues(spec = process.env.METER_SIM_CLASSES): EnabledValues {
+  if (spec === 'all') return ALL;
   const all = (d: Dimension) => [...DIMENSIONS[d]] as string[];
   const allowed = (d: Dimension) => all(d).filter((v, i) => i === 0 || !isAwaiting(d, v));
   const pick: Record<string, string[]> = {};
@@ -166,7 +183,7 @@ export function enabledValues(spec = process.env.METER_SIM_CLASSES): {
     }
     Object.assign(pick, pinned);
   }
-  return pick as unknown as ReturnType<typeof enabledValues>;
+  return pick as unknown as EnabledValues;
 }
 
 function isAwaiting(d: Dimension, v: string): boolean {
@@ -193,7 +210,9 @@ function valueArb<T extends string>(values: readonly T[]): fc.Arbitrary<T> {
   const [plain, ...others] = values as [T, ...T[]];
   if (others.length === 0) return fc.constant(plain);
   if (!values.includes(plain)) return fc.constantFrom(...values);
+  // Cross-shrinking lets a drawn value shrink to the plain one (the first arbitrary).
   return fc.oneof(
+    { withCrossShrink: true },
     { weight: 3, arbitrary: fc.constant(plain) },
     { weight: 2, arbitrary: fc.constantFrom(...others) },
   );
@@ -245,15 +264,19 @@ export function scenarioArb(enabled = enabledValues()): fc.Arbitrary<Scenario> {
     powerBoundFactor: fc.double({ min: 1.15, max: 1.5, noNaN: true }),
     taperFrom: fc.double({ min: 0.3, max: 0.8, noNaN: true }),
   });
+  const together = enabled === ALL ? [] : AWAITING_FIX_TOGETHER;
   // Only the classes shrink: a failure comes down to the fewest quirks, its figures kept.
-  return fc.tuple(classes, fc.noShrink(figures)).map(([c, f]) => coherent({ ...f, ...c }, enabled));
+  return fc
+    .tuple(classes, fc.noShrink(figures))
+    .map(([c, f]) => coherent({ ...f, ...c }, enabled))
+    .filter((s) => !together.some((combo) => combo.every((c) => classValues(s).includes(c))));
 }
 
 /**
  * Where a value means nothing in the run's protocol or beside another value, the nearest one that
  * does (kept within `enabled`), and the figures of a plain dimension back to plain.
  */
-function coherent(s: Scenario, enabled: ReturnType<typeof enabledValues>): Scenario {
+function coherent(s: Scenario, enabled: EnabledValues): Scenario {
   const v16 = s.protocol === 'ocpp1.6';
   const fit = <D extends Dimension>(d: D, wanted: Firmware[D]): Firmware[D] =>
     (enabled[d] as readonly string[]).includes(wanted) ? wanted : PLAIN[d];
@@ -273,7 +296,7 @@ function coherent(s: Scenario, enabled: ReturnType<typeof enabledValues>): Scena
   }
   if (s['register-start'] === 'zero') out.startRegisterWh = 0;
   if (s['register-start'] === 'near-maximum')
-    out.startRegisterWh = METER_MAX_WH - 1 - (s.startRegisterWh % 2_000);
+    out.startRegisterWh = METER_MAX_WH - 50_000 - (s.startRegisterWh % 2_000);
   // Roll-over is the register passing the meter's maximum: it starts just short of it.
   if (s['register-life'] === 'roll-over') out.startRegisterWh = METER_MAX_WH - 1 - s.lifeAt * 37;
   if (s.clock !== 'skewed') out.skewMs = 0;
