@@ -21,7 +21,7 @@ import { runScenario } from './meter-sim/run.js';
  * METER_SIM_SCENARIO (one run as JSON, a Scenario), METER_SIM_FIXED=0 (leave the fixed cases out).
  */
 const seed = Number(process.env.METER_SIM_SEED ?? 20_261_206);
-const runs = Number(process.env.METER_SIM_RUNS ?? 6);
+const runs = Number(process.env.METER_SIM_RUNS ?? 4);
 const path = process.env.METER_SIM_PATH;
 const shrinks = Number(process.env.METER_SIM_SHRINKS ?? 40);
 const FILE = 'test/meter-simulation.test.ts';
