@@ -81,6 +81,7 @@ export type ClassValue = { [D in Dimension]: `${D}=${(typeof DIMENSIONS)[D][numb
  */
 export const AWAITING_FIX: readonly ClassValue[] = [
   'energy-from=after-power-only',
+  'transaction-values=end-only',
   'transaction-values=none',
   'register-life=reset-without-reboot',
   'register-life=re-based',
