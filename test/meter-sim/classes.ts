@@ -80,19 +80,10 @@ export type ClassValue = { [D in Dimension]: `${D}=${(typeof DIMENSIONS)[D][numb
  * is in AWAITING_FIX_TOGETHER.
  */
 export const AWAITING_FIX: readonly ClassValue[] = [
-  'energy-from=after-power-only',
   'transaction-values=end-only',
   'transaction-values=none',
-  'register-life=reset-without-reboot',
   'register-life=re-based',
   'register-life=roll-over',
-  'clock-aligned=also',
-  'id-shape=lower-case',
-  'id-shape=mixed-case',
-  'id-shape=padded',
-  'notifications=security-event',
-  'notifications=log-status',
-  'meter-start=decimal kWh',
   'meter-start=zero',
 ];
 

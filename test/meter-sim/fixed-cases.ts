@@ -1,4 +1,4 @@
-import { PLAIN, type Firmware, type Scenario } from './classes.js';
+import { PLAIN, type ClassValue, type Firmware, type Scenario } from './classes.js';
 import type { Invariant } from './invariants.js';
 
 /** A plain run's figures: 150 ms samples, nothing drawn beyond what the case says. */
@@ -29,8 +29,10 @@ const FIGURES: Omit<Scenario, keyof Firmware> = {
 export interface FixedCase {
   name: string;
   scenario: Scenario;
-  /** What it broke before its fix (checked while its class values are in AWAITING_FIX). */
+  /** What it broke before its fix (checked while `fixedBy` has a value in AWAITING_FIX). */
   broke: Invariant[];
+  /** The class values its fix is about (a case may use others beside them). */
+  fixedBy: ClassValue[];
 }
 
 const fixed = (
@@ -38,7 +40,14 @@ const fixed = (
   broke: Invariant[],
   classes: Partial<Firmware>,
   figures: Partial<Scenario> = {},
-): FixedCase => ({ name, broke, scenario: { ...FIGURES, ...PLAIN, ...classes, ...figures } });
+): FixedCase => {
+  const scenario = { ...FIGURES, ...PLAIN, ...classes, ...figures };
+  // A's Started without a reading is there to take the register away: power is its class.
+  const fixedBy = (Object.keys(classes) as (keyof Firmware)[])
+    .filter((d) => !(name.startsWith('A:') && d === 'transaction-values'))
+    .map((d) => `${d}=${scenario[d]}` as ClassValue);
+  return { name, broke, fixedBy, scenario };
+};
 
 /**
  * The field reports of the meter-truth issue, each the class values it comes from. The generator
