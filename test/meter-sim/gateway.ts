@@ -39,6 +39,8 @@ function overrides(maxPowerKw: number | undefined): Partial<GatewayConfigInput> 
     },
     sessions: {
       ...sessions,
+      // A start the gateway refused is refunded without waiting long (its refund is not what this tests).
+      startTimeoutSeconds: 2,
       stopRetrySeconds: 0.05,
       stopVerifySeconds: 1,
       recoveryWaitSeconds: 10,

@@ -1,13 +1,13 @@
-import type { Scenario } from './features.js';
 import { PRICE, type RunResult } from './run.js';
 
 /** The rules every run is held to, worded as the report names them. */
 export const INVARIANTS = [
   'settled once, money adds up',
   'billed ≤ delivered',
-  'billed ≥ delivered − one sample',
+  'billed ≥ what the readings prove',
   'delivered ≤ paid + one sample',
   'not stopped before paid − one sample',
+  'every frame answered',
 ] as const;
 
 export type Invariant = (typeof INVARIANTS)[number];
@@ -17,17 +17,25 @@ const wh = (n: number) => `${Math.round(n)} Wh`;
 /**
  * What a run broke, judged from the truth (the EV's energy, the charger's stop), never from the
  * gateway's own figures. "One sample" is the most energy that flowed between two samples the
- * charger sent, plus the meter's rounding. Billing floor: only where the meter is sane (it did not
- * reset; the energy across a reboot is not proven). The stop rules: the gateway cannot stop what
+ * charger sent, plus the meter's rounding. Billing floor: what the readings prove, up to the paid
+ * energy, less the meter's rounding (RunResult.unprovenWh: before the first reading when the start
+ * names no register, across a register that started again, after the last when the end names
+ * none). The stop rules: the gateway cannot stop what
  * it cannot reach (bound: RunResult.stopBoundWh), and an EV that stops by itself is no early stop;
  * nor is a stop planned while the charger said nothing (its messages held back with its link up):
  * stopping on what may have been delivered, the gateway cannot know that the EV paused meanwhile.
  */
-export function violations(s: Scenario, r: RunResult): Partial<Record<Invariant, string>> {
+export function violations(r: RunResult): Partial<Record<Invariant, string>> {
   const found: Partial<Record<Invariant, string>> = {};
   const one = r.sampleWorthWh;
+  if (r.unanswered.length > 0) found['every frame answered'] = r.unanswered.join('; ');
+  if (r.startRefused !== null)
+    found['not stopped before paid − one sample'] =
+      `the start was answered ${r.startRefused}: the charger never charged`;
   const money: string[] = [];
-  if (r.state !== 'settled') money.push(`session ${r.state}, not settled`);
+  // A refused start is refunded, which is the rule for it (its charge is the loss, judged below).
+  const closed = r.state === 'settled' || (r.startRefused !== null && r.state === 'refunded');
+  if (!closed) money.push(`session ${r.state}, not settled`);
   if (r.cost !== null && r.credited !== null && r.cost + r.credited !== r.amount)
     money.push(`cost ${r.cost} + credited ${r.credited} ≠ ${r.amount} paid`);
   money.push(...r.ledgerProblems);
@@ -38,9 +46,12 @@ export function violations(s: Scenario, r: RunResult): Partial<Record<Invariant,
   if (r.billedWh > r.deliveredWh + 0.5 || (r.cost ?? 0) > Math.max(trueCost, 0))
     found['billed ≤ delivered'] =
       `billed ${wh(r.billedWh)} (${r.cost} NGN) for ${wh(r.deliveredWh)} delivered (${trueCost} NGN)`;
-  if (s.resetAt === null && r.billedWh < r.deliveredWh - one)
-    found['billed ≥ delivered − one sample'] =
-      `billed ${wh(r.billedWh)} for ${wh(r.deliveredWh)} delivered, one sample ${wh(one)}`;
+  const proven = Math.min(r.deliveredWh - r.unprovenWh, r.paidWh);
+  if (r.billedWh < proven - r.quantizationWh - 1)
+    found['billed ≥ what the readings prove'] =
+      `billed ${wh(r.billedWh)} for ${wh(r.deliveredWh)} delivered` +
+      (r.unprovenWh > 0 ? ` (${wh(r.unprovenWh)} of it unproven)` : '') +
+      `, paid ${wh(r.paidWh)}`;
   const atStop = r.stoppedAtWh ?? r.deliveredWh;
   if (!r.evStopped && atStop > r.stopBoundWh + one)
     found['delivered ≤ paid + one sample'] =

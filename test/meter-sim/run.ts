@@ -3,9 +3,9 @@ import { verifyLedger } from '../../src/cli/offline/verify-ledger.js';
 import { API_KEY, DRIVERS } from '../helpers/gateway.js';
 import { mintToken, startSession } from '../helpers/http.js';
 import type { Frame } from '../helpers/raw-stations.js';
-import type { Scenario } from './features.js';
+import { METER_MAX_WH, type Scenario } from './classes.js';
 import { startSimGateway, type SimGateway } from './gateway.js';
-import { Ev, mainRegister, quantizationWh, sampledValues } from './meter.js';
+import { Ev, mainRegister, quantizationWh, sampledValues, type Count } from './meter.js';
 import { Station } from './station.js';
 
 /** The DC tariff of the test site (micro-NGN per Wh). */
@@ -18,10 +18,18 @@ export interface RunResult {
   deliveredWh: number;
   /** The most energy that flowed between two samples the charger sent, rounding included (Wh). */
   sampleWorthWh: number;
+  /** Energy the charger's readings do not prove: the billing floor leaves it out (Wh). */
+  unprovenWh: number;
+  /** What the meter's rounding may hide (Wh). */
+  quantizationWh: number;
   /** Energy delivered when the gateway's first stop reached the charger; null: none did. */
   stoppedAtWh: number | null;
   /** The EV was full (stopped drawing) when the flow ended or the stop came. */
   evStopped: boolean;
+  /** How the gateway answered a start it refused (the charger then never charges); null: accepted. */
+  startRefused: string | null;
+  /** Frames the gateway answered with a CALLERROR or not at all. */
+  unanswered: string[];
   /**
    * The stop reached a charger whose own messages were held back (its link up after a reboot in an
    * outage): the gateway, hearing nothing, could only plan on the rate it last measured.
@@ -46,6 +54,8 @@ interface Tick {
   wh: number;
   /** The charger could be told to stop (online, nothing queued ahead). */
   reachable: boolean;
+  /** The reading carried energy (not power only). */
+  energy: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -55,7 +65,7 @@ const WAIT_MS = 20_000;
 export async function runScenario(s: Scenario): Promise<RunResult> {
   const paidWh = Math.floor((s.amount * 1_000_000) / PRICE);
   const powerW = (paidWh / s.samplesToPaid) * (3_600_000 / s.intervalMs);
-  const maxPowerKw = s.powerBoundFactor === null ? undefined : (powerW * s.powerBoundFactor) / 1000;
+  const maxPowerKw = s['power-bound'] === 'none' ? undefined : (powerW * s.powerBoundFactor) / 1000;
   const gw = await startSimGateway(s.kill !== null, maxPowerKw);
   const station = new Station(s.protocol, () => gw.ocppUrl);
   const notes: string[] = [];
@@ -124,13 +134,26 @@ async function drive(
   if (!remote) throw new Error('no remote start reached the charger');
 
   const t0 = Date.now();
-  const fullWh = s.evFullShare === null ? Number.POSITIVE_INFINITY : paidWh * s.evFullShare;
+  const fullWh = s.ev === 'stops-itself' ? paidWh * s.evFullShare : Number.POSITIVE_INFINITY;
   const ev = new Ev(t0, fullWh);
-  // The register counts from `baseWh` since the energy `sinceWh` (a reset starts both again).
-  let baseWh = s.startRegisterWh;
-  let sinceWh = 0;
-  const meter = (wh: number, context: string) =>
-    sampledValues(s, s.protocol, baseWh, wh - sinceWh, context);
+  let count: Count = { baseWh: s.startRegisterWh, sinceWh: 0 };
+  const res0 = quantum(s);
+  const reading = (
+    atMs: number,
+    wh: number,
+    sinceWh: number,
+    context: string | undefined,
+    energy: boolean,
+  ) =>
+    sampledValues(s, {
+      count,
+      wh,
+      intervalWh: res0(wh) - res0(sinceWh),
+      powerW: ev.powerAt(atMs),
+      soc: Math.min(100, 40 + Math.floor((wh / paidWh) * 20)),
+      energy,
+      context,
+    });
   const event = (
     eventType: string,
     triggerReason: string,
@@ -149,69 +172,92 @@ async function drive(
       ...extra,
     },
   });
+  const meterValue = (atMs: number, sampledValue: Record<string, unknown>[]) =>
+    sampledValue.length === 0 ? [] : [{ timestamp: stamp(atMs), sampledValue }];
 
+  // The charger's start: the token it sends back shaped by its firmware.
+  const idTag = shapeId(remote.idToken, s['id-shape']);
+  const beginValues = s['transaction-values'] === 'begin+end';
   let txRef: string = randomUUID();
+  let startStatus: string;
+  const startWh = mainRegister(s, count, 0);
   if (v16) {
+    const meterStart =
+      s['meter-start'] === 'decimal kWh'
+        ? startWh / 1000
+        : s['meter-start'] === 'zero'
+          ? 0
+          : startWh;
     const reply = (await station.send({
       action: 'StartTransaction',
-      params: {
-        connectorId: 1,
-        idTag: remote.idToken,
-        meterStart: mainRegister(s, baseWh, 0),
-        timestamp: stamp(t0),
-      },
-    })) as { transactionId: number };
-    txRef = String(reply.transactionId);
-    await station.send(status(t0, 'Charging'));
+      params: { connectorId: 1, idTag, meterStart, timestamp: stamp(t0) },
+    })) as { transactionId?: number; idTagInfo?: { status?: string } } | undefined;
+    txRef = String(reply?.transactionId);
+    startStatus = reply?.idTagInfo?.status ?? 'no answer';
   } else {
-    await station.send(
+    const reply = (await station.send(
       event(
         'Started',
         'RemoteStart',
         t0,
         {
-          idToken: { idToken: remote.idToken, type: 'Central' },
+          idToken: { idToken: idTag, type: 'Central' },
           evse: { id: 1, connectorId: 1 },
-          meterValue: [{ timestamp: stamp(t0), sampledValue: meter(0, 'Transaction.Begin') }],
+          ...(beginValues && {
+            meterValue: meterValue(t0, reading(t0, 0, 0, 'Transaction.Begin', true)),
+          }),
         },
         { chargingState: 'Charging', remoteStartId: remote.remoteStartId },
       ),
-    );
+    )) as { idTokenInfo?: { status?: string } } | undefined;
+    // 2.0.1 may leave the token's status out of the answer: then it was not refused.
+    startStatus = reply === undefined ? 'no answer' : (reply.idTokenInfo?.status ?? 'Accepted');
   }
+  const refused = startStatus !== 'Accepted';
+  if (refused) notes.push(`the start was answered ${startStatus}: the charger does not charge`);
+  else if (v16) await station.send(status(t0, 'Charging'));
 
-  const sampleFrame = (atMs: number, wh: number): Frame => {
-    const meterValue = [{ timestamp: stamp(atMs), sampledValue: meter(wh, 'Sample.Periodic') }];
+  const sampleFrame = (atMs: number, values: Record<string, unknown>[], clock = false): Frame => {
+    const mv = meterValue(atMs, values);
     if (v16)
       return {
         action: 'MeterValues',
-        params: { connectorId: 1, transactionId: Number(txRef), meterValue },
+        params: { connectorId: 1, transactionId: Number(txRef), meterValue: mv },
       };
-    if (s.meterValues201) return { action: 'MeterValues', params: { evseId: 1, meterValue } };
-    return event('Updated', 'MeterValuePeriodic', atMs, { meterValue });
+    if (s['meter-values-201'] === 'meter-values')
+      return { action: 'MeterValues', params: { evseId: 1, meterValue: mv } };
+    return event('Updated', clock ? 'MeterValueClock' : 'MeterValuePeriodic', atMs, {
+      meterValue: mv,
+    });
   };
   const chargingState = (atMs: number, state: 'Charging' | 'SuspendedEV'): Frame =>
     v16
       ? status(atMs, state)
       : event('Updated', 'ChargingStateChanged', atMs, {}, { chargingState: state });
 
-  const ticks: Tick[] = [{ atMs: t0, wh: 0, reachable: true }];
+  const ticks: Tick[] = [{ atMs: t0, wh: 0, reachable: true, energy: beginValues || v16 }];
   const paused = (k: number) => s.pauses.some((p) => k >= p.at && k < p.at + p.samples);
   const powerAt = (k: number, wh: number) => {
-    if (paused(k)) return 0;
-    if (s.taperFrom === null || wh < paidWh * s.taperFrom) return powerW;
+    if (refused || paused(k)) return 0;
+    if (s.ev !== 'taper' || wh < paidWh * s.taperFrom) return powerW;
     return powerW * Math.max(1 / 3, 1 - (wh / paidWh - s.taperFrom));
   };
   ev.draw(t0, powerAt(0, 0));
   let restarting: Promise<void> | null = null;
-  const maxSamples = s.samplesToPaid * 3 + s.pauses.reduce((n, p) => n + p.samples, 0);
+  const maxSamples = refused
+    ? 0
+    : s.samplesToPaid * 3 + s.pauses.reduce((n, p) => n + p.samples, 0);
   const seed = s.amount * 7919 + s.samplesToPaid;
   let nextMs = t0;
-  let endReason = 'Local';
+  let endReason = refused ? 'DeAuthorized' : 'Local';
+  let lastAlignedWh = 0;
+  let lifeTick: number | null = null;
 
   for (let k = 1; ; k++) {
     const jitter = s.jitter === 0 ? 0 : Math.sin(seed * k) * s.jitter;
+    const prevMs = nextMs;
     nextMs += s.intervalMs * (1 + jitter);
-    await sleep(Math.max(0, nextMs - Date.now()));
+    if (!refused) await sleep(Math.max(0, nextMs - Date.now()));
     const firstStop = station.stopsAt[0];
     if (firstStop !== undefined) ev.stop(firstStop + s.lateStopMs);
 
@@ -225,17 +271,21 @@ async function drive(
       await station.drop();
     }
     if (s.outage && s.outage.at + s.outage.samples === k) station.offline = false;
-    if (s.drops.includes(k)) await station.drop();
+    if (s.dropsAt.includes(k)) await station.drop();
     if (s.clockStep?.at === k) clockMs += s.clockStep.stepMs;
     const now = Date.now();
     const wh = ev.energyAt(now);
-    if (s.resetAt === k) {
-      // A reboot: the link drops, BootNotification, and the register counts from 0.
-      await station.drop();
-      await station.reconnect(now + WAIT_MS);
-      await station.send(boot);
-      baseWh = 0;
-      sinceWh = wh;
+    if (s.lifeAt === k && s['register-life'] !== 'steady' && s['register-life'] !== 'roll-over') {
+      lifeTick = ticks.length;
+      if (s['register-life'] === 'reset-with-reboot') {
+        // A reboot: the link drops, BootNotification, and the register counts from 0.
+        await station.drop();
+        await station.reconnect(now + WAIT_MS);
+        await station.send(boot);
+        if (!v16 && s['seq-no'] === 'restarted') seqNo = 0;
+      }
+      const rebased = ((s.startRegisterWh + 2_500_000) % 5_000_000) + 1;
+      count = { baseWh: s['register-life'] === 're-based' ? rebased : 0, sinceWh: wh };
     }
     if (!station.online && !station.offline) {
       await station.reconnect(now + (restarting ? 100 : WAIT_MS)).catch(() => undefined);
@@ -245,43 +295,73 @@ async function drive(
     const flowEnded = ev.stopped && now >= (firstStop ?? 0) + s.lateStopMs;
     const evFull = ev.full(now);
     if (flowEnded || evFull || k > maxSamples) {
-      if (k > maxSamples) notes.push(`no stop after ${maxSamples} samples: the driver unplugged`);
-      endReason = flowEnded ? 'Remote' : evFull ? 'EVDisconnected' : 'Local';
+      if (k > maxSamples && !refused)
+        notes.push(`no stop after ${maxSamples} samples: the driver unplugged`);
+      if (!refused) endReason = flowEnded ? 'Remote' : evFull ? 'EVDisconnected' : 'Local';
       ev.stop(now);
-      ticks.push({ atMs: now, wh: ev.energyAt(now), reachable: station.online });
+      ticks.push({ atMs: now, wh: ev.energyAt(now), reachable: station.online, energy: true });
       break;
     }
     if (paused(k) && !paused(k - 1)) await station.send(chargingState(now, 'SuspendedEV'));
     if (!paused(k) && paused(k - 1)) await station.send(chargingState(now, 'Charging'));
-    await station.send(sampleFrame(now, wh));
-    ticks.push({ atMs: now, wh, reachable: station.online && station.queued === 0 });
+    const energy = s['energy-from'] === 'first-sample' || k > s.powerOnlySamples;
+    if (s['clock-aligned'] === 'also' && k % 3 === 0) {
+      // A clock boundary between the last sample and this one: its interval is the aligned one's.
+      const atMs = (prevMs + now) / 2;
+      const alignedWh = ev.energyAt(atMs);
+      await station.send(
+        sampleFrame(atMs, reading(atMs, alignedWh, lastAlignedWh, 'Sample.Clock', energy), true),
+      );
+      lastAlignedWh = alignedWh;
+    }
+    if (k === s.eventAt && !v16 && s['seq-no'] === 'repeated') seqNo = Math.max(0, seqNo - 1);
+    if (k === s.eventAt && !v16 && s['seq-no'] === 'restarted') seqNo = 0;
+    const context = s.context === 'absent' ? undefined : s.context;
+    const frame = sampleFrame(now, reading(now, wh, (ticks.at(-1) as Tick).wh, context, energy));
+    await station.send(frame);
+    if (k === s.eventAt && s.repeats === 'sample') await station.send(frame);
+    if ((k === s.eventAt || k === s.eventAt + 3) && s.notifications !== 'none')
+      await station.send(notification(s, stamp(now)));
+    ticks.push({ atMs: now, wh, reachable: station.online && station.queued === 0, energy });
     ev.draw(now, powerAt(k, wh));
   }
 
   // The transaction ends; the charger gets it to the gateway whatever happened to the link.
   const endMs = Date.now();
   const deliveredWh = ev.energyAt(endMs);
-  const endValues = meter(deliveredWh, 'Transaction.End');
-  await station.send(
-    v16
-      ? {
-          action: 'StopTransaction',
-          params: {
-            transactionId: Number(txRef),
-            meterStop: mainRegister(s, baseWh, deliveredWh - sinceWh),
-            timestamp: stamp(endMs),
-            reason: endReason,
-            transactionData: [{ timestamp: stamp(endMs), sampledValue: endValues }],
-          },
-        }
-      : event(
-          'Ended',
-          endReason === 'Remote' ? 'RemoteStop' : 'EVDeparted',
-          endMs,
-          { meterValue: [{ timestamp: stamp(endMs), sampledValue: endValues }] },
-          { stoppedReason: endReason, chargingState: 'Idle' },
-        ),
-  );
+  const prevWh = (ticks.at(-2) as Tick).wh;
+  const endValues = [
+    ...(s['transaction-values'] === 'begin+end' && v16
+      ? meterValue(t0, reading(t0, 0, 0, 'Transaction.Begin', true))
+      : []),
+    ...(s['transaction-values'] === 'none'
+      ? []
+      : meterValue(endMs, reading(endMs, deliveredWh, prevWh, 'Transaction.End', true))),
+  ];
+  const stop: Frame = v16
+    ? {
+        action: 'StopTransaction',
+        params: {
+          transactionId: Number(txRef),
+          meterStop: mainRegister(s, count, deliveredWh),
+          timestamp: stamp(endMs),
+          reason: endReason,
+          ...(endValues.length > 0 && { transactionData: endValues }),
+        },
+      }
+    : event(
+        'Ended',
+        endReason === 'Remote'
+          ? 'RemoteStop'
+          : endReason === 'DeAuthorized'
+            ? 'Deauthorized'
+            : 'EVDeparted',
+        endMs,
+        endValues.length > 0 ? { meterValue: endValues } : {},
+        { stoppedReason: endReason, chargingState: 'Idle' },
+      );
+  await station.send(stop);
+  if (s.repeats === 'stop') await station.send(stop);
   await restarting;
   station.offline = false;
   const deadline = Date.now() + WAIT_MS;
@@ -297,10 +377,14 @@ async function drive(
     paidWh,
     deliveredWh,
     sampleWorthWh: worth(ticks) + quantizationWh(s),
+    unprovenWh: unproven(s, ticks, deliveredWh, lifeTick),
+    quantizationWh: quantizationWh(s),
     stoppedAtWh: stoppedAt === undefined ? null : ev.energyAt(stoppedAt),
     evStopped: ev.full(stoppedAt ?? endMs),
+    startRefused: refused ? startStatus : null,
     stoppedUnheard: station.firstStopInOutage === true,
     stopBoundWh: stopBound(ticks, paidWh),
+    unanswered: [...station.unanswered],
     state: row.state,
     billedWh: row.delivered_wh,
     cost: row.cost,
@@ -319,6 +403,75 @@ async function drive(
   };
 }
 
+/** The meter's rounding of an energy to its resolution (for interval energy). */
+function quantum(s: Scenario): (wh: number) => number {
+  const res = { '1 Wh': 1, '10 Wh': 10, '100 Wh': 100 }[s.resolution];
+  return (wh) => Math.floor(wh / res) * res;
+}
+
+/** The token a charger of this firmware sends back for the one it was given. */
+export function shapeId(id: string, shape: Scenario['id-shape']): string {
+  switch (shape) {
+    case 'as-sent':
+      return id;
+    case 'lower-case':
+      return id.toLowerCase();
+    case 'mixed-case':
+      return [...id].map((c, i) => (i % 2 === 0 ? c.toLowerCase() : c)).join('');
+    case 'padded':
+      return `${id}  `;
+  }
+}
+
+/** A station's own notification of the run's kind, as its protocol words it. */
+function notification(s: Scenario, timestamp: string): Frame {
+  const v16 = s.protocol === 'ocpp1.6';
+  switch (s.notifications) {
+    case 'security-event':
+      return {
+        action: 'SecurityEventNotification',
+        params: { type: 'SettingSystemTime', timestamp },
+      };
+    case 'log-status':
+      return { action: 'LogStatusNotification', params: { status: 'Idle' } };
+    case 'firmware-status':
+      return { action: 'FirmwareStatusNotification', params: { status: 'Idle' } };
+    case 'heartbeat':
+      return { action: 'Heartbeat', params: {} };
+    case 'data-transfer':
+    case 'none':
+      return {
+        action: 'DataTransfer',
+        params: { vendorId: 'com.acme', messageId: 'diagnostics', data: v16 ? 'ok' : { ok: true } },
+      };
+  }
+}
+
+/**
+ * Energy the charger's readings do not prove (Wh): before the first reading with energy when the
+ * start names no register (or, for interval energy, before the interval it covers); from the
+ * reading before a register started again (reset, roll-over, re-basing) to the one confirming it;
+ * after the last sample when the end carries no reading (2.0.1).
+ */
+function unproven(s: Scenario, ticks: Tick[], deliveredWh: number, lifeTick: number | null) {
+  const v16 = s.protocol === 'ocpp1.6';
+  const register = s.energy !== 'interval';
+  const anchored = v16
+    ? s['meter-start'] !== 'zero' || s.startRegisterWh === 0
+    : s['transaction-values'] === 'begin+end';
+  const first = ticks.findIndex((t, i) => i > 0 && t.energy);
+  let wh = 0;
+  if (first > 0 && !(register && anchored)) wh += (ticks[register ? first : first - 1] as Tick).wh;
+  // A register that dropped is believed once the reading after the drop confirms it.
+  const dropAt =
+    s['register-life'] === 'roll-over'
+      ? ticks.findIndex((t) => s.startRegisterWh + t.wh >= METER_MAX_WH)
+      : (lifeTick ?? -1);
+  if (dropAt > 0) wh += (ticks[dropAt + 1]?.wh ?? deliveredWh) - (ticks[dropAt - 1] as Tick).wh;
+  if (!v16 && s['transaction-values'] === 'none') wh += deliveredWh - (ticks.at(-2) as Tick).wh;
+  return wh;
+}
+
 interface SessionRow {
   state: string;
   delivered_wh: number | null;
@@ -335,7 +488,7 @@ async function settled(gw: SimGateway, sessionId: string): Promise<SessionRow> {
           .prepare('SELECT state, delivered_wh, cost, credited FROM sessions WHERE id = ?')
           .get(sessionId) as SessionRow,
     );
-    if (row.state === 'settled' || Date.now() > deadline) return row;
+    if (row.state === 'settled' || row.state === 'refunded' || Date.now() > deadline) return row;
     await sleep(20);
   }
 }

@@ -6,7 +6,7 @@ import {
   type Frame,
   type RemoteStart,
 } from '../helpers/raw-stations.js';
-import type { Protocol } from './features.js';
+import type { Protocol } from './classes.js';
 
 const realSleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,6 +28,8 @@ export class Station {
   firstStopInOutage: boolean | null = null;
   /** Frames sent, by action, for the run's record. */
   readonly sent = new Map<string, number>();
+  /** Every frame the gateway answered with a CALLERROR or left unanswered: `Action: error`. */
+  readonly unanswered: string[] = [];
 
   constructor(
     readonly protocol: Protocol,
@@ -95,8 +97,12 @@ export class Station {
     try {
       return await cp.call(frame.action, frame.params);
     } catch (err) {
-      // A CALLERROR is an answer: the frame arrived. A lost link is not: send it again later.
-      if (cp.state === 1) return { callError: String(err) };
+      // A CALLERROR (or no answer on a link that holds) is the gateway's doing: the run records
+      // it. A lost link is not: the frame is sent again later.
+      if (cp.state === 1) {
+        this.unanswered.push(`${frame.action}: ${String(err)}`);
+        return { callError: String(err) };
+      }
       if (this.cp === cp) this.cp = null;
       if (front) this.queue.unshift(frame);
       else this.queue.push(frame);
