@@ -11,6 +11,7 @@ import {
   type PowerTrail,
   type RegisterReading,
 } from '../src/charging/meter-model.js';
+import { maxGainWh, resolutionWh } from '../src/charging/meter-track.js';
 
 /**
  * The meter model (src/charging/meter-model.ts) for random sessions: energy flows at changing
@@ -198,6 +199,18 @@ function simulate(
       // One garbage reading between honest ones: two ascending in a row below the start cannot be
       // told from a reset (the documented limit of the register's life, meter-readings.md).
       if (garbageSinceHonest || run.meter.startWh === null) continue;
+      // A gain the connector's power could have made in the time (plus one step of the meter's
+      // resolution), over the last register or a held reset, is indistinguishable from energy that
+      // flowed: the plausibility bound is all a register can be judged by. Not garbage.
+      const { lastWh, lastAtMs, pendingResetWh, segmentStartWh } = run.meter.track;
+      const from = s.wh >= lastWh ? lastWh : pendingResetWh;
+      const step = from === null ? 1 : resolutionWh(segmentStartWh, from, s.wh);
+      if (
+        from !== null &&
+        s.wh >= from &&
+        s.wh - from <= maxGainWh(MAX_POWER_W, lastAtMs, t + 1, step)
+      )
+        continue;
       garbageSinceHonest = true;
       observe(reading(s.wh));
     } else if (last) {
