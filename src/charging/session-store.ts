@@ -350,6 +350,9 @@ export class SessionStore {
   insert({ tariff, ...session }: NewSession): void {
     this.insertStmt.run({
       ...session,
+      // Kept in the form it is looked up in, so that no token can be stored where byIdToken cannot
+      // find it (a minted token is already in that form).
+      idToken: idTokenKey(session.idToken),
       tariffId: tariff?.id ?? null,
       tariffVersion: tariff?.version ?? null,
       tariffWindow: tariff?.window ?? null,
