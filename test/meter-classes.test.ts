@@ -220,3 +220,25 @@ describe('meter classes, a 1.6 meterStart in decimal kWh', () => {
     h.settledOnce(sessionId, wh - 1_234_567);
   });
 });
+
+describe.each(RAW_PROTOCOLS)(
+  'meter classes, a stop register below the last counted one: $name',
+  (protocol) => {
+    const h = harness({});
+
+    it('a register from 0 reset by a reboot just before the stop: billed what the samples proved, not the stop register', async () => {
+      const { station, sessionId } = await h.paidSession(protocol);
+      // The meter simulation's case (seed 4040): a register from 0, three samples, a reboot
+      // resetting it, the EV full at once: the stop register 0 settled the session on 0 Wh.
+      const { tx } = await station.start(0);
+      for (const wh of [274, 546, 824]) {
+        await sleep(100);
+        await station.send(station.sample(tx, wh));
+      }
+      await station.reboot();
+      await station.send(station.end(tx, 0, { reason: 'EVDisconnected' }));
+      await h.settled(sessionId);
+      h.settledOnce(sessionId, 824);
+    });
+  },
+);
