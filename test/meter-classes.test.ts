@@ -164,36 +164,105 @@ describe.each(RAW_PROTOCOLS)(
   },
 );
 
+/** 1.6 interval energy of one timing, measured at `atMs`. */
+const interval16 = (wh: number, context: string, atMs = Date.now()) => [
+  {
+    timestamp: iso(atMs),
+    sampledValue: [
+      { measurand: 'Energy.Active.Import.Interval', context, value: String(wh), unit: 'Wh' },
+    ],
+  },
+];
+
+/**
+ * 100 Wh every 100 ms (1 Wh a millisecond) until the gateway stops the session, each sample sent
+ * by `send` (numbered from 1); then the end at register `startWh` + what flowed: the stop came at
+ * the paid energy and the session is billed what flowed.
+ */
+async function intervalsUntilStopped(
+  h: ReturnType<typeof harness>,
+  { station, sessionId }: { station: RawStation; sessionId: string },
+  tx: StationTx,
+  startWh: number,
+  send: (k: number) => Promise<unknown>,
+) {
+  let delivered = 0;
+  let k = 0;
+  while (station.stops.length === 0 && delivered < 4_000) {
+    await sleep(100);
+    delivered += 100;
+    k++;
+    await send(k);
+  }
+  expect(delivered).toBeGreaterThanOrEqual(LIMIT_WH - 200);
+  expect(delivered).toBeLessThanOrEqual(LIMIT_WH + 200);
+  await station.send(station.end(tx, startWh + delivered, { reason: 'Remote' }));
+  await h.settled(sessionId);
+  h.settledOnce(sessionId, delivered);
+}
+
 describe('meter classes, interval energy of two timings: OCPP 1.6J', () => {
   const h = harness({});
 
   it('periodic and clock-aligned interval energy over the same time are counted once: stopped at the paid energy', async () => {
-    const { station, sessionId } = await h.paidSession(raw16);
+    const session = await h.paidSession(raw16);
+    const { station } = session;
     const { tx } = await station.start(10_000);
-    const interval = (wh: number, context: string) => [
-      {
-        timestamp: iso(Date.now()),
-        sampledValue: [
-          { measurand: 'Energy.Active.Import.Interval', context, value: String(wh), unit: 'Wh' },
-        ],
-      },
-    ];
-    // 1 Wh a millisecond: 100 Wh every periodic sample, and every fourth sample a clock-aligned
-    // one whose interval (400 Wh) spans the four periodic ones before it.
-    let delivered = 0;
-    let k = 0;
-    while (station.stops.length === 0 && delivered < 4_000) {
-      await sleep(100);
-      delivered += 100;
-      k++;
-      await station.send(withValues(station, tx, interval(100, 'Sample.Periodic')));
-      if (k % 4 === 0) await station.send(withValues(station, tx, interval(400, 'Sample.Clock')));
-    }
-    expect(delivered).toBeGreaterThanOrEqual(LIMIT_WH - 200);
-    expect(delivered).toBeLessThanOrEqual(LIMIT_WH + 200);
-    await station.send(station.end(tx, 10_000 + delivered, { reason: 'Remote' }));
-    await h.settled(sessionId);
-    h.settledOnce(sessionId, delivered);
+    // 100 Wh every periodic sample, and every fourth sample a clock-aligned one whose interval
+    // (400 Wh) spans the four periodic ones before it.
+    await intervalsUntilStopped(h, session, tx, 10_000, async (k) => {
+      await station.send(withValues(station, tx, interval16(100, 'Sample.Periodic')));
+      if (k % 4 === 0) await station.send(withValues(station, tx, interval16(400, 'Sample.Clock')));
+    });
+  });
+});
+
+describe('meter classes, interval energy from a clock stepped back: OCPP 1.6J', () => {
+  const h = harness({});
+
+  it('intervals stamped before the last one added are their own energy, not resends: stopped at the paid energy', async () => {
+    const session = await h.paidSession(raw16);
+    const { station } = session;
+    const { tx } = await station.start(10_000);
+    // After the fifth sample the charger's clock steps back an hour (the meter simulation found
+    // such a session never stopped: 3.8 kWh for 1.2 paid).
+    await intervalsUntilStopped(h, session, tx, 10_000, async (k) => {
+      const atMs = Date.now() - (k > 5 ? 3_600_000 : 0);
+      await station.send(withValues(station, tx, interval16(100, 'Sample.Periodic', atMs)));
+    });
+  });
+});
+
+describe('meter classes, interval energy in MeterValues: OCPP 2.0.1', () => {
+  const h = harness({});
+  const interval201 = (wh: number) => [
+    {
+      timestamp: iso(Date.now()),
+      sampledValue: [
+        {
+          measurand: 'Energy.Active.Import.Interval',
+          context: 'Sample.Periodic',
+          value: wh,
+          unitOfMeasure: { unit: 'Wh' },
+        },
+      ],
+    },
+  ];
+
+  it('a station sending its interval energy in MeterValues (and the same energy in its events) is stopped at the paid energy and billed it once', async () => {
+    const session = await h.paidSession(raw201);
+    const { station } = session;
+    const { tx } = await station.start(0);
+    // Every sample in MeterValues, outside TransactionEvent (the meter simulation found such a
+    // session never stopped: 3.8 kWh for 1.2 paid, billed 152 Wh); every second one the same
+    // energy also in an event: two accounts of it, counted once.
+    await intervalsUntilStopped(h, session, tx, 0, async (k) => {
+      await station.send({
+        action: 'MeterValues',
+        params: { evseId: tx.connector, meterValue: interval201(100) },
+      });
+      if (k % 2 === 0) await station.send(withValues(station, tx, interval201(200)));
+    });
   });
 });
 
@@ -220,3 +289,25 @@ describe('meter classes, a 1.6 meterStart in decimal kWh', () => {
     h.settledOnce(sessionId, wh - 1_234_567);
   });
 });
+
+describe.each(RAW_PROTOCOLS)(
+  'meter classes, a stop register below the last counted one: $name',
+  (protocol) => {
+    const h = harness({});
+
+    it('a register from 0 reset by a reboot just before the stop: billed what the samples proved, not the stop register', async () => {
+      const { station, sessionId } = await h.paidSession(protocol);
+      // The meter simulation's case (seed 4040): a register from 0, three samples, a reboot
+      // resetting it, the EV full at once: the stop register 0 settled the session on 0 Wh.
+      const { tx } = await station.start(0);
+      for (const wh of [274, 546, 824]) {
+        await sleep(100);
+        await station.send(station.sample(tx, wh));
+      }
+      await station.reboot();
+      await station.send(station.end(tx, 0, { reason: 'EVDisconnected' }));
+      await h.settled(sessionId);
+      h.settledOnce(sessionId, 824);
+    });
+  },
+);

@@ -605,10 +605,10 @@ export class SessionLifecycle implements ChargerEvents {
       );
       return deliveredWh(track);
     }
-    if (meterStopWh === null || meterStopWh < track.segmentStartWh) {
+    if (meterStopWh === null || meterStopWh < track.lastWh) {
       this.o.log.warn(
-        { sessionId: s.id, meterStopWh },
-        'stop register unusable: settling on last sample',
+        { sessionId: s.id, meterStopWh, lastWh: track.lastWh },
+        'stop register missing or below the last counted one: settling on the samples',
       );
     }
     const bound = {

@@ -196,9 +196,10 @@ function takenPoint(
 
 /**
  * Energy to settle on, given the charger's stop register, by the same rules as a sample: a stop
- * register inside the current segment is the charger's final word (also a little below the last
- * sample: the lower figure counts); one that confirms a held reset counts from it; one below
- * both (a reset after the last sample, garbage) is not trusted: the last sampled register counts.
+ * register at or above the last counted one is the charger's final word; one that confirms a held
+ * reset counts from it; one below the last counted register (a reset after the last sample, a
+ * register counting from 0 after a reboot while its samples were interval sums, garbage) cannot
+ * take back what the samples proved: the last counted register counts.
  * With a `bound`, a stop register that gains more than the connector could have delivered since the
  * last counted reading is not trusted either.
  */
@@ -216,6 +217,6 @@ function stopRegisterWh(t: MeterTrack, stopWh: number | null): number {
   if (stopWh === null) return deliveredWh(t);
   if (t.pendingResetWh !== null && stopWh < t.lastWh && stopWh >= t.pendingResetWh)
     return deliveredWh(t) + stopWh - t.pendingResetWh;
-  if (stopWh >= t.segmentStartWh) return t.carriedWh + stopWh - t.segmentStartWh;
+  if (stopWh >= t.lastWh) return t.carriedWh + stopWh - t.segmentStartWh;
   return deliveredWh(t);
 }

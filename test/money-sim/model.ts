@@ -252,8 +252,8 @@ export class Model {
       this.note('stop register confirms a held reset');
       return trackWh(t) + stopWh - t.pending;
     }
-    if (stopWh >= t.segmentStart) return t.carried + stopWh - t.segmentStart;
-    this.note('settled on the last sample (stop register unusable)');
+    if (stopWh >= t.last) return t.carried + stopWh - t.segmentStart;
+    this.note('settled on the last sample (stop register below it)');
     return trackWh(t);
   }
 

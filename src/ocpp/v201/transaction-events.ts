@@ -1,11 +1,10 @@
 import type { ChargerTime } from '../charger-state/charger-clocks.js';
 import { isoAt } from '../../shared/clock.js';
 import { groupCommit } from '../../store/group-commit.js';
-import { IntervalEnergy } from '../metering/interval-energy.js';
-import type { MeterReading } from '../metering/meter-reading.js';
 import type { AdapterContext } from '../protocol-adapter.js';
 import { reportReading } from '../metering/report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
+import { withIntervalRegister } from './interval-register.js';
 import { latestReading201, registerAt } from './meter-values.js';
 import { statusAfterEnd, statusFromChargingState } from './status.js';
 import type { Transaction201, Transactions201 } from './transactions.js';
@@ -18,14 +17,10 @@ import type { Transaction201, Transactions201 } from './transactions.js';
  * brings them) and as ended once.
  */
 export class TransactionEvents201 {
-  private readonly intervals: IntervalEnergy;
-
   constructor(
     private readonly ctx: AdapterContext,
     private readonly txs: Transactions201,
-  ) {
-    this.intervals = IntervalEnergy.of(ctx.db);
-  }
+  ) {}
 
   /**
    * Most events are meter samples: committed with the turn's other writes (group commit) without
@@ -78,7 +73,13 @@ export class TransactionEvents201 {
     }
 
     const meterValues = req.meterValue ?? [];
-    const reading = this.withIntervals(transactionId, latestReading201(meterValues));
+    const reading = withIntervalRegister(
+      ctx.db,
+      chargerId,
+      transactionId,
+      latestReading201(meterValues),
+      'transaction',
+    );
     const beginWh = registerAt(meterValues, 'Transaction.Begin');
     const remoteStartId = req.transactionInfo.remoteStartId;
     let tx = txs.fill(
@@ -112,22 +113,6 @@ export class TransactionEvents201 {
 
     if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs, time);
     return this.answer(req, tx);
-  }
-
-  /**
-   * A station that meters only interval energy: its register counts from 0 at the transaction's
-   * first event (whose reading becomes the start register) and adds each interval.
-   */
-  private withIntervals(transactionId: string, reading: MeterReading | null): MeterReading | null {
-    if (!reading || reading.energyWh !== null || reading.intervals === undefined) return reading;
-    const energyWh = this.intervals.register(
-      this.ctx.chargerId,
-      transactionId,
-      0,
-      reading.timestamp,
-      reading.intervals,
-    );
-    return { ...reading, energyWh };
   }
 
   private connectorOf(tx: Transaction201): string | undefined {

@@ -1,6 +1,7 @@
 import { groupCommit } from '../../../store/group-commit.js';
 import { reportReading } from '../../metering/report-reading.js';
 import type { MeterValuesReq } from '../messages.js';
+import { withIntervalRegister } from '../interval-register.js';
 import { latestReading201 } from '../meter-values.js';
 import type { ConnectionContext201 } from '../connection-context.js';
 
@@ -18,10 +19,14 @@ export function meterValues(conn: ConnectionContext201, req: MeterValuesReq) {
 
 function sample({ ctx, txs, connectorIdOf }: ConnectionContext201, req: MeterValuesReq) {
   const connectorId = connectorIdOf(req.evseId);
-  const reading = latestReading201(req.meterValue);
-  if (!connectorId || !reading) return {};
+  const sampled = latestReading201(req.meterValue);
+  if (!connectorId || !sampled) return {};
   const tx = txs.openOn(ctx.chargerId, req.evseId);
   const ref = tx?.verdict === 'accepted' ? tx.transactionId : null;
+  const reading = ref
+    ? withIntervalRegister(ctx.db, ctx.chargerId, ref, sampled, 'meter-values')
+    : sampled;
+  if (!reading) return {};
   reportReading(ctx, connectorId, reading, ref, undefined);
   return {};
 }
