@@ -186,8 +186,21 @@ export interface TransactionEnded {
   live: boolean;
 }
 
+/**
+ * What the gateway says of a token, in words both protocols can say (each adapter maps them to
+ * its AuthorizationStatus: 1.6 has no NoCredit or Unknown and says Invalid).
+ */
+export type TokenStatus =
+  'accepted' | 'blocked' | 'expired' | 'invalid' | 'unknown' | 'concurrent' | 'no_credit';
+
 export interface TokenVerdict {
   accepted: boolean;
+  /** The status to answer; absent: 'accepted' or 'invalid' as `accepted` says. */
+  status?: TokenStatus;
+}
+
+export function tokenStatusOf(verdict: TokenVerdict): TokenStatus {
+  return verdict.status ?? (verdict.accepted ? 'accepted' : 'invalid');
 }
 
 export interface ChargerEvents {

@@ -29,6 +29,7 @@ import { migrationOcpp201EvseIndex } from './migrations/024-ocpp201-evse-index.j
 import { migrationAlertRetention } from './migrations/025-alert-retention.js';
 import { migrationMeterClasses } from './migrations/026-meter-classes.js';
 import { migrationTransferUpkeep } from './migrations/027-transfer-upkeep.js';
+import { migrationIdTokens } from './migrations/028-id-tokens.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -62,6 +63,7 @@ const migrations: readonly string[] = [
   migrationAlertRetention,
   migrationMeterClasses,
   migrationTransferUpkeep,
+  migrationIdTokens,
 ];
 
 /**

@@ -1,7 +1,8 @@
 import type { AuthorizeReq } from '../messages.js';
 import type { ConnectionContext16 } from '../connection-context.js';
+import { idTagStatus } from '../id-tag-status.js';
 
 export function authorize({ ctx }: ConnectionContext16, req: AuthorizeReq) {
   const verdict = ctx.events().authorize(ctx.chargerId, req.idTag, null);
-  return { idTagInfo: { status: verdict.accepted ? 'Accepted' : 'Invalid' } };
+  return { idTagInfo: { status: idTagStatus(verdict) } };
 }
