@@ -41,6 +41,11 @@ function entry(f: Facts, kind: string, sessionId: string) {
   return f.entries.find((e) => e.kind === kind && e.session_id === sessionId);
 }
 
+/** The states the session's outbox rows carry to the cloud. */
+function toldUpstream(f: Facts, sessionId: string): string[] {
+  return f.published.get(sessionId) ?? [];
+}
+
 describe('power cuts: every promise of docs/money.md survives a cut right after it is told', () => {
   it.concurrent.each(runs)(
     'cut after "$moment" ($name)',
@@ -76,7 +81,18 @@ describe('power cuts: every promise of docs/money.md survives a cut right after 
         ]);
       }
 
-      // A Start answered 200 is debited: its session, its debit and its Idempotency-Key.
+      // A Start refused after its debit: the refund, whole, with its outbox row.
+      if (told.refused) {
+        const refused = image.sessions.find((s) => s.connector_id === '2');
+        expect(refused?.state, context).toBe('refunded');
+        const id = refused?.id ?? '';
+        expect(entry(image, 'session_debit', id)?.amount, context).toBe(-told.refused.amount);
+        expect(entry(image, 'session_refund', id)?.amount, context).toBe(told.refused.amount);
+        expect(toldUpstream(image, id), context).toContain('refunded');
+      }
+
+      // A Start answered 200 is debited: its session, its debit, its Idempotency-Key and its
+      // `authorizing` row for the cloud.
       if (told.start) {
         const { sessionId, debited } = told.start;
         const session = sessionOf(image, sessionId);
@@ -86,15 +102,18 @@ describe('power cuts: every promise of docs/money.md survives a cut right after 
           key: expect.any(String),
           session_id: sessionId,
         });
+        expect(toldUpstream(image, sessionId), context).toContain('authorizing');
 
         // The charger's transaction start answered: the transaction it was given, charging.
         if (told.transaction) {
           expect(session?.transaction_ref, context).toBe(told.transaction.ref);
           expect(['charging', 'stopping', 'settled'], context).toContain(session?.state);
+          expect(toldUpstream(image, sessionId), context).toContain('charging');
         }
         // The sample at the paid energy answered: the stop is asked for (its outbox row synced).
         if (told.paidEnergyReached) {
           expect(['stopping', 'settled'], context).toContain(session?.state);
+          expect(toldUpstream(image, sessionId), context).toContain('stopping');
         }
         // The stop answered, or the settlement published or read: settled, with its credit,
         // exactly as it stays.
@@ -103,6 +122,7 @@ describe('power cuts: every promise of docs/money.md survives a cut right after 
           expect(entry(image, 'session_credit', sessionId)?.amount, context).toBe(
             session?.credited,
           );
+          expect(toldUpstream(image, sessionId), context).toContain('settled');
           expect(session, context).toEqual(sessionOf(r.final, sessionId));
         }
       }
@@ -113,14 +133,21 @@ describe('power cuts: every promise of docs/money.md survives a cut right after 
         final.report.checks.filter((c) => c.violations.length > 0),
         context,
       ).toEqual([]);
-      expect(final.sessions, context).toHaveLength(1);
-      const [session] = final.sessions;
-      expect(session?.state, context).toBe('settled');
+      // One session per Start: the refused one refunded, the paid one settled on what the
+      // charger's register moved.
+      expect(
+        final.sessions.map((s) => [s.connector_id, s.state]),
+        context,
+      ).toEqual([
+        ['2', 'refunded'],
+        ['1', 'settled'],
+      ]);
+      const session = final.sessions[1];
       expect(session?.delivered_wh, context).toBe(r.deliveredWh);
       expect(
         final.entries.filter((e) => e.kind === 'session_debit'),
         context,
-      ).toHaveLength(1);
+      ).toHaveLength(2);
       expect(final.balance, context).toBe(DRIVERS.ada.balance + TOP_UP - (session?.cost ?? 0));
       // The app's retry with the Start's key, once it ended, hears the same session.
       expect(r.retry.status, context).toBe(200);

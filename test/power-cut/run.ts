@@ -7,9 +7,14 @@ import { Cloud, type Received } from '../helpers/cloud.js';
 import { gatewayFiles } from '../helpers/crash-run.js';
 import { API_KEY, DRIVERS, testConfig } from '../helpers/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js';
-import { bearer, mintToken, post, type JsonResponse } from '../helpers/http.js';
+import { bearer, errorCode, mintToken, post, type JsonResponse } from '../helpers/http.js';
 import { freePort, startBroker, type TestBroker } from '../helpers/mqtt-broker.js';
-import type { RawProtocol, RawStation, StationTx } from '../helpers/raw-stations.js';
+import {
+  remoteStartOf,
+  type RawProtocol,
+  type RawStation,
+  type StationTx,
+} from '../helpers/raw-stations.js';
 import { waitUntil } from '../helpers/wait.js';
 import { mountPowerCutFs, type CutCounts, type PowerCutFs } from './powercut-fs.js';
 
@@ -24,6 +29,7 @@ import { mountPowerCutFs, type CutCounts, type PowerCutFs } from './powercut-fs.
 /** The moments of a paid session, in order; a run is cut right after one of them. */
 export const MOMENTS = [
   'top-up applied', // the cloud got the `applied` reply to its top_up command
+  'start refused', // a Start on connector 2, whose remote start the charger refused, answered 409
   'start answered', // POST /v1/sessions answered 200
   'transaction started', // StartTransaction / TransactionEvent Started answered
   'sample answered', // a sample below the paid energy answered
@@ -36,12 +42,15 @@ export const MOMENTS = [
 export type Moment = (typeof MOMENTS)[number];
 
 const TARGET = { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email };
+const REFUSED = { ...TARGET, connectorId: '2' };
 export const TOP_UP = 1234;
 const REGISTER_START = 1_000_000;
 
 /** What the gateway told the world before the cut: each is a promise the image must keep. */
 export interface Told {
   topUp?: { reference: string; amount: number };
+  /** The refused Start's amount (its session is found by connector: the error names none). */
+  refused?: { amount: number };
   start?: { sessionId: string; debited: number };
   transaction?: { ref: string };
   paidEnergyReached?: boolean;
@@ -58,6 +67,7 @@ export interface Facts {
   balance: number;
   sessions: {
     id: string;
+    connector_id: string;
     state: string;
     amount: number;
     limit_wh: number;
@@ -69,6 +79,8 @@ export interface Facts {
   entries: { kind: string; amount: number; session_id: string | null; reference: string | null }[];
   keys: { key: string; session_id: string }[];
   outbox: Map<number, string>;
+  /** The states each session's outbox rows tell the cloud, in order. */
+  published: Map<string, string[]>;
 }
 
 export interface PowerCutResult {
@@ -120,13 +132,34 @@ function transaction(w: World): StationTx {
   return w.tx;
 }
 
-function startOnce(w: World, bearerToken: string): Promise<JsonResponse> {
+function startOnce(
+  w: World,
+  bearerToken: string,
+  target = TARGET,
+  key = w.key,
+): Promise<JsonResponse> {
   return post(
     w.gw.url,
     '/v1/sessions',
-    { ...TARGET, amount: w.amount },
-    { ...bearer(bearerToken), 'idempotency-key': w.key },
+    { ...target, amount: w.amount },
+    { ...bearer(bearerToken), 'idempotency-key': key },
   );
+}
+
+/** Makes the station refuse remote starts while `during` runs, then accept them again. */
+async function refusingStarts<T>(station: RawStation, during: () => Promise<T>): Promise<T> {
+  const methods = ['RemoteStartTransaction', 'RequestStartTransaction'];
+  for (const m of methods) station.cp.handle(m, async () => ({ status: 'Rejected' }));
+  try {
+    return await during();
+  } finally {
+    for (const m of methods) {
+      station.cp.handle(m, async ({ params }) => {
+        station.remoteStarts.push(remoteStartOf(params));
+        return { status: 'Accepted' };
+      });
+    }
+  }
 }
 
 const STEPS: Record<Moment, Step> = {
@@ -137,6 +170,16 @@ const STEPS: Record<Moment, Step> = {
     const reply = await w.cloud.reply(id);
     if (reply.status !== 'applied') throw new Error(`top-up ${id}: ${JSON.stringify(reply)}`);
     w.told.topUp = { reference: `cmd:${id}`, amount: TOP_UP };
+  },
+  async 'start refused'(w) {
+    const bearerToken = await token(w);
+    const res = await refusingStarts(w.station, () =>
+      startOnce(w, bearerToken, REFUSED, `${w.key}-refused`),
+    );
+    if (res.status !== 409 || errorCode(res) !== 'charger_rejected') {
+      throw new Error(`refused Start: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    w.told.refused = { amount: w.amount };
   },
   async 'start answered'(w) {
     const res = await startOnce(w, await token(w));
@@ -193,7 +236,7 @@ export function factsOf(db: Db): Facts {
       }
     ).balance,
     sessions: all(
-      `SELECT id, state, amount, limit_wh, transaction_ref, cost, delivered_wh, credited
+      `SELECT id, connector_id, state, amount, limit_wh, transaction_ref, cost, delivered_wh, credited
          FROM sessions ORDER BY created_at`,
     ),
     entries: all(
@@ -204,7 +247,19 @@ export function factsOf(db: Db): Facts {
     outbox: new Map(
       all<{ seq: number; id: string }>('SELECT seq, id FROM outbox').map((r) => [r.seq, r.id]),
     ),
+    published: sessionStates(
+      all<{ payload: string }>("SELECT payload FROM outbox WHERE topic = 'sessions' ORDER BY seq"),
+    ),
   };
+}
+
+function sessionStates(rows: { payload: string }[]): Map<string, string[]> {
+  const states = new Map<string, string[]>();
+  for (const { payload } of rows) {
+    const { sessionId, state } = JSON.parse(payload) as { sessionId: string; state: string };
+    states.set(sessionId, [...(states.get(sessionId) ?? []), state]);
+  }
+  return states;
 }
 
 /** The database files as the cut left them, copied off the mount and read there. */
