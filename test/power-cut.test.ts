@@ -153,6 +153,6 @@ describe('power cuts: every promise of docs/money.md survives a cut right after 
       expect(r.retry.status, context).toBe(200);
       expect((r.retry.body as { sessionId: string }).sessionId, context).toBe(session?.id);
     },
-    240_000,
+    600_000,
   );
 });

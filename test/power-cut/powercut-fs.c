@@ -562,15 +562,35 @@ static int pc_fallocate(const char *path, int mode, off_t off, off_t len,
   return 0;
 }
 
-/* An open directory keeps its path: with nullpath_ok, fsyncdir is not given one. */
+/* An open directory keeps its path (with nullpath_ok, fsyncdir is not given one) and its stream.
+ * Its handle is its descriptor, as a file's is, so a call made through it (fchmod, futimens) reaches
+ * the directory; the rest is found here by that descriptor. */
 struct open_dir {
   DIR *dir;
   char *path;
 };
 
+static struct open_dir **dirs;
+static size_t dirs_len;
+
+static struct open_dir *dir_of(struct fuse_file_info *fi) {
+  return fi->fh < dirs_len ? dirs[fi->fh] : NULL;
+}
+
 static int pc_opendir(const char *path, struct fuse_file_info *fi) {
   int fd = openat(root_fd, rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return -errno;
+  if ((size_t)fd >= dirs_len) {
+    size_t len = (size_t)fd * 2 + 16;
+    struct open_dir **grown = realloc(dirs, len * sizeof *grown);
+    if (!grown) {
+      close(fd);
+      return -ENOMEM;
+    }
+    memset(grown + dirs_len, 0, (len - dirs_len) * sizeof *grown);
+    dirs = grown;
+    dirs_len = len;
+  }
   struct open_dir *d = malloc(sizeof *d);
   if (d) d->path = strdup(path);
   if (!d || !d->path) {
@@ -586,7 +606,8 @@ static int pc_opendir(const char *path, struct fuse_file_info *fi) {
     free(d);
     return err;
   }
-  fi->fh = (uint64_t)(uintptr_t)d;
+  dirs[fd] = d;
+  fi->fh = (uint64_t)fd;
   return 0;
 }
 
@@ -595,9 +616,10 @@ static int pc_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   (void)path;
   (void)off;
   (void)flags;
-  DIR *dir = ((struct open_dir *)(uintptr_t)fi->fh)->dir;
-  rewinddir(dir);
-  for (struct dirent *e; (e = readdir(dir));) {
+  struct open_dir *d = dir_of(fi);
+  if (!d) return -EBADF;
+  rewinddir(d->dir);
+  for (struct dirent *e; (e = readdir(d->dir));) {
     struct stat st = {.st_ino = e->d_ino, .st_mode = (mode_t)DTTOIF(e->d_type)};
     if (fill(buf, e->d_name, &st, 0, 0)) break;
   }
@@ -606,7 +628,9 @@ static int pc_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 
 static int pc_releasedir(const char *path, struct fuse_file_info *fi) {
   (void)path;
-  struct open_dir *d = (struct open_dir *)(uintptr_t)fi->fh;
+  struct open_dir *d = dir_of(fi);
+  if (!d) return 0;
+  dirs[fi->fh] = NULL;
   closedir(d->dir);
   free(d->path);
   free(d);
@@ -616,7 +640,8 @@ static int pc_releasedir(const char *path, struct fuse_file_info *fi) {
 static int pc_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi) {
   (void)path;
   (void)datasync;
-  forget_names(in_directory, ((struct open_dir *)(uintptr_t)fi->fh)->path);
+  struct open_dir *d = dir_of(fi);
+  if (d) forget_names(in_directory, d->path);
   return 0;
 }
 

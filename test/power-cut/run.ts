@@ -167,7 +167,7 @@ const STEPS: Record<Moment, Step> = {
     const id = `powercut-top-up-${w.key}`;
     if (cutHere) w.killWhen = (m) => m.kind === 'replies' && m.body.commandId === id;
     await w.cloud.command({ id, type: 'top_up', driverId: DRIVERS.ada.id, amount: TOP_UP });
-    const reply = await w.cloud.reply(id);
+    const reply = await w.cloud.reply(id, undefined, 30_000);
     if (reply.status !== 'applied') throw new Error(`top-up ${id}: ${JSON.stringify(reply)}`);
     w.told.topUp = { reference: `cmd:${id}`, amount: TOP_UP };
   },
@@ -209,13 +209,13 @@ const STEPS: Record<Moment, Step> = {
     const id = w.told.start?.sessionId;
     const settled = (b: Record<string, unknown>) => b.sessionId === id && b.state === 'settled';
     if (cutHere) w.killWhen = (m) => m.kind === 'sessions' && settled(m.body);
-    await waitUntil(() => w.cloud.of('sessions').some(settled), 15_000, `${id} settled upstream`);
+    await waitUntil(() => w.cloud.of('sessions').some(settled), 30_000, `${id} settled upstream`);
     w.told.settlementPublished = true;
   },
   async 'settlement read'(w) {
     await waitUntil(
       async () => (await sessionView(w)).state === 'settled',
-      15_000,
+      30_000,
       'the API saying settled',
     );
     w.told.settlementRead = true;
@@ -314,7 +314,8 @@ export async function powerCutRun(protocol: RawProtocol, moment: Moment): Promis
     const key = `${protocol.name}-${moment}`.replace(/[^A-Za-z0-9]+/g, '-');
     cloud = await Cloud.connect(broker.url, PREFIX, `cloud-${key}`);
     const spawn = async () => {
-      const gw = await spawnGateway(configPath, lines);
+      // Other test files share the machine's two cores: a start-up is waited for, never timed.
+      const gw = await spawnGateway(configPath, lines, {}, { startTimeoutMs: 60_000 });
       gateways.push(gw);
       return gw;
     };
@@ -322,7 +323,7 @@ export async function powerCutRun(protocol: RawProtocol, moment: Moment): Promis
       waitUntil(
         () =>
           cloud?.received.slice(from).some((m) => m.kind === 'gateway' && m.body.online === value),
-        15_000,
+        30_000,
         `the gateway ${value ? 'online' : 'offline'} upstream`,
       );
 
@@ -382,7 +383,7 @@ export async function powerCutRun(protocol: RawProtocol, moment: Moment): Promis
     const open = live.prepare(
       "SELECT count(*) AS n FROM sessions WHERE state NOT IN ('settled', 'refunded')",
     );
-    await waitUntil(() => (open.get() as { n: number }).n === 0, 20_000, 'every session ended');
+    await waitUntil(() => (open.get() as { n: number }).n === 0, 60_000, 'every session ended');
     const retry = await startOnce(w, await token(w));
     return {
       told,
