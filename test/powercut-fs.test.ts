@@ -9,6 +9,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  renameSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -145,6 +146,21 @@ describe('powercut-fs', () => {
     expect(readFileSync(syncedName, 'utf8')).toBe('');
     expect(existsSync(join(dir, 'sub'))).toBe(true);
     expect(existsSync(join(dir, 'sub', 'inside'))).toBe(false);
+  });
+
+  it('a rename is durable at once; the renamed file keeps only its synced contents', () => {
+    const dir = folder();
+    const [partial, final] = [join(dir, 'file.partial'), join(dir, 'file')];
+    writeFileSync(partial, 'synced');
+    const fd = openSync(partial, 'r+');
+    fsyncSync(fd);
+    syncDir(dir);
+    writeSync(fd, 'SYNCED, then more', 0);
+    closeSync(fd);
+    renameSync(partial, final); // no fsync of the file, none of the folder
+    fs.cut();
+    expect(existsSync(partial)).toBe(false);
+    expect(readFileSync(final, 'utf8')).toBe('synced');
   });
 
   it('SQLite on the mount, killed: a commit at synchronous=FULL survives the cut, one at NORMAL does not', () => {
