@@ -107,6 +107,8 @@ interface World {
   told: Told;
   /** Kills the gateway from inside the cloud's message handler, the moment a message arrives. */
   killWhen?: (m: Received) => boolean;
+  /** How many messages the cloud had when that kill came (its will arrives after them). */
+  killedAfter?: number;
 }
 
 type Step = (w: World, cutHere: boolean) => Promise<void>;
@@ -349,6 +351,7 @@ export async function powerCutRun(protocol: RawProtocol, moment: Moment): Promis
       };
       if (w.killWhen?.(m)) {
         w.killWhen = undefined;
+        w.killedAfter = w.cloud.received.length;
         w.gw.child.kill('SIGKILL');
       }
     });
@@ -357,7 +360,7 @@ export async function powerCutRun(protocol: RawProtocol, moment: Moment): Promis
     for (const step of MOMENTS.slice(0, at + 1)) await STEPS[step](w, step === moment);
 
     // The cut: the process dies, then every write it had not synced is lost.
-    const seenBefore = cloud.received.length;
+    const seenBefore = w.killedAfter ?? cloud.received.length;
     await w.gw.kill();
     const cut = fs.cut();
     notes.push(`cut dropped ${JSON.stringify(cut)}`);
