@@ -96,7 +96,9 @@ export function buildPowerCutFs(): string {
       ],
       { encoding: 'utf8' },
     );
-    if (cc.status !== 0) throw new Error(`building powercut-fs failed:\n${cc.stderr}`);
+    if (cc.status !== 0) {
+      throw new Error(`building powercut-fs with cc failed:\n${cc.error?.message ?? cc.stderr}`);
+    }
     renameSync(partial, binary);
   }
   built = binary;
