@@ -29,6 +29,8 @@ export interface SpawnOptions {
    * as on a full disk, for this process only.
    */
   fileSizeLimitKiB?: number;
+  /** How long to wait for "gateway listening" (default 15 s; a loaded machine may need more). */
+  startTimeoutMs?: number;
 }
 
 export async function spawnGateway(
@@ -48,7 +50,11 @@ export async function spawnGateway(
   );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('gateway did not start in 15 s')), 15_000);
+    const wait = options.startTimeoutMs ?? 15_000;
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start in ${wait / 1000} s`)),
+      wait,
+    );
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => {
         lines.push(line);
