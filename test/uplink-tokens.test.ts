@@ -73,7 +73,7 @@ describe('the MQTT roster binds drivers’ cards and vehicles', () => {
     expect(bound()).toEqual([expect.objectContaining({ driver_id: ada, source: 'cloud' })]);
     expect((await send(bind, 'duplicate')).result).toEqual(reply.result);
     const same = await send({ ...bind, id: 'tok-2', value: '04A23B1C' }, 'applied');
-    expect(same.result).toMatchObject({ created: false, tokenId: reply.result!.tokenId });
+    expect(same.result).toMatchObject({ created: false, tokenId: (reply.result as { tokenId: string }).tokenId });
     const again = await send({ ...bind, id: 'tok-3', value: '04A23B1C' }, 'applied');
     expect(again.result).toMatchObject({ created: false, changed: false });
     expect(bound()).toHaveLength(1);
@@ -111,7 +111,7 @@ describe('the MQTT roster binds drivers’ cards and vehicles', () => {
     expect(old).toMatchObject({ driver_id: bola, unbound_at: expect.any(String) });
     expect(
       bound()
-        .filter((r) => r.id === reply.result!.tokenId)
+        .filter((r) => r.id === (reply.result as { tokenId: string }).tokenId)
         .map((r) => [r.driver_id, r.source]),
     ).toEqual([[ada, 'cloud']]);
     expect(

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { MAX_TOKEN_LENGTH, trimPadding } from './token-key.js';
 
 /** Control characters other than the padding trimmed around a value (NUL, tab, newlines). */
@@ -23,3 +24,12 @@ export const MAX_RAW_TOKEN_LENGTH = 64;
 /** Longest label and block reason kept (the schema's label limit). */
 export const MAX_TOKEN_LABEL_LENGTH = 100;
 export const MAX_BLOCK_REASON_LENGTH = 200;
+
+/** The rule as a zod schema, for the edges that read JSON with zod (MQTT roster, seed file). */
+export const tokenValueSchema = z
+  .string()
+  .max(MAX_RAW_TOKEN_LENGTH)
+  .superRefine((raw, ctx) => {
+    const problem = tokenValueProblem(raw);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { ID_TOKEN_TYPES } from '../id-tokens/id-token-store.js';
 import {
   MAX_BLOCK_REASON_LENGTH,
-  MAX_RAW_TOKEN_LENGTH,
   MAX_TOKEN_LABEL_LENGTH,
-  tokenValueProblem,
+  tokenValueSchema,
 } from '../id-tokens/token-input.js';
 
 /**
@@ -19,13 +18,7 @@ const vehicle = z
   .object({ model: z.string().min(1).max(100), batteryKwh: z.number().positive().max(1000) })
   .strict();
 /** A card's or vehicle's token as the cloud sends it: checked by the operator API's own rule. */
-const tokenValue = z
-  .string()
-  .max(MAX_RAW_TOKEN_LENGTH)
-  .superRefine((raw, ctx) => {
-    const problem = tokenValueProblem(raw);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const tokenValue = tokenValueSchema;
 /** The cloud names the driver when it means "this driver's token": another's is refused. */
 const tokenTarget = { value: tokenValue, driverId: entityId.optional() };
 const keyHash = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256 of the API key');
