@@ -73,7 +73,10 @@ describe('the MQTT roster binds drivers’ cards and vehicles', () => {
     expect(bound()).toEqual([expect.objectContaining({ driver_id: ada, source: 'cloud' })]);
     expect((await send(bind, 'duplicate')).result).toEqual(reply.result);
     const same = await send({ ...bind, id: 'tok-2', value: '04A23B1C' }, 'applied');
-    expect(same.result).toMatchObject({ created: false, tokenId: (reply.result as { tokenId: string }).tokenId });
+    expect(same.result).toMatchObject({
+      created: false,
+      tokenId: (reply.result as { tokenId: string }).tokenId,
+    });
     const again = await send({ ...bind, id: 'tok-3', value: '04A23B1C' }, 'applied');
     expect(again.result).toMatchObject({ created: false, changed: false });
     expect(bound()).toHaveLength(1);
