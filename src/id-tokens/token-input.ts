@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { MAX_TOKEN_LENGTH, trimPadding } from './token-key.js';
 
-/** Control characters other than the padding trimmed around a value (NUL, tab, newlines). */
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Control characters (C0 and DEL) inside a value, once the padding around it is trimmed. */
+function hasControl(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
 
 /**
  * What is wrong with a token value given to bind (an operator's form, the cloud's roster), or
@@ -14,7 +20,7 @@ export function tokenValueProblem(raw: string): string | null {
   if (value.length === 0) return 'a token value is not blank';
   if (value.length > MAX_TOKEN_LENGTH)
     return `a token value has at most ${MAX_TOKEN_LENGTH} characters after trimming`;
-  if (CONTROL.test(value)) return 'a token value has no control characters';
+  if (hasControl(value)) return 'a token value has no control characters';
   return null;
 }
 
