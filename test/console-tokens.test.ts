@@ -60,7 +60,10 @@ describe("a driver's cards and vehicles in a browser", () => {
       'Bound card •••3B1C (read as 04:a2:3b:1c; shown only now).',
     );
     const row = table.locator('tbody tr', { hasText: '•••3B1C' });
-    await shows(row, /card\s*ISO14443\s*•••3B1C\s*blue fob\s*active\s*site operator\s*01 Jan/);
+    await shows(
+      row,
+      /card\s*ISO14443\s*•••3B1C\s*blue fob\s*active\s*site operator\s*01 Jan 2100, 00:00/,
+    );
     await expect.poll(() => page.locator('main').innerText(), WAIT).not.toMatch(/4A23B1C/i);
 
     // Bound to another driver already: the page says so and binds nothing.

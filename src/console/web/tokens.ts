@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
-import { siteDayStart, time } from './format';
+import { siteDayStart, siteTimeZone } from './format';
 import { ConfirmButton, ErrorText, html, Loading, useData } from './ui';
 
 /** A driver's bound card or vehicle as the operator API shows it: masked, never its value. */
@@ -18,6 +18,20 @@ interface BoundToken {
 }
 
 const TYPES = ['ISO14443', 'ISO15693', 'KeyCode', 'Local', 'Central', 'MacAddress', 'eMAID'];
+
+/** An expiry with its year (a card may be valid for years), in the site's zone. */
+function expiry(iso: string | null): string {
+  if (!iso) return '–';
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: siteTimeZone(),
+    day: '2-digit',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(new Date(iso));
+}
 
 /** The instant a token picked to be valid through `day` (the site's calendar) stops. */
 function endOfSiteDay(day: string): string {
@@ -68,7 +82,7 @@ export function DriverTokens(props: { driverId: string; canAct: boolean }) {
                           ${t.state}${t.blockedReason ? html`<br /><span class="muted">${t.blockedReason}</span>` : null}
                         </td>
                         <td>${t.source === 'cloud' ? 'fleet cloud' : 'site operator'}</td>
-                        <td>${time(t.expiresAt)}</td>
+                        <td>${expiry(t.expiresAt)}</td>
                         ${props.canAct ? html`<td><${TokenActions} path=${path} token=${t} onDone=${data.reload} /></td>` : null}
                       </tr>`,
                   )}
