@@ -188,6 +188,20 @@ describe('operator API: binding cards and vehicles to drivers', () => {
     expect(errorCode(res)).toBe('token_not_found');
     expect((await list(bola))[0]).toMatchObject({ state: 'active' });
   });
+
+  it('blocks without a body, with the operator’s default reason', async () => {
+    const [bolaCard] = await list(bola);
+    const res = await op(
+      t.gw.operatorUrl,
+      operator,
+      'POST',
+      `/drivers/${bola}/tokens/${bolaCard!.tokenId as string}/block`,
+    );
+    expect(res.body).toMatchObject({
+      changed: true,
+      token: { state: 'blocked', blockedReason: 'blocked by the site operator' },
+    });
+  });
 });
 
 describe('the edge rule for a token value', () => {
