@@ -89,6 +89,7 @@ export async function startGateway(
     outbox,
     roster: records.roster,
     fleetChanges: records.fleetChanges,
+    tokenChanges: records.tokenChanges,
     apiKeys: records.apiKeys,
     telematics: records.telematics,
     feeds: powerLimits?.feed ? [powerLimits.feed] : [],

@@ -29,8 +29,13 @@ export const OPERATOR_API_ERRORS = {
   tariff_not_found: { status: 404, message: 'no such tariff' },
   file_not_found: { status: 404, message: 'no such file' },
   job_not_found: { status: 404, message: 'no such job' },
+  token_not_found: { status: 404, message: 'the driver has no such bound token' },
   driver_in_other_fleet: { status: 409, message: 'the driver belongs to another fleet' },
   email_taken: { status: 409, message: 'another driver has this email' },
+  token_bound_elsewhere: {
+    status: 409,
+    message: 'the token is bound to another driver: unbind it there first',
+  },
   fleet_not_empty: { status: 409, message: 'the fleet still has drivers' },
   api_key_revoked: { status: 409, message: 'the API key is already revoked' },
   charger_exists: { status: 409, message: 'a charger with this id exists' },

@@ -19,6 +19,7 @@ import { registerOperatorCommands } from './remote/operator-commands.js';
 import { registerChargerCommands } from './remote/charger-commands.js';
 import { registerPowerLimitCommands } from './remote/power-limit-commands.js';
 import { registerTariffCommands } from './remote/tariff-commands.js';
+import { registerTokenCommands } from './remote/token-commands.js';
 import { registerTransferCommands } from './remote/transfer-commands.js';
 import { packageVersion } from '../shared/package-version.js';
 import { openDatabase } from '../store/database.js';
@@ -92,7 +93,7 @@ export function buildProgram(): Command {
   program
     .command('seed')
     .description(
-      'load fleets, API keys, drivers and opening balances from a JSON file (idempotent)',
+      'load fleets, API keys, drivers, opening balances and tokens from a JSON file (idempotent)',
     )
     .addOption(configOption())
     .argument('<seed.json>', 'seed file')
@@ -104,7 +105,7 @@ export function buildProgram(): Command {
         const r = applySeed(db, seed, new Date().toISOString());
         console.log(
           `seeded: ${r.fleets} fleets, ${r.apiKeys} API keys, ${r.drivers} drivers, ` +
-            `${r.openingBalances} opening balances created or changed`,
+            `${r.openingBalances} opening balances, ${r.tokens} tokens created or changed`,
         );
       } finally {
         db.close();
@@ -404,6 +405,7 @@ export function buildProgram(): Command {
   registerOperatorCommands(program);
   registerPowerLimitCommands(program);
   registerTariffCommands(program);
+  registerTokenCommands(program);
   registerTransferCommands(program);
   registerAlertCommands(program);
   return program;

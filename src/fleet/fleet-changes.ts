@@ -10,7 +10,9 @@ export class FleetChangeError extends Error {
       | 'driver_in_other_fleet'
       | 'email_taken'
       | 'fleet_not_empty'
-      | 'insufficient_balance',
+      | 'insufficient_balance'
+      | 'token_not_found'
+      | 'token_bound_elsewhere',
     message: string,
   ) {
     super(message);

@@ -141,6 +141,7 @@ export function buildHttp(d: HttpDeps): {
     roster: records.roster,
     wallet: records.wallet,
     fleetChanges: records.fleetChanges,
+    tokenChanges: records.tokenChanges,
     requests: new OperatorRequests(db),
     apiKeys: records.apiKeys,
     chargers: central.calls,

@@ -9,6 +9,8 @@ import { TariffBook } from '../config/tariff-book.js';
 import { FleetChanges } from '../fleet/fleet-changes.js';
 import { Roster } from '../fleet/roster.js';
 import { Telematics } from '../fleet/telematics.js';
+import { TokenChanges } from '../fleet/token-changes.js';
+import { IdTokenStore } from '../id-tokens/id-token-store.js';
 import { Outbox } from '../store/outbox.js';
 import { Retention } from '../store/retention.js';
 import { StorageHealth } from '../store/storage-health.js';
@@ -54,6 +56,7 @@ export function buildRecords({ config, db, clock, log }: Basics) {
     wallet,
     roster,
     fleetChanges: new FleetChanges(roster, wallet),
+    tokenChanges: new TokenChanges(roster, new IdTokenStore(db)),
     sessions,
     sessionViews: new SessionViews(db),
     outcomes: new SessionOutcomes(db, sessions, wallet, outbox),

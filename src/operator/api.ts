@@ -6,6 +6,7 @@ import { sendError } from '../api/errors.js';
 import { collectOpenApi } from '../api/openapi.js';
 import { createJsonServer } from '../api/server.js';
 import type { FleetChanges } from '../fleet/fleet-changes.js';
+import type { TokenChanges } from '../fleet/token-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { ChargerRegistry } from '../config/charger-registry.js';
 import type { SiteDirectory } from '../config/site.js';
@@ -20,7 +21,7 @@ import type { TlsMaterial } from '../shared/tls-files.js';
 import type { Db } from '../store/database.js';
 import type { Transfers } from '../transfers/transfers.js';
 import type { Wallet } from '../wallet/wallet.js';
-import type { AuditTrail } from './audit.js';
+import { maskTokenFields, type AuditTrail } from './audit.js';
 import type { ChargerActions } from './charger-actions.js';
 import { authenticate } from './guard.js';
 import type { LiveMeters } from './live-meters.js';
@@ -43,6 +44,8 @@ export interface OperatorDeps {
   roster: Roster;
   wallet: Wallet;
   fleetChanges: FleetChanges;
+  /** Drivers' cards and vehicles (fleet/token-changes.ts). */
+  tokenChanges: TokenChanges;
   requests: OperatorRequests;
   apiKeys: ApiKeys;
   /** The version-neutral charger port (connector views, commands). */
@@ -120,7 +123,11 @@ export function registerOperatorApi(
         deps.audit.record(
           operator,
           action,
-          { params: request.params, query: request.query, body: request.body ?? null },
+          {
+            params: request.params,
+            query: request.query,
+            body: maskTokenFields(request.body ?? null, request.routeOptions.config.auditMask),
+          },
           status,
           code === undefined ? (request.auditResult ?? {}) : { error: code },
           new Date(deps.clock.now()).toISOString(),

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Operator } from '../auth/operator-credentials.js';
+import { boundTokenKey, maskToken } from '../id-tokens/token-key.js';
 import type { Db } from '../store/database.js';
 
 /** Fields whose values never reach the audit trail, wherever they sit in the parameters. */
@@ -21,6 +22,20 @@ export function redactSecrets(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     out[k] = SECRET_FIELDS.has(k.toLowerCase()) ? '[redacted]' : redactSecrets(v);
+  }
+  return out;
+}
+
+/**
+ * A body with its token fields (a card's UID, a vehicle's id) masked as pages show them: the trail
+ * says which card an operator bound without holding what a copy of the card needs.
+ */
+export function maskTokenFields(body: unknown, fields: readonly string[] | undefined): unknown {
+  if (!fields || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const f of fields) {
+    const v = out[f];
+    if (v !== undefined) out[f] = typeof v === 'string' ? maskToken(boundTokenKey(v)) : '[masked]';
   }
   return out;
 }

@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Name of the action in the audit trail; a route with it is recorded on every answer. */
     audit?: string;
+    /** Body fields holding a driver's token: the trail keeps them masked (audit.ts). */
+    auditMask?: readonly string[];
   }
 }
 
@@ -129,6 +131,9 @@ export function requireRole(role: OperatorRole) {
  * A handler may add to the record's result with `request.auditResult = { … }` (never a secret;
  * secret-looking fields are redacted anyway).
  */
-export function operatorAction(action: string) {
-  return { preHandler: requireRole('operator'), config: { audit: action } };
+export function operatorAction(action: string, auditMask?: readonly string[]) {
+  return {
+    preHandler: requireRole('operator'),
+    config: { audit: action, ...(auditMask ? { auditMask } : {}) },
+  };
 }

@@ -4,6 +4,7 @@ import { registerChargerCommands } from './routes/charger-commands.js';
 import { registerChargerRegistry } from './routes/charger-registry.js';
 import { registerChargerReads } from './routes/chargers.js';
 import { registerDriverReads, registerDriverWrites } from './routes/drivers.js';
+import { registerTokenReads, registerTokenWrites } from './routes/driver-tokens.js';
 import { registerEnergyRoutes } from './routes/energy.js';
 import { registerCsvExports } from './routes/exports.js';
 import { registerFleetReads, registerFleetWrites } from './routes/fleets.js';
@@ -32,6 +33,7 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerSessionReads,
   registerFleetReads,
   registerDriverReads,
+  registerTokenReads,
   registerLedgerRead,
   registerUplinkRoutes,
   registerLossesRead,
@@ -40,6 +42,7 @@ export const operatorRouteModules: readonly OperatorRoutes[] = [
   registerMoneyRoutes,
   registerFleetWrites,
   registerDriverWrites,
+  registerTokenWrites,
   registerApiKeyRoutes,
   registerChargerCommands,
   registerChargerRegistry,

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { ApiKeys } from '../auth/api-keys.js';
 import { FleetChangeError, type FleetChanges, type MoneyMoved } from '../fleet/fleet-changes.js';
 import type { Roster } from '../fleet/roster.js';
+import type { TokenChanges } from '../fleet/token-changes.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { Clock } from '../shared/clock.js';
 import type { Db } from '../store/database.js';
@@ -39,6 +40,7 @@ export interface CommandDeps {
   outbox: Outbox;
   roster: Roster;
   fleetChanges: FleetChanges;
+  tokenChanges: TokenChanges;
   apiKeys: ApiKeys;
   telematics: Telematics;
 }
@@ -144,6 +146,11 @@ export class CommandProcessor {
           return changes.assignVehicle(c.driverId, c.vehicle, at);
         case 'api_key_rotate':
           return this.rotateKeys(c, at);
+        case 'token_bind':
+        case 'token_unbind':
+        case 'token_block':
+        case 'token_unblock':
+          return this.tokenCommand(c, at);
         case 'telematics_soc':
           changes.driver(c.driverId);
           return { stored: this.d.telematics.record(c.driverId, c.socPercent, c.measuredAt, at) };
@@ -152,6 +159,47 @@ export class CommandProcessor {
       if (err instanceof FleetChangeError) throw new Rejection(err.code, err.message);
       throw err;
     }
+  }
+
+  /**
+   * The cloud's roster of cards and vehicles (docs/driver-tokens.md): the system of record when it
+   * speaks, so a bind moves a token bound to another driver, and an unbind of a token not bound
+   * is applied with nothing changed (the state it asks for holds). Replies name the token masked.
+   */
+  private tokenCommand(
+    c: Extract<Command, { type: `token_${string}` }>,
+    at: string,
+  ): Record<string, unknown> {
+    const tokens = this.d.tokenChanges;
+    if (c.type === 'token_bind') {
+      const { token, created, changed, movedFrom } = tokens.bind(
+        {
+          driverId: c.driverId,
+          kind: c.kind,
+          type: c.tokenType,
+          value: c.value,
+          label: c.label,
+          expiresAt: c.expiresAt,
+        },
+        'cloud',
+        at,
+      );
+      return { tokenId: token.id, masked: token.masked, created, changed, movedFrom };
+    }
+    const token = tokens.boundByValue(c.value, c.driverId);
+    if (!token) {
+      if (c.type === 'token_unbind') return { tokenId: null, changed: false };
+      throw new Rejection('token_not_found', 'no driver holds that token');
+    }
+    const outcome =
+      c.type === 'token_unbind'
+        ? tokens.unbind(token, at)
+        : tokens.setBlocked(
+            token,
+            c.type === 'token_block' ? { reason: c.reason, source: 'cloud' } : null,
+            at,
+          );
+    return { tokenId: token.id, masked: token.masked, driverId: token.driverId, ...outcome };
   }
 
   private rotateKeys(

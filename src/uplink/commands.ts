@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import { ID_TOKEN_TYPES } from '../id-tokens/id-token-store.js';
+import {
+  MAX_BLOCK_REASON_LENGTH,
+  MAX_TOKEN_LABEL_LENGTH,
+  tokenValueSchema,
+} from '../id-tokens/token-input.js';
 
 /**
  * Commands from the fleet's cloud on `<prefix>commands`, validated here as they arrive. Every
@@ -11,6 +17,10 @@ const money = z.number().int().min(1).max(100_000_000);
 const vehicle = z
   .object({ model: z.string().min(1).max(100), batteryKwh: z.number().positive().max(1000) })
   .strict();
+/** A card's or vehicle's token as the cloud sends it: checked by the operator API's own rule. */
+const tokenValue = tokenValueSchema;
+/** The cloud names the driver when it means "this driver's token": another's is refused. */
+const tokenTarget = { value: tokenValue, driverId: entityId.optional() };
 const keyHash = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256 of the API key');
 
 export const commandSchema = z.discriminatedUnion('type', [
@@ -93,6 +103,30 @@ export const commandSchema = z.discriminatedUnion('type', [
     .refine((c) => c.addKeyHash !== undefined || (c.revokeKeyHashes?.length ?? 0) > 0, {
       message: 'adds or revokes at least one key',
     }),
+  z
+    .object({
+      id: commandId,
+      type: z.literal('token_bind'),
+      driverId: entityId,
+      kind: z.enum(['card', 'vehicle']),
+      tokenType: z.enum(ID_TOKEN_TYPES),
+      value: tokenValue,
+      /** Left out: empty for a new token, unchanged for a bound one. */
+      label: z.string().max(MAX_TOKEN_LABEL_LENGTH).optional(),
+      /** Left out: none for a new token, unchanged for a bound one; null removes it. */
+      expiresAt: z.iso.datetime({ offset: false }).nullable().optional(),
+    })
+    .strict(),
+  z.object({ id: commandId, type: z.literal('token_unbind'), ...tokenTarget }).strict(),
+  z
+    .object({
+      id: commandId,
+      type: z.literal('token_block'),
+      ...tokenTarget,
+      reason: z.string().min(1).max(MAX_BLOCK_REASON_LENGTH).optional(),
+    })
+    .strict(),
+  z.object({ id: commandId, type: z.literal('token_unblock'), ...tokenTarget }).strict(),
   z
     .object({
       id: commandId,

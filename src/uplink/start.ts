@@ -1,6 +1,7 @@
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { FleetChanges } from '../fleet/fleet-changes.js';
+import type { TokenChanges } from '../fleet/token-changes.js';
 import type { Roster } from '../fleet/roster.js';
 import type { Telematics } from '../fleet/telematics.js';
 import type { ConnectorView } from '../ocpp/port.js';
@@ -22,6 +23,7 @@ export interface UplinkDeps {
   outbox: Outbox;
   roster: Roster;
   fleetChanges: FleetChanges;
+  tokenChanges: TokenChanges;
   apiKeys: ApiKeys;
   telematics: Telematics;
   /** Topics read on the uplink's connection besides commands (needs uplink.url). */

@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ApiKeys } from '../../auth/api-keys.js';
 import { sha256Hex } from '../../auth/secrets.js';
+import { FleetChangeError } from '../../fleet/fleet-changes.js';
 import { normalizeEmail, Roster } from '../../fleet/roster.js';
+import { TokenChanges } from '../../fleet/token-changes.js';
+import { ID_TOKEN_TYPES, IdTokenStore } from '../../id-tokens/id-token-store.js';
+import { MAX_TOKEN_LABEL_LENGTH, tokenValueSchema } from '../../id-tokens/token-input.js';
+import { boundTokenKey } from '../../id-tokens/token-key.js';
 import type { Db } from '../../store/database.js';
 import { Outbox } from '../../store/outbox.js';
 import { Wallet } from '../../wallet/wallet.js';
@@ -22,6 +27,20 @@ const driverSchema = z
       .strict()
       .optional(),
     openingBalance: z.number().int().min(0).max(100_000_000).default(0),
+    /** Cards and vehicles bound to the driver (by the site's operator, as the operator API does). */
+    tokens: z
+      .array(
+        z
+          .object({
+            kind: z.enum(['card', 'vehicle']).default('card'),
+            type: z.enum(ID_TOKEN_TYPES),
+            value: tokenValueSchema,
+            label: z.string().max(MAX_TOKEN_LABEL_LENGTH).optional(),
+            expiresAt: z.iso.datetime({ offset: false }).optional(),
+          })
+          .strict(),
+      )
+      .default([]),
   })
   .strict();
 
@@ -46,6 +65,7 @@ export const seedSchema = z
     const fleetIds = new Set<string>();
     const driverIds = new Set<string>();
     const keys = new Map<string, string>();
+    const tokens = new Map<string, string>();
     seed.fleets.forEach((fleet, i) => {
       if (fleetIds.has(fleet.id)) {
         ctx.addIssue({
@@ -86,6 +106,17 @@ export const seedSchema = z
           });
         }
         emails.set(email, d.id);
+        d.tokens.forEach((token, k) => {
+          const holder = tokens.get(boundTokenKey(token.value));
+          if (holder !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['fleets', i, 'drivers', j, 'tokens', k, 'value'],
+              message: `this token is also listed for driver ${holder}; a token has one driver`,
+            });
+          }
+          tokens.set(boundTokenKey(token.value), d.id);
+        });
       });
     });
   });
@@ -97,6 +128,7 @@ export interface SeedReport {
   apiKeys: number;
   drivers: number;
   openingBalances: number;
+  tokens: number;
 }
 
 export function readSeedFile(path: string): SeedFile {
@@ -133,7 +165,8 @@ export function applySeed(db: Db, seed: SeedFile, at: string): SeedReport {
   const roster = new Roster(db);
   const apiKeys = new ApiKeys(db);
   const wallet = new Wallet(db, new Outbox(db));
-  const report: SeedReport = { fleets: 0, apiKeys: 0, drivers: 0, openingBalances: 0 };
+  const tokens = new TokenChanges(roster, new IdTokenStore(db));
+  const report: SeedReport = { fleets: 0, apiKeys: 0, drivers: 0, openingBalances: 0, tokens: 0 };
   const refuse = (what: string): never => {
     throw new SeedError(`seed not applied (nothing was changed): ${what}`);
   };
@@ -177,6 +210,14 @@ export function applySeed(db: Db, seed: SeedFile, at: string): SeedReport {
           wallet.credit(d.id, 'opening', d.openingBalance, `seed:${d.id}`, at)
         ) {
           report.openingBalances++;
+        }
+        for (const token of d.tokens) {
+          try {
+            if (tokens.bind({ ...token, driverId: d.id }, 'operator', at).changed) report.tokens++;
+          } catch (err) {
+            if (!(err instanceof FleetChangeError)) throw err;
+            refuse(`driver ${d.id}: ${err.message}`);
+          }
         }
       }
     }

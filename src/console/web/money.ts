@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { kwh, ngn } from './format';
 import { LedgerTable } from './session';
+import { DriverTokens } from './tokens';
 import { useLiveReload } from './live';
 import type { Driver, EnergyFigures, Fleet, LedgerEntry, Page, SiteEnergy } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
@@ -132,6 +133,7 @@ export function DriverView(props: { id: string; canAct: boolean }) {
           </div>`
         : null
     }
+    <${DriverTokens} driverId=${driver.driverId} canAct=${props.canAct} />
     <h2>Ledger</h2>
     <${LedgerTable} entries=${ledger.items} />
   `;
