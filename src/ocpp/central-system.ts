@@ -16,6 +16,7 @@ import { clockStore } from './charger-state/clock-store.js';
 import { ChargerConfiguration } from './charger-state/configuration.js';
 import { ConnectorStateStore } from './charger-state/connector-state.js';
 import { KeptReports, type ReportKeepers } from './charger-state/kept-reports.js';
+import { ChargerScreens } from './charger-state/screen-support.js';
 import {
   SETTINGS_PACING,
   SettingsPacing,
@@ -104,6 +105,7 @@ export class CentralSystem {
   private readonly metering: ChargerMetering;
   private readonly info: ChargerInfo;
   private readonly configuration: ChargerConfiguration;
+  private readonly screens: ChargerScreens;
   /** Where every connection's reports are kept. */
   private readonly keepers: ReportKeepers;
   private events: ChargerEvents | null = null;
@@ -125,6 +127,7 @@ export class CentralSystem {
     this.metering = new ChargerMetering(db, clock);
     const sampling = new ChargerSampling(db, clock, log);
     this.info = new ChargerInfo(db, clock, log, this.bookkeeping);
+    this.screens = new ChargerScreens(this.eventLog, log);
     const connections = this.connections;
     this.configuration = new ChargerConfiguration({
       connections,
@@ -158,7 +161,10 @@ export class CentralSystem {
       deviations: this.deviations,
       metering: this.metering,
       events: () => this.requireEvents(),
-      afterBoot: (id) => this.configuration.booted(id),
+      afterBoot: (id) => {
+        this.screens.forget(id);
+        this.configuration.booted(id);
+      },
       ...(opts.onDeviation ? { onDeviation: opts.onDeviation } : {}),
       ...(opts.onTransferStatus ? { onTransferStatus: opts.onTransferStatus } : {}),
     };
@@ -297,6 +303,7 @@ export class CentralSystem {
       events: this.keepers.events,
       reports,
       clocks: this.clocks,
+      screens: this.screens,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });

@@ -12,6 +12,8 @@ import type {
   ConnectorView,
   MeteringCapability,
   PowerLimit,
+  ScreenNote,
+  ScreenOutcome,
   StartRequest,
   PowerLimitOutcome,
   StepOutcome,
@@ -57,6 +59,13 @@ export class ChargerCalls implements ChargerCommands {
     return CHARGER_WIDE_BLOCKING.has(whole.status)
       ? { ...view, status: whole.status, errorCode: whole.errorCode }
       : view;
+  }
+
+  /** Synchronous up to the adapter's own first wait: a note may ride on the answer being made. */
+  showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
+    const connection = this.deps.connections.get(note.chargerId);
+    if (!connection) return Promise.resolve('offline');
+    return connection.adapter.showOnScreen(note).catch(() => 'refused' as const);
   }
 
   async requestStart(request: StartRequest): Promise<CommandOutcome> {
