@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RawClient } from './helpers/raw-charger.js';
 import { configurationAnswer } from './helpers/raw-charger.js';
-import { raw16, raw201, type RawStation } from './helpers/raw-stations.js';
-import { harness } from './helpers/session-harness.js';
+import { API_KEY, DRIVERS } from './helpers/gateway.js';
+import { mintToken, startSession } from './helpers/http.js';
+import { raw16, raw201, type RawProtocol, type RawStation } from './helpers/raw-stations.js';
+import { AMOUNT, harness } from './helpers/session-harness.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -80,6 +82,32 @@ function walletOf(h: ReturnType<typeof harness>): string {
   return row.balance.toLocaleString('en-US');
 }
 
+/**
+ * The harness's paid session, with the station's own handlers given before it boots: the gateway
+ * reads what a charger shows before its remote start.
+ */
+function screenSessions(h: ReturnType<typeof harness>) {
+  const stations: RawStation[] = [];
+  afterEach(async () => {
+    await Promise.all(stations.splice(0).map((s) => s.close()));
+  });
+  return async (protocol: RawProtocol, setup: (cp: RawClient) => void) => {
+    const station = await protocol.connect(h.t.gw.ocppUrl, 'CP-1');
+    stations.push(station);
+    setup(station.cp);
+    await station.boot();
+    const token = await mintToken(h.t.gw.url, API_KEY, DRIVERS.ada.email);
+    const res = await startSession(
+      h.t.gw.url,
+      token,
+      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
+      AMOUNT,
+    );
+    expect(res.status).toBe(200);
+    return { station, sessionId: (res.body as { sessionId: string }).sessionId };
+  };
+}
+
 const costData = (r: Received) => ({
   messageId: r.params.messageId,
   vendorId: r.params.vendorId,
@@ -88,14 +116,17 @@ const costData = (r: Received) => ({
 
 describe('the charger screen: OCPP 1.6J cost-and-price DataTransfer', () => {
   const h = harness({}, { screens: { runningCostSeconds: RUNNING_EVERY_S } });
+  const paidSession = screenSessions(h);
 
   async function advertised(
     costAndPrice: string | null,
     answer?: (r: Received) => Record<string, unknown>,
   ): Promise<{ station: RawStation; got: Received[]; sessionId: string }> {
-    const { station, sessionId } = await h.paidSession(raw16);
-    advertise16(station.cp, costAndPrice);
-    const got = recordScreen(station.cp, ['DataTransfer'], answer);
+    let got: Received[] = [];
+    const { station, sessionId } = await paidSession(raw16, (cp) => {
+      advertise16(cp, costAndPrice);
+      got = recordScreen(cp, ['DataTransfer'], answer);
+    });
     return { station, got, sessionId };
   }
 
@@ -196,6 +227,7 @@ describe('the charger screen: OCPP 1.6J cost-and-price DataTransfer', () => {
 
 describe('the charger screen: OCPP 2.0.1 personal messages, total cost, display messages', () => {
   const h = harness({}, { screens: { runningCostSeconds: RUNNING_EVERY_S } });
+  const paidSession = screenSessions(h);
   const ALL = {
     'TariffCostCtrlr.Enabled[Tariff]': 'true',
     'TariffCostCtrlr.Enabled[Cost]': 'true',
@@ -208,9 +240,11 @@ describe('the charger screen: OCPP 2.0.1 personal messages, total cost, display 
     variables: Record<string, string>,
     answer?: (r: Received) => Record<string, unknown>,
   ) {
-    const { station, sessionId } = await h.paidSession(raw201);
-    advertise201(station.cp, variables);
-    const got = recordScreen(station.cp, ['SetDisplayMessage', 'CostUpdated'], answer);
+    let got: Received[] = [];
+    const { station, sessionId } = await paidSession(raw201, (cp) => {
+      advertise201(cp, variables);
+      got = recordScreen(cp, ['SetDisplayMessage', 'CostUpdated'], answer);
+    });
     return { station, got, sessionId };
   }
 
@@ -218,26 +252,11 @@ describe('the charger screen: OCPP 2.0.1 personal messages, total cost, display 
     const { station, got, sessionId } = await advertised(ALL);
     const paid = PAID(walletOf(h));
     const remote = station.remoteStarts.at(-1);
-    // The first Authorize reads what the station shows (its answer cannot wait for the read).
-    await station.send({
-      action: 'Authorize',
-      params: { idToken: { idToken: remote?.idToken, type: 'Central' } },
+    // What the station shows was read before the remote start: the Authorize answer says it.
+    const authorize = { idToken: { idToken: remote?.idToken, type: 'Central' } };
+    expect(await station.send({ action: 'Authorize', params: authorize })).toEqual({
+      idTokenInfo: { status: 'Accepted', personalMessage: content(paid) },
     });
-    await waitUntil(
-      async () => {
-        const again = (await station.send({
-          action: 'Authorize',
-          params: { idToken: { idToken: remote?.idToken, type: 'Central' } },
-        })) as { idTokenInfo: Record<string, unknown> };
-        return again.idTokenInfo.personalMessage ? again : undefined;
-      },
-      3000,
-      'personal message in the Authorize answer',
-    ).then((again) =>
-      expect(again).toEqual({
-        idTokenInfo: { status: 'Accepted', personalMessage: content(paid) },
-      }),
-    );
 
     const { tx, reply } = await station.start(10_000);
     expect(reply).toEqual({ idTokenInfo: { status: 'Accepted', personalMessage: content(paid) } });
@@ -351,9 +370,11 @@ describe('the charger screen: OCPP 2.0.1 personal messages, total cost, display 
     await new Promise((r) => setTimeout(r, 100));
     expect(got).toHaveLength(1);
     // A boot forgets it: the next session's start asks again.
-    const next = await h.paidSession(raw201);
-    advertise201(next.station.cp, { 'DisplayMessageCtrlr.Available': 'true' });
-    const again = recordScreen(next.station.cp, ['SetDisplayMessage']);
+    let again: Received[] = [];
+    const next = await paidSession(raw201, (cp) => {
+      advertise201(cp, { 'DisplayMessageCtrlr.Available': 'true' });
+      again = recordScreen(cp, ['SetDisplayMessage']);
+    });
     await next.station.start(20_000);
     await waitUntil(() => again.length === 1 || undefined, 3000, 'asked again after the boot');
   });

@@ -56,6 +56,8 @@ export interface CentralSystemOptions {
   messageRate: MessageRate;
   /** Delay before refusing a failed admission, doubling per failure from the same address. */
   authFailureDelay: { initialMs: number; maxMs: number };
+  /** Whether a paid session's driver is told anything on the charger's screen (default true). */
+  screens?: boolean;
   /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
   onConnectorChange?: (view: ConnectorView) => void;
   /** Optional: told of every OCPP call and its answer (metrics). */
@@ -151,6 +153,7 @@ export class CentralSystem {
       holds,
       settingsReads: this.settingsReads,
       configuration: this.configuration,
+      screens: opts.screens ?? true,
     });
     this.operatorCalls = new OperatorChargerCalls({ connections, site, clock, holds });
     this.keepers = {

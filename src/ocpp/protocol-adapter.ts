@@ -65,6 +65,8 @@ export interface ChargerAdapter {
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(connectorId: string): Promise<StepOutcome>;
   probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;
+  /** Reads what the charger can show, unless known: before a Start, so its first answer can. */
+  prepareScreen(): void;
   /** Says the note the way this protocol can, if the charger advertised it; never throws. */
   showOnScreen(note: ScreenNote): Promise<ScreenOutcome>;
   /** The operator's commands, in this protocol's words. */

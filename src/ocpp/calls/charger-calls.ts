@@ -29,6 +29,8 @@ export interface ChargerCallsDeps {
   holds: AvailabilityHolds;
   settingsReads: SettingsPacing;
   configuration: ChargerConfiguration;
+  /** Whether the drivers' screens are told anything (config `screens.enabled`). */
+  screens: boolean;
 }
 
 /** Statuses in which a connector cannot take a new session whoever asks. */
@@ -70,7 +72,10 @@ export class ChargerCalls implements ChargerCommands {
 
   async requestStart(request: StartRequest): Promise<CommandOutcome> {
     this.deps.settingsReads.promote(request.chargerId);
-    return this.adapter(request.chargerId).requestStart(request.connectorId, request.idToken);
+    const adapter = this.adapter(request.chargerId);
+    // The station's answers to this session's first messages can then carry the driver's text.
+    if (this.deps.screens) adapter.prepareScreen();
+    return adapter.requestStart(request.connectorId, request.idToken);
   }
 
   async requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome> {

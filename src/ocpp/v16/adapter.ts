@@ -83,6 +83,10 @@ export class Adapter16 extends SharedAdapter<ConnectionContext16> implements Cha
     );
   }
 
+  prepareScreen(): void {
+    this.conn.screen.prepare();
+  }
+
   showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
     return this.conn.screen.show(note);
   }

@@ -40,6 +40,10 @@ export class Screen16 {
     void this.userPrice(idTag, text);
   }
 
+  prepare(): void {
+    void this.supports('SetUserPrice');
+  }
+
   async show(note: ScreenNote): Promise<ScreenOutcome> {
     switch (note.kind) {
       case 'paid':

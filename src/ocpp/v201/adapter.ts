@@ -80,6 +80,10 @@ export class Adapter201 extends SharedAdapter<ConnectionContext201> implements C
     return this.conn.txs.openOn(this.conn.ctx.chargerId, evseId)?.transactionId === transactionRef;
   }
 
+  prepareScreen(): void {
+    this.conn.screen.prepare();
+  }
+
   showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
     return this.conn.screen.show(note);
   }

@@ -108,6 +108,10 @@ export class Screen201 {
     }
   }
 
+  prepare(): void {
+    if (!this.ctx.screens.known(this.ctx.chargerId)) void this.ways();
+  }
+
   /** The personal message of an Authorize answer, when the station shows one. */
   personalMessage(text: string | undefined): MessageContent | undefined {
     if (text === undefined) return undefined;
