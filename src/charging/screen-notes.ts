@@ -90,6 +90,8 @@ export class ScreenNotes implements ChargerEventListener {
       const energyWh = deliveredWh(trackOf(s));
       const costNgn = Math.min(s.amount, costDown(energyWh, s.microNgnPerWh));
       if (last?.costNgn === costNgn) return;
+      // Sessions settled without an end leave their entry: a bound, not a leak.
+      if (this.lastRunning.size >= 4096) this.lastRunning.clear();
       this.lastRunning.set(key, { atMs: nowMs, costNgn });
       this.show({
         ...this.base(s, transactionRef, energyWh),
