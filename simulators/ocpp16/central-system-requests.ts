@@ -3,6 +3,7 @@ import { handlerRegistrar, NO_REPLY } from '../shared/rpc-client.js';
 import type { RpcClient } from '../shared/rpc-client.js';
 import type { Connector } from './connector.js';
 import type { DiagnosticsStatus, FirmwareStatus, IncomingCalls, StopReason } from './ocpp-types.js';
+import { costMessage } from './cost-screen.js';
 import { ChargePointTransactions } from './transactions.js';
 
 type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
@@ -21,7 +22,11 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     handleCall('Reset', (params) => this.onReset(params));
     handleCall('UnlockConnector', (params) => this.onUnlockConnector(params));
     handleCall('ChangeAvailability', (params) => this.onChangeAvailability(params));
-    handleCall('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
+    handleCall('DataTransfer', async (params) =>
+      costMessage(params, this.settings.personality.has('cost-screen'), (e) =>
+        this.emit('screen', e),
+      ),
+    );
     handleCall('ClearCache', async () => ({ status: 'Accepted' }));
     handleCall('UpdateFirmware', async ({ location }) => {
       this.defer(() => this.updateFirmware(location));

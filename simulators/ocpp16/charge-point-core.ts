@@ -50,6 +50,7 @@ export abstract class ChargePointCore extends ChargePointBase<
       registerOnly: personality.has('register-only'),
       smartCharging: !personality.has('profiles-not-supported'),
       intervalAfterReboot: personality.has('interval-after-reboot'),
+      costScreen: personality.has('cost-screen'),
     });
     this.transactionMessages = new TransactionMessageQueue({
       isOpen: () => this.booted && this.link.isOpen && this.heldSamples === 0,

@@ -77,6 +77,7 @@ function standardKeys(
           MaxChargingProfilesInstalled: readonlyKey('32'),
         }
       : {}),
+    ...(quirks.costScreen ? { CustomDisplayCostAndPrice: readonlyKey('true') } : {}),
     // The WebSocket layer reads it when it opens the connection, as many chargers do.
     WebSocketPingInterval: { ...writableKey('0', isNonNegativeInteger), rebootRequired: true },
   };
@@ -88,6 +89,8 @@ export interface ConfigurationQuirks {
   smartCharging?: boolean;
   /** MeterValueSampleInterval takes effect only after a reboot. */
   intervalAfterReboot?: boolean;
+  /** The OCA cost-and-price messages (CustomDisplayCostAndPrice). */
+  costScreen?: boolean;
 }
 
 export class ConfigurationStore {

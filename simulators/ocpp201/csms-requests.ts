@@ -4,6 +4,7 @@ import type { RpcClient } from '../shared/rpc-client.js';
 import type { Evse } from './evse.js';
 import type { SetVariableResult } from './ocpp-types.js';
 import type { FirmwareStatus, IncomingCalls, UploadLogStatus } from './ocpp-messages.js';
+import { screenCalls } from './cost-screen.js';
 import { RemoteControl } from './remote-control.js';
 import type { Conf } from './remote-control.js';
 
@@ -38,6 +39,11 @@ export abstract class CsmsRequests extends RemoteControl {
         : { ongoingIndicator: this.evses.some((evse) => evse.transaction?.id === transactionId) }),
     }));
     handle('DataTransfer', async () => ({ status: 'UnknownVendorId' }));
+    if (this.settings.personality.has('cost-screen')) {
+      const calls = screenCalls((event) => this.emit('screen', event));
+      handle('SetDisplayMessage', calls.SetDisplayMessage);
+      handle('CostUpdated', calls.CostUpdated);
+    }
     handle('ClearCache', async () => ({ status: 'Accepted' }));
     handle('UpdateFirmware', async ({ requestId, firmware }) => {
       this.defer(() => this.updateFirmware(requestId, firmware.location));

@@ -19,6 +19,8 @@ const TX_STOP_POINTS = ['PowerPathClosed', 'EVConnected', 'Authorized'] as const
 interface VariableDefinition {
   component: string;
   variable: string;
+  /** The variable's instance (TariffCostCtrlr.Enabled[Cost]); most have none. */
+  instance?: string;
   value: string;
   mutability: 'ReadOnly' | 'ReadWrite';
   dataType: DataType;
@@ -117,6 +119,32 @@ function standardVariables(): VariableDefinition[] {
   ];
 }
 
+/** A driver display (cost-screen): tariff and cost shown in NGN, display messages taken. */
+function costScreenVariables(): VariableDefinition[] {
+  const flag = (component: string, variable: string, instance?: string): VariableDefinition => ({
+    component,
+    variable,
+    ...(instance ? { instance } : {}),
+    value: 'true',
+    mutability: 'ReadWrite',
+    dataType: 'boolean',
+    isValid: isBoolean,
+  });
+  return [
+    flag('TariffCostCtrlr', 'Enabled', 'Tariff'),
+    flag('TariffCostCtrlr', 'Enabled', 'Cost'),
+    {
+      component: 'TariffCostCtrlr',
+      variable: 'Currency',
+      value: 'NGN',
+      mutability: 'ReadWrite',
+      dataType: 'string',
+      isValid: (value) => /^[A-Z]{3}$/.test(value.trim()),
+    },
+    flag('DisplayMessageCtrlr', 'Enabled'),
+  ];
+}
+
 export type SetOutcome = SetVariableResult['attributeStatus'];
 
 /**
@@ -130,9 +158,16 @@ export class DeviceModel {
   /** registerOnly: firmware whose meter driver reads only the register and refuses the rest. */
   /** smartCharging: the station takes charging profiles, in amperes or watts. */
   /** intervalAfterReboot: TxUpdatedInterval takes effect only after a reboot. */
+  /** costScreen: a driver display that shows tariffs, costs and display messages. */
   constructor(
-    quirks: { registerOnly?: boolean; smartCharging?: boolean; intervalAfterReboot?: boolean } = {},
+    quirks: {
+      registerOnly?: boolean;
+      smartCharging?: boolean;
+      intervalAfterReboot?: boolean;
+      costScreen?: boolean;
+    } = {},
   ) {
+    if (quirks.costScreen) this.variables.push(...costScreenVariables());
     if (quirks.intervalAfterReboot) {
       const interval = this.find('SampledDataCtrlr', 'TxUpdatedInterval');
       if (interval) interval.rebootRequired = true;
@@ -159,8 +194,14 @@ export class DeviceModel {
     }
   }
 
-  private find(component: string, variable: string): VariableDefinition | undefined {
-    return this.variables.find((v) => v.component === component && v.variable === variable);
+  private find(
+    component: string,
+    variable: string,
+    instance?: string,
+  ): VariableDefinition | undefined {
+    return this.variables.find(
+      (v) => v.component === component && v.variable === variable && v.instance === instance,
+    );
   }
 
   private knowsComponent(component: Component): boolean {
@@ -212,7 +253,7 @@ export class DeviceModel {
       variable,
       ...(attributeType ? { attributeType } : {}),
     };
-    const definition = variable.instance ? undefined : this.find(component.name, variable.name);
+    const definition = this.find(component.name, variable.name, variable.instance);
     if (!definition) {
       const known = this.knowsComponent(component);
       return { ...result, attributeStatus: known ? 'UnknownVariable' : 'UnknownComponent' };
@@ -230,7 +271,7 @@ export class DeviceModel {
     value: string,
     attributeType?: Attribute,
   ): SetOutcome {
-    const definition = variable.instance ? undefined : this.find(component.name, variable.name);
+    const definition = this.find(component.name, variable.name, variable.instance);
     if (!definition) return this.knowsComponent(component) ? 'UnknownVariable' : 'UnknownComponent';
     if (attributeType && attributeType !== 'Actual') return 'NotSupportedAttributeType';
     if (definition.mutability === 'ReadOnly' || !definition.isValid(value)) return 'Rejected';
@@ -242,7 +283,10 @@ export class DeviceModel {
   report(): ReportData[] {
     return this.variables.map((definition) => ({
       component: { name: definition.component },
-      variable: { name: definition.variable },
+      variable: {
+        name: definition.variable,
+        ...(definition.instance ? { instance: definition.instance } : {}),
+      },
       variableAttribute: [
         {
           type: 'Actual',

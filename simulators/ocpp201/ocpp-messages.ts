@@ -1,3 +1,4 @@
+import type { MessageContent } from './cost-screen.js';
 import type { ScheduleLike } from '../shared/charging-profile.js';
 // The OCPP 2.0.1 calls the simulator makes and answers, keyed by action, with their request and
 // response shapes (see ocpp-types.ts for where they come from).
@@ -68,7 +69,7 @@ export interface OutgoingCalls {
   TransactionEvent: { req: TransactionEventRequest; conf: TransactionEventResponse };
   Authorize: {
     req: { idToken: IdToken };
-    conf: { idTokenInfo: { status: AuthorizationStatus } };
+    conf: { idTokenInfo: { status: AuthorizationStatus; personalMessage?: MessageContent } };
   };
   NotifyEVChargingNeeds: {
     req: {
@@ -153,6 +154,11 @@ export interface IncomingCalls {
       status: 'Unlocked' | 'UnlockFailed' | 'OngoingAuthorizedTransaction' | 'UnknownConnector';
     };
   };
+  SetDisplayMessage: {
+    req: { message: { id: number; transactionId?: string; message: MessageContent } };
+    conf: { status: 'Accepted' };
+  };
+  CostUpdated: { req: { totalCost: number; transactionId: string }; conf: Empty };
   GetTransactionStatus: {
     req: { transactionId?: string };
     conf: { ongoingIndicator?: boolean; messagesInQueue: boolean };

@@ -1,3 +1,4 @@
+import type { MessageContent } from './cost-screen.js';
 // OCPP 2.0.1 message shapes used by the simulator, transcribed from the JSON schemas that
 // ocpp-rpc enforces in strict mode (node_modules/ocpp-rpc/lib/schemas/ocpp2_0_1.json). Optional
 // fields the simulator never sends or reads are left out; every object is closed
@@ -153,7 +154,8 @@ export interface TransactionEventRequest {
 
 export interface TransactionEventResponse {
   totalCost?: number;
-  idTokenInfo?: { status: AuthorizationStatus };
+  idTokenInfo?: { status: AuthorizationStatus; personalMessage?: MessageContent };
+  updatedPersonalMessage?: MessageContent;
 }
 
 export interface DcChargingParameters {

@@ -1,4 +1,5 @@
 import { NO_REPLY } from '../shared/rpc-client.js';
+import { showAnswer } from './cost-screen.js';
 import type { Authorization, Evse } from './evse.js';
 import type { IncomingCalls } from './ocpp-messages.js';
 import { TransactionMetering } from './transaction-metering.js';
@@ -66,6 +67,8 @@ export abstract class RemoteControl extends TransactionMetering {
     let accepted = false;
     try {
       const conf = await this.call('Authorize', { idToken: authorization.idToken });
+      const screen = this.settings.personality.has('cost-screen');
+      showAnswer(screen, conf, undefined, (event) => this.emit('screen', event));
       accepted = conf.idTokenInfo.status === 'Accepted';
       if (!accepted) {
         this.warn(

@@ -37,6 +37,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
     registerOnly: this.settings.personality.has('register-only'),
     smartCharging: !this.settings.personality.has('profiles-not-supported'),
     intervalAfterReboot: this.settings.personality.has('interval-after-reboot'),
+    costScreen: this.settings.personality.has('cost-screen'),
   });
   // queued-burst: transaction samples still to hold back as if offline (then all go at once).
   protected heldSamples = 0;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { showAnswer } from './cost-screen.js';
 import type { StationStopReason } from './events.js';
 import type { Authorization, Evse, Transaction } from './evse.js';
 import { meterValue } from './meter-values.js';
@@ -207,6 +208,9 @@ export abstract class TransactionLifecycle extends StationCore {
     request: TransactionEventRequest,
     response: TransactionEventResponse,
   ): void {
+    const screen = this.settings.personality.has('cost-screen');
+    const txId = request.transactionInfo.transactionId;
+    showAnswer(screen, response, txId, (event) => this.emit('screen', event));
     const status = response.idTokenInfo?.status;
     if (!request.idToken || status === undefined || status === 'Accepted') return;
     const transactionId = request.transactionInfo.transactionId;

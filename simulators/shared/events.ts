@@ -161,6 +161,15 @@ export interface ResetEvent<P extends ProtocolFlavour = AnyProtocol> {
   type: P['resetType'];
 }
 
+/** What the charger's display was told (cost-screen): the message or field that said it. */
+export interface ScreenEvent {
+  via: string;
+  text?: string;
+  /** Whole NGN: a running or final cost. */
+  cost?: number;
+  transactionId?: string | number;
+}
+
 export interface WarningEvent {
   message: string;
   error?: unknown;
@@ -191,6 +200,7 @@ export interface ChargePointEvents<P extends ProtocolFlavour = AnyProtocol> {
   chargingProfile: [ChargingProfileEvent];
   powerLimit: [PowerLimitEvent];
   reset: [ResetEvent<P>];
+  screen: [ScreenEvent];
   /** Recoverable problems (failed calls, timeouts); deliberately not 'error', which throws. */
   warning: [WarningEvent];
   /** Every raw OCPP-J frame, for tracing. */

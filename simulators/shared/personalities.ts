@@ -45,6 +45,10 @@ export const PERSONALITIES = {
     about: 'starts with its own RFID idTag at plug-in (local-start=<idTag>)',
   },
   'late-finishing': { protocols: ['ocpp1.6'], about: 'Finishing only after StopTransaction' },
+  'cost-screen': {
+    protocols: 'both',
+    about: 'a driver display: advertises the cost messages, shows (emits) what it is told',
+  },
   'interval-after-reboot': {
     protocols: 'both',
     about: 'a new sample interval answers RebootRequired and samples at the old one until a reboot',

@@ -144,6 +144,7 @@ export class SimulatorRunner {
     forward('chargingProfile');
     forward('powerLimit');
     forward('reset');
+    forward('screen');
     cp.on('meterValues', (meter) => {
       const now = Date.now();
       const last = this.lastMeterLogMs.get(meter.connectorId);

@@ -31,6 +31,10 @@ export interface ChargerEventListener {
   ): void;
 }
 
+export interface VerdictMessages {
+  withMessage(verdict: TokenVerdict, chargerId: string, idToken: string): TokenVerdict;
+}
+
 /** The charger port's events as the lifecycle answers them, an end saying which session it ended. */
 export interface ChargerEventDecider extends ChargerEvents {
   transactionEnded(event: TransactionEnded): Session | undefined;
@@ -45,10 +49,13 @@ export class ChargerEventDispatcher implements ChargerEvents {
   constructor(
     private readonly decider: ChargerEventDecider,
     private readonly listeners: readonly ChargerEventListener[],
+    /** Adds the driver's message to an accepted token's verdict (screen-notes.ts). */
+    private readonly screen?: VerdictMessages,
   ) {}
 
   authorize(chargerId: string, idToken: string, connectorId: string | null): TokenVerdict {
-    return this.decider.authorize(chargerId, idToken, connectorId);
+    const verdict = this.decider.authorize(chargerId, idToken, connectorId);
+    return this.screen ? this.screen.withMessage(verdict, chargerId, idToken) : verdict;
   }
 
   transactionStarted(event: TransactionStarted): TokenVerdict {

@@ -436,6 +436,16 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** What a paid session's driver is told on the charger's screen (docs/driver-tokens.md). */
+    screens: z
+      .object({
+        /** Off: nothing is sent to any charger's screen. */
+        enabled: z.boolean().default(true),
+        /** A session's running cost goes to its charger at most this often (on its samples). */
+        runningCostSeconds: z.number().int().min(1).max(3600).default(30),
+      })
+      .strict()
+      .prefault({}),
     pricing: z
       .object({
         chargingEfficiencyPercent: z.number().int().min(50).max(100).default(90),

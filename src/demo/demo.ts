@@ -93,6 +93,9 @@ export async function runDemo(options: DemoOptions): Promise<void> {
         '--replug-after',
         '10',
         '--unplug-when-full',
+        // A driver display: the demo's sessions show what was paid (docs/driver-tokens.md).
+        '--personality',
+        'cost-screen',
         ...c.plug.flatMap((p) => [
           '--plug',
           `${p.connector}:model=${p.vehicle.model},batteryKwh=${p.vehicle.batteryKwh},soc=${p.vehicle.socPercent},maxPowerW=${p.vehicle.maxPowerW}`,

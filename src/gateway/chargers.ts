@@ -64,6 +64,7 @@ export function buildChargers(d: ChargersDeps) {
     maxFrameBytes: config.ocpp.maxFrameBytes,
     pingIntervalMs: config.ocpp.pingIntervalSeconds * 1000,
     messageRate: config.ocpp.messageRate,
+    screens: config.screens.enabled,
     authFailureDelay: {
       initialMs: config.ocpp.authFailureDelay.initialMilliseconds,
       maxMs: config.ocpp.authFailureDelay.maxMilliseconds,

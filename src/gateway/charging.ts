@@ -3,6 +3,7 @@ import { ChargerEventDispatcher } from '../charging/charger-event-dispatcher.js'
 import { Drain } from '../charging/drain.js';
 import { IdempotencyKeys } from '../charging/idempotency.js';
 import { SessionLifecycle } from '../charging/lifecycle.js';
+import { ScreenNotes } from '../charging/screen-notes.js';
 import { scaledAllowance } from '../charging/power-allowance.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
@@ -90,12 +91,27 @@ export function buildCharging(d: ChargingDeps) {
       d.site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
     ...(load ? { allowance: scaledAllowance(load, config.simulation.timeFactor) } : {}),
   });
+  const screen = config.screens.enabled
+    ? new ScreenNotes({
+        sessions,
+        balance: (driverId) => d.records.wallet.balance(driverId),
+        chargers: central.calls,
+        clock,
+        log: log.child({ component: 'screens' }),
+        runningEveryMs: config.screens.runningCostSeconds * 1000,
+      })
+    : undefined;
   central.setEvents(
-    new ChargerEventDispatcher(lifecycle, [
-      live,
-      ...(load ? [new PowerListener(load)] : []),
-      consoleFeed(d.consoleEvents, db),
-    ]),
+    new ChargerEventDispatcher(
+      lifecycle,
+      [
+        live,
+        ...(load ? [new PowerListener(load)] : []),
+        consoleFeed(d.consoleEvents, db),
+        ...(screen ? [screen] : []),
+      ],
+      screen,
+    ),
   );
   tailOutbox(outbox, db, d.consoleEvents);
   const charging = new Charging({

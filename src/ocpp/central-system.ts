@@ -16,6 +16,7 @@ import { clockStore } from './charger-state/clock-store.js';
 import { ChargerConfiguration } from './charger-state/configuration.js';
 import { ConnectorStateStore } from './charger-state/connector-state.js';
 import { KeptReports, type ReportKeepers } from './charger-state/kept-reports.js';
+import { ChargerScreens } from './charger-state/screen-support.js';
 import {
   SETTINGS_PACING,
   SettingsPacing,
@@ -55,6 +56,8 @@ export interface CentralSystemOptions {
   messageRate: MessageRate;
   /** Delay before refusing a failed admission, doubling per failure from the same address. */
   authFailureDelay: { initialMs: number; maxMs: number };
+  /** Whether a paid session's driver is told anything on the charger's screen (default true). */
+  screens?: boolean;
   /** Optional: every connector status or SoC change (connector `*` is the whole charger). */
   onConnectorChange?: (view: ConnectorView) => void;
   /** Optional: told of every OCPP call and its answer (metrics). */
@@ -104,6 +107,7 @@ export class CentralSystem {
   private readonly metering: ChargerMetering;
   private readonly info: ChargerInfo;
   private readonly configuration: ChargerConfiguration;
+  private readonly screens: ChargerScreens;
   /** Where every connection's reports are kept. */
   private readonly keepers: ReportKeepers;
   private events: ChargerEvents | null = null;
@@ -125,6 +129,7 @@ export class CentralSystem {
     this.metering = new ChargerMetering(db, clock);
     const sampling = new ChargerSampling(db, clock, log);
     this.info = new ChargerInfo(db, clock, log, this.bookkeeping);
+    this.screens = new ChargerScreens(this.eventLog, log);
     const connections = this.connections;
     this.configuration = new ChargerConfiguration({
       connections,
@@ -148,6 +153,7 @@ export class CentralSystem {
       holds,
       settingsReads: this.settingsReads,
       configuration: this.configuration,
+      screens: opts.screens ?? true,
     });
     this.operatorCalls = new OperatorChargerCalls({ connections, site, clock, holds });
     this.keepers = {
@@ -158,7 +164,10 @@ export class CentralSystem {
       deviations: this.deviations,
       metering: this.metering,
       events: () => this.requireEvents(),
-      afterBoot: (id) => this.configuration.booted(id),
+      afterBoot: (id) => {
+        this.screens.forget(id);
+        this.configuration.booted(id);
+      },
       ...(opts.onDeviation ? { onDeviation: opts.onDeviation } : {}),
       ...(opts.onTransferStatus ? { onTransferStatus: opts.onTransferStatus } : {}),
     };
@@ -297,6 +306,7 @@ export class CentralSystem {
       events: this.keepers.events,
       reports,
       clocks: this.clocks,
+      screens: this.screens,
       heartbeatIntervalSeconds: this.opts.heartbeatIntervalSeconds,
       callTimeoutMs: this.opts.callTimeoutMs,
     });

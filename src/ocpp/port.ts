@@ -84,8 +84,46 @@ export interface PowerLimit {
   phases?: 1 | 3;
 }
 
+/**
+ * What the charging side tells a driver at the charger's screen, in money and words; each adapter
+ * decides how its protocol says it, and says nothing to a charger that cannot show it.
+ * Amounts are whole NGN; `text` is short English.
+ * - `paid`: the session is paid and started (or about to): what was debited, the wallet after it;
+ * - `running`: the cost so far of the energy delivered (`registerWh`: the charger's register);
+ * - `final`: the settled cost, what went back to the wallet.
+ */
+export type ScreenNote =
+  | (ScreenBase & { kind: 'paid'; idToken: string; paidNgn: number; walletNgn: number })
+  | (ScreenBase & {
+      kind: 'running';
+      costNgn: number;
+      paidNgn: number;
+      registerWh: number | null;
+      timestamp: string;
+    })
+  | (ScreenBase & { kind: 'final'; costNgn: number; creditedNgn: number; walletNgn: number });
+
+interface ScreenBase {
+  chargerId: string;
+  connectorId: string;
+  transactionRef: string;
+  /** The session's price, NGN per kWh (the 1.6 running cost's `chargingPrice`). */
+  ngnPerKwh: number;
+  energyWh: number;
+  text: string;
+}
+
+/**
+ * What became of a screen note: `sent` (and taken), `answer` (it rides on the answer the charger
+ * is waiting for), `unsupported` (the charger cannot show it: nothing sent), `refused` (it said no
+ * or failed: not sent again until it boots), `offline`.
+ */
+export type ScreenOutcome = 'sent' | 'answer' | 'unsupported' | 'refused' | 'offline';
+
 export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
+  /** Shows a note on the charger's screen where it can (never throws). */
+  showOnScreen(note: ScreenNote): Promise<ScreenOutcome>;
   meteringCapability(chargerId: string): MeteringCapability;
   /**
    * Why a paid session on the charger could not be watched now (its energy is not sampled during
@@ -197,6 +235,11 @@ export interface TokenVerdict {
   accepted: boolean;
   /** The status to answer; absent: 'accepted' or 'invalid' as `accepted` says. */
   status?: TokenStatus;
+  /**
+   * A short text for the driver at the charger (what was paid, what remains), sent where the
+   * charger can show it (2.0.1 `personalMessage`, 1.6 the cost-and-price `SetUserPrice`).
+   */
+  message?: string;
 }
 
 export function tokenStatusOf(verdict: TokenVerdict): TokenStatus {

@@ -14,12 +14,15 @@ import type {
   PowerLimit,
   ResetKind,
   PowerLimitOutcome,
+  ScreenNote,
+  ScreenOutcome,
   StepOutcome,
   TransactionProbe,
   TriggerKind,
 } from './port.js';
 import type { ChargerClocks } from './charger-state/charger-clocks.js';
 import type { ChargerReports } from './charger-state/reports.js';
+import type { ChargerScreens } from './charger-state/screen-support.js';
 import type { RpcConnection } from './connection/rpc.js';
 
 /** What an adapter is given for one connected charger. */
@@ -36,6 +39,8 @@ export interface AdapterContext {
   reports: ChargerReports;
   /** When each stamped message was measured, on our clock (shared by every connection). */
   clocks: ChargerClocks;
+  /** What each charger can show its driver (shared by every connection). */
+  screens: ChargerScreens;
   heartbeatIntervalSeconds: number;
   callTimeoutMs: number;
 }
@@ -60,6 +65,10 @@ export interface ChargerAdapter {
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(connectorId: string): Promise<StepOutcome>;
   probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;
+  /** Reads what the charger can show, unless known: before a Start, so its first answer can. */
+  prepareScreen(): void;
+  /** Says the note the way this protocol can, if the charger advertised it; never throws. */
+  showOnScreen(note: ScreenNote): Promise<ScreenOutcome>;
   /** The operator's commands, in this protocol's words. */
   readonly operator: OperatorCalls;
 }

@@ -12,6 +12,8 @@ import type {
   ConnectorView,
   MeteringCapability,
   PowerLimit,
+  ScreenNote,
+  ScreenOutcome,
   StartRequest,
   PowerLimitOutcome,
   StepOutcome,
@@ -27,6 +29,8 @@ export interface ChargerCallsDeps {
   holds: AvailabilityHolds;
   settingsReads: SettingsPacing;
   configuration: ChargerConfiguration;
+  /** Whether the drivers' screens are told anything (config `screens.enabled`). */
+  screens: boolean;
 }
 
 /** Statuses in which a connector cannot take a new session whoever asks. */
@@ -59,9 +63,19 @@ export class ChargerCalls implements ChargerCommands {
       : view;
   }
 
+  /** Synchronous up to the adapter's own first wait: a note may ride on the answer being made. */
+  showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
+    const connection = this.deps.connections.get(note.chargerId);
+    if (!connection) return Promise.resolve('offline');
+    return connection.adapter.showOnScreen(note).catch(() => 'refused' as const);
+  }
+
   async requestStart(request: StartRequest): Promise<CommandOutcome> {
     this.deps.settingsReads.promote(request.chargerId);
-    return this.adapter(request.chargerId).requestStart(request.connectorId, request.idToken);
+    const adapter = this.adapter(request.chargerId);
+    // The station's answers to this session's first messages can then carry the driver's text.
+    if (this.deps.screens) adapter.prepareScreen();
+    return adapter.requestStart(request.connectorId, request.idToken);
   }
 
   async requestStop(chargerId: string, transactionRef: string): Promise<CommandOutcome> {

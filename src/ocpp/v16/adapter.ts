@@ -1,4 +1,10 @@
-import type { ChargerReply, ChargerSettings, TransactionProbe } from '../port.js';
+import type {
+  ChargerReply,
+  ChargerSettings,
+  ScreenNote,
+  ScreenOutcome,
+  TransactionProbe,
+} from '../port.js';
 import { SharedAdapter, type VersionMessages } from '../calls/shared-adapter.js';
 import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
@@ -26,6 +32,7 @@ import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests16 } from './normalize.js';
 import { ROUTES16 } from './routes.js';
+import { Screen16 } from './screen.js';
 import type { Handler16, ConnectionContext16 } from './connection-context.js';
 import { Transactions16 } from './transactions.js';
 
@@ -74,6 +81,14 @@ export class Adapter16 extends SharedAdapter<ConnectionContext16> implements Cha
       !tx.stopped &&
       tx.connector === ocppConnectorId(this.conn.ctx, connectorId)
     );
+  }
+
+  prepareScreen(): void {
+    this.conn.screen.prepare();
+  }
+
+  showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
+    return this.conn.screen.show(note);
   }
 
   /**
@@ -170,6 +185,7 @@ function connection16(ctx: AdapterContext): ConnectionContext16 {
     ctx,
     transactions: Transactions16.of(ctx.db),
     intervals: IntervalEnergy.of(ctx.db),
+    screen: new Screen16(ctx),
     now: () => new Date(ctx.clock.now()).toISOString(),
     connectorIdOf: (ocppConnectorId) =>
       ctx.site.connectorByOcppId(ctx.chargerId, ocppConnectorId)?.id,

@@ -1,4 +1,4 @@
-import type { ChargerSettings, TransactionProbe } from '../port.js';
+import type { ChargerSettings, ScreenNote, ScreenOutcome, TransactionProbe } from '../port.js';
 import { SharedAdapter, type VersionMessages } from '../calls/shared-adapter.js';
 import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
@@ -30,6 +30,7 @@ import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
 import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
+import { Screen201 } from './screen.js';
 import type { Handler201, ConnectionContext201 } from './connection-context.js';
 import { TransactionEvents201 } from './transaction-events.js';
 import { Transactions201 } from './transactions.js';
@@ -77,6 +78,14 @@ export class Adapter201 extends SharedAdapter<ConnectionContext201> implements C
   protected runsTransaction(connectorId: string, transactionRef: string): boolean {
     const evseId = ocppConnectorId(this.conn.ctx, connectorId);
     return this.conn.txs.openOn(this.conn.ctx.chargerId, evseId)?.transactionId === transactionRef;
+  }
+
+  prepareScreen(): void {
+    this.conn.screen.prepare();
+  }
+
+  showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
+    return this.conn.screen.show(note);
   }
 
   /**
@@ -177,10 +186,12 @@ export class Adapter201 extends SharedAdapter<ConnectionContext201> implements C
 
 function connection201(ctx: AdapterContext): ConnectionContext201 {
   const txs = Transactions201.of(ctx.db);
+  const screen = new Screen201(ctx);
   return {
     ctx,
     txs,
-    transactionEvents: new TransactionEvents201(ctx, txs),
+    transactionEvents: new TransactionEvents201(ctx, txs, screen),
+    screen,
     now: () => new Date(ctx.clock.now()).toISOString(),
     connectorIdOf: (evseId) => ctx.site.connectorByOcppId(ctx.chargerId, evseId)?.id,
   };

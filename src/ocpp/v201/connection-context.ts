@@ -1,4 +1,5 @@
 import type { AdapterContext } from '../protocol-adapter.js';
+import type { Screen201 } from './screen.js';
 import type { TransactionEvents201 } from './transaction-events.js';
 import type { Transactions201 } from './transactions.js';
 
@@ -7,6 +8,8 @@ export interface ConnectionContext201 {
   ctx: AdapterContext;
   txs: Transactions201;
   transactionEvents: TransactionEvents201;
+  /** What the driver is told at the station's screen. */
+  screen: Screen201;
   /** Our clock as an ISO timestamp. */
   now(): string;
   /** The site's connector id for an EVSE id, if configured. */

@@ -1,4 +1,5 @@
 import type { MeterValue201 } from './meter-values.js';
+import type { MessageContent } from './screen.js';
 
 /**
  * The parts of OCPP 2.0.1 messages the gateway reads or sends. ocpp-rpc's strict mode has already
@@ -50,7 +51,9 @@ export interface TransactionEventReq {
 }
 
 export interface TransactionEventConf {
-  idTokenInfo?: { status: 'Accepted' | 'Invalid' };
+  idTokenInfo?: { status: 'Accepted' | 'Invalid'; personalMessage?: MessageContent };
+  totalCost?: number;
+  updatedPersonalMessage?: MessageContent;
 }
 
 export interface MeterValuesReq {

@@ -7,6 +7,7 @@ import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { withIntervalRegister } from './interval-register.js';
 import { latestReading201, registerAt } from './meter-values.js';
 import { statusAfterEnd, statusFromChargingState } from './status.js';
+import type { Screen201, ScreenAnswer } from './screen.js';
 import type { Transaction201, Transactions201 } from './transactions.js';
 
 /**
@@ -20,6 +21,7 @@ export class TransactionEvents201 {
   constructor(
     private readonly ctx: AdapterContext,
     private readonly txs: Transactions201,
+    private readonly screen: Screen201,
   ) {}
 
   /**
@@ -32,7 +34,13 @@ export class TransactionEvents201 {
    */
   handle(req: TransactionEventReq): Promise<TransactionEventConf> {
     const g = groupCommit(this.ctx.db);
-    const work = () => this.apply(req);
+    // What the charging side tells the driver meanwhile may ride on the answer (screen.ts).
+    const work = () => {
+      const { result, screen } = this.screen.during(req.transactionInfo.transactionId, () =>
+        this.apply(req),
+      );
+      return withScreen(result, screen);
+    };
     return req.eventType === 'Updated' ? g.relaxed(work) : g.strict(work);
   }
 
@@ -217,4 +225,13 @@ export class TransactionEvents201 {
         : 'invalid');
     return { idTokenInfo: { status: verdict === 'accepted' ? 'Accepted' : 'Invalid' } };
   }
+}
+
+function withScreen(conf: TransactionEventConf, screen: ScreenAnswer): TransactionEventConf {
+  const { personalMessage, ...rest } = screen;
+  const idTokenInfo =
+    conf.idTokenInfo && personalMessage
+      ? { ...conf.idTokenInfo, personalMessage }
+      : conf.idTokenInfo;
+  return { ...conf, ...(idTokenInfo && { idTokenInfo }), ...rest };
 }
