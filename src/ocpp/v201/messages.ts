@@ -1,3 +1,4 @@
+import type { AuthorizationStatus201 } from './authorization-status.js';
 import type { MeterValue201 } from './meter-values.js';
 
 /**
@@ -50,7 +51,7 @@ export interface TransactionEventReq {
 }
 
 export interface TransactionEventConf {
-  idTokenInfo?: { status: 'Accepted' | 'Invalid' };
+  idTokenInfo?: { status: AuthorizationStatus201 };
 }
 
 export interface MeterValuesReq {

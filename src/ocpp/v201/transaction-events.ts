@@ -2,6 +2,8 @@ import type { ChargerTime } from '../charger-state/charger-clocks.js';
 import { isoAt } from '../../shared/clock.js';
 import { groupCommit } from '../../store/group-commit.js';
 import type { AdapterContext } from '../protocol-adapter.js';
+import type { TokenVerdict } from '../port.js';
+import { authorizationStatus } from './authorization-status.js';
 import { reportReading } from '../metering/report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { withIntervalRegister } from './interval-register.js';
@@ -33,7 +35,9 @@ export class TransactionEvents201 {
   handle(req: TransactionEventReq): Promise<TransactionEventConf> {
     const g = groupCommit(this.ctx.db);
     const work = () => this.apply(req);
-    return req.eventType === 'Updated' ? g.relaxed(work) : g.strict(work);
+    // An Updated event that brings the token (TxStartPoint before Authorized) may open a tap's
+    // paid session: its debit is synced before the answer, as a Started one's.
+    return req.eventType === 'Updated' && !req.idToken ? g.relaxed(work) : g.strict(work);
   }
 
   /**
@@ -82,7 +86,7 @@ export class TransactionEvents201 {
     );
     const beginWh = registerAt(meterValues, 'Transaction.Begin');
     const remoteStartId = req.transactionInfo.remoteStartId;
-    let tx = txs.fill(
+    let tx: Bound = txs.fill(
       chargerId,
       transactionId,
       {
@@ -139,10 +143,10 @@ export class TransactionEvents201 {
     timestamp: string,
     registerNowWh: number | null,
     time: ChargerTime,
-  ): Transaction201 {
+  ): Bound {
     if (tx.verdict !== null || tx.idToken === null || !connectorId) return tx;
     const { ctx } = this;
-    const accepted = ctx.events().transactionStarted({
+    const verdict = ctx.events().transactionStarted({
       chargerId: ctx.chargerId,
       connectorId,
       idToken: tx.idToken,
@@ -151,7 +155,9 @@ export class TransactionEvents201 {
       timestamp,
       receivedAtMs,
       time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
-    }).accepted;
+      live: time.live,
+    });
+    const accepted = verdict.accepted;
     this.txs.setVerdict(ctx.chargerId, tx.transactionId, accepted);
     if (!accepted) {
       ctx.reports.noted('TransactionEvent', 'transaction not started by us: Invalid', {
@@ -159,7 +165,7 @@ export class TransactionEvents201 {
         evseId: tx.evseId,
       });
     }
-    const bound: Transaction201 = { ...tx, verdict: accepted ? 'accepted' : 'invalid' };
+    const bound: Bound = { ...tx, verdict: accepted ? 'accepted' : 'invalid', answered: verdict };
     if (accepted && tx.ended) {
       ctx.events().transactionEnded({
         chargerId: ctx.chargerId,
@@ -208,13 +214,21 @@ export class TransactionEvents201 {
     });
   }
 
-  private answer(req: TransactionEventReq, tx: Transaction201 | undefined): TransactionEventConf {
+  /**
+   * The token's status: as judged at the start when this event started it (ConcurrentTx,
+   * NoCredit, ...), as stored for a later event or a repeat (Accepted or Invalid), else as
+   * Authorize would answer.
+   */
+  private answer(req: TransactionEventReq, tx: Bound | undefined): TransactionEventConf {
     if (!req.idToken) return {};
-    const verdict =
-      tx?.verdict ??
-      (this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null).accepted
-        ? 'accepted'
-        : 'invalid');
-    return { idTokenInfo: { status: verdict === 'accepted' ? 'Accepted' : 'Invalid' } };
+    const verdict: TokenVerdict =
+      tx?.answered ??
+      (tx?.verdict
+        ? { accepted: tx.verdict === 'accepted' }
+        : this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null));
+    return { idTokenInfo: { status: authorizationStatus(verdict) } };
   }
 }
+
+/** A transaction as this event left it; `answered`: the verdict of a start judged just now. */
+type Bound = Transaction201 & { answered?: TokenVerdict };
