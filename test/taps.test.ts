@@ -1,169 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
-import { IdTokenStore, type BindInput } from '../src/id-tokens/id-token-store.js';
 import { maskToken } from '../src/id-tokens/token-key.js';
-import { Outbox } from '../src/store/outbox.js';
-import { Wallet } from '../src/wallet/wallet.js';
 import { API_KEY, DRIVERS } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
-import {
-  raw16,
-  raw201,
-  RAW_PROTOCOLS,
-  type Frame,
-  type RawProtocol,
-  type RawStation,
-  type StationTx,
-} from './helpers/raw-stations.js';
-import { chargeUntilStopped, harness, hoursAgo } from './helpers/session-harness.js';
+import { raw201, RAW_PROTOCOLS, type Frame } from './helpers/raw-stations.js';
+import { chargeUntilStopped, hoursAgo } from './helpers/session-harness.js';
+import { CARDS, costOf, TAP, TAP_WH, tapSite } from './helpers/tap-site.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
  * A tap pays from the wallet (docs/driver-tokens.md "A tap pays", docs/money.md): bound cards and
  * vehicles presented at raw-frame chargers of both protocols, on real sockets and a real SQLite
- * file. Tap policy here: 2,000 NGN a tap (4,848 Wh at 412.5 NGN/kWh), at least 1,500; fleet B
- * asks at least 9,500, which its only driver (9,000 NGN) cannot pay.
+ * file (the site: helpers/tap-site.ts).
  */
 
-const TAP = 2_000;
-const TAP_WH = 4_848;
-const PRICE = 412_500;
-const costOf = (wh: number) => Math.floor((wh * PRICE) / 1_000_000);
-
-const h = harness(
-  { startTimeoutSeconds: 5 },
-  {
-    taps: {
-      default: { mode: 'fixed', amount: TAP, minimum: 1_500 },
-      fleets: { 'fleet-b': { minimum: 9_500 } },
-    },
-  },
-);
-
-const CARDS = {
-  ada: { driverId: DRIVERS.ada.id, kind: 'card', type: 'ISO14443', value: '04:A2:3B:1C:5D:6E:70' },
-  adaCar: { driverId: DRIVERS.ada.id, kind: 'vehicle', type: 'MacAddress', value: '0A1B2C3D4E5F' },
-  bola: { driverId: DRIVERS.bola.id, kind: 'card', type: 'Local', value: 'BOLA-CARD-1' },
-  other: { driverId: DRIVERS.other.id, kind: 'card', type: 'Local', value: 'OTHER-CARD-1' },
-  blocked: { driverId: DRIVERS.bola.id, kind: 'card', type: 'Local', value: 'BLOCKED-CARD' },
-  expired: { driverId: DRIVERS.ada.id, kind: 'card', type: 'Local', value: 'EXPIRED-CARD' },
-  gone: { driverId: DRIVERS.gone.id, kind: 'card', type: 'Local', value: 'GONE-CARD' },
-} as const satisfies Record<string, Omit<BindInput, 'source'>>;
-
-/** Binds every card once (the store's bind is idempotent for the same driver). */
-function bindAll(): IdTokenStore {
-  const db = h.t.gw.db;
-  const store = new IdTokenStore(db);
-  const at = new Date().toISOString();
-  db.transaction(() => {
-    for (const [name, card] of Object.entries(CARDS)) {
-      const bound = store.bind(
-        {
-          ...card,
-          source: 'operator',
-          ...(name === 'expired' && { expiresAt: hoursAgo(1) }),
-        },
-        at,
-      );
-      if (name === 'blocked') store.setBlocked(bound.id, 'lost', at);
-    }
-  })();
-  return store;
-}
-
-const balance = (driverId: string) =>
-  (
-    h.t.gw.db.prepare('SELECT balance FROM wallets WHERE driver_id = ?').get(driverId) as {
-      balance: number;
-    }
-  ).balance;
-
-/** Puts a wallet at `amount` with an adjustment (a test's own reference). */
-function setBalance(driverId: string, amount: number): void {
-  const wallet = new Wallet(h.t.gw.db, new Outbox(h.t.gw.db));
-  const delta = amount - balance(driverId);
-  if (delta !== 0)
-    wallet.credit(driverId, 'adjustment', delta, `test-${Math.random()}`, new Date().toISOString());
-}
-
-interface TapRow {
-  id: string;
-  driver_id: string;
-  state: string;
-  origin: string;
-  amount: number;
-  id_token_id: string | null;
-  started_offline: number;
-  connector_id: string;
-  cost: number | null;
-  credited: number | null;
-  delivered_wh: number | null;
-}
-
-const tapSessions = (): TapRow[] =>
-  h.t.gw.db
-    .prepare("SELECT * FROM sessions WHERE origin <> 'app' ORDER BY created_at")
-    .all() as TapRow[];
-const debits = (sessionId: string) =>
-  (
-    h.t.gw.db
-      .prepare(
-        "SELECT count(*) AS n FROM ledger_entries WHERE session_id = ? AND kind = 'session_debit'",
-      )
-      .get(sessionId) as { n: number }
-  ).n;
-
-function ledgerClean(): void {
-  const report = verifyLedger(h.t.gw.db);
-  expect(report.checks.filter((c) => c.violations.length > 0)).toEqual([]);
-}
-
-/** Authorize in the protocol's words; returns the status answered. */
-async function authorize(protocol: RawProtocol, station: RawStation, token: string) {
-  const reply =
-    protocol === raw16
-      ? (
-          (await station.send({ action: 'Authorize', params: { idTag: token } })) as {
-            idTagInfo: { status: string };
-          }
-        ).idTagInfo
-      : (
-          (await station.send({
-            action: 'Authorize',
-            params: { idToken: { idToken: token, type: 'ISO14443' } },
-          })) as { idTokenInfo: { status: string } }
-        ).idTokenInfo;
-  return reply.status;
-}
-
-/** The charger starts a transaction with `token` (no remote start): its frame and reply status. */
-async function tap(
-  station: RawStation,
-  token: string,
-  connector: number,
-  registerWh = 10_000,
-  o: { timestamp?: string; offline?: boolean } = {},
-) {
-  station.remoteStarts.push({ connector, idToken: token });
-  const started = await station.start(registerWh, o);
-  const reply = started.reply as {
-    idTagInfo?: { status: string };
-    idTokenInfo?: { status: string };
-  };
-  return { ...started, status: (reply.idTagInfo ?? reply.idTokenInfo)?.status };
-}
-
-async function booted(protocol: RawProtocol, chargerId = 'CP-1'): Promise<RawStation> {
-  const station = await protocol.connect(h.t.gw.ocppUrl, chargerId);
-  h.track(station);
-  await station.boot();
-  return station;
-}
-
-async function endAndSettle(station: RawStation, tx: StationTx, wh: number, sessionId: string) {
-  await station.send(station.end(tx, wh));
-  return h.settled(sessionId);
-}
+const site = tapSite();
+const { h, bindAll, balance, setBalance, tapSessions, debits, ledgerClean, authorize, tap } = site;
+const { booted, endAndSettle } = site;
 
 describe.each(RAW_PROTOCOLS)('a tap pays from the wallet: $name', (protocol) => {
   const v201 = protocol === raw201;
@@ -300,7 +152,7 @@ describe.each(RAW_PROTOCOLS)('a tap pays from the wallet: $name', (protocol) => 
     bindAll();
     const station = await booted(protocol);
     setBalance(DRIVERS.bola.id, 1_000); // below the minimum: the tap depends on the top-up's order
-    const wallet = new Wallet(h.t.gw.db, new Outbox(h.t.gw.db));
+    const wallet = site.wallet();
     const topUp = new Promise<void>((resolve) =>
       setImmediate(() => {
         wallet.credit(
