@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { maskToken } from '../src/id-tokens/token-key.js';
 import { API_KEY, DRIVERS } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
+import { createOperator, op } from './helpers/operator.js';
 import { raw201, RAW_PROTOCOLS, type Frame } from './helpers/raw-stations.js';
 import { chargeUntilStopped, hoursAgo } from './helpers/session-harness.js';
 import { CARDS, costOf, TAP, TAP_WH, tapSite } from './helpers/tap-site.js';
@@ -85,6 +86,17 @@ describe.each(RAW_PROTOCOLS)('a tap pays from the wallet: $name', (protocol) => 
       limitWh: TAP_WH,
     });
     expect(JSON.stringify(events)).not.toContain('4A23B1C5D6E70');
+    // The operator's views say so too: the session's page and the list.
+    const viewer = createOperator(h.t.gw.db, `vera-${protocol.name}`, 'viewer');
+    const one = await op(h.t.gw.operatorUrl, viewer, 'GET', `/sessions/${s!.id}`);
+    expect((one.body as { session: unknown }).session).toMatchObject({
+      origin: 'card',
+      token: maskToken('4A23B1C5D6E70'),
+      startedOffline: false,
+    });
+    const list = await op(h.t.gw.operatorUrl, viewer, 'GET', '/sessions?limit=200');
+    const rows = (list.body as { items: { sessionId: string; origin: string }[] }).items;
+    expect(rows.find((r) => r.sessionId === s!.id)?.origin).toBe('card');
     ledgerClean();
   });
 
