@@ -11,7 +11,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { groupCommit } from '../store/group-commit.js';
 import { InsufficientBalanceError, WalletNotFoundError, type Wallet } from '../wallet/wallet.js';
-import { ChargingError } from './errors.js';
+import { ChargingError, isUniqueViolation } from './errors.js';
 import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './idempotency.js';
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { SessionLifecycle } from './lifecycle.js';
@@ -509,13 +509,4 @@ function startFailure(
  */
 function failureCode(reason: string | null): StartFailureCode {
   return reason === 'charger_rejected' || reason === 'charger_offline' ? reason : 'charger_timeout';
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    'code' in err &&
-    (err as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
-  );
 }

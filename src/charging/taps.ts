@@ -9,6 +9,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { Wallet } from '../wallet/wallet.js';
+import { isUniqueViolation } from './errors.js';
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { Session, SessionStore } from './session-store.js';
 import {
@@ -239,13 +240,4 @@ function refuse(status: Exclude<TokenVerdict['status'], 'accepted' | undefined>)
 /** The further debit's reference: one per session, so it is applied at most once. */
 export function offlineDebitReference(sessionId: string): string {
   return `offline-start:${sessionId}`;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    'code' in err &&
-    (err as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
-  );
 }
