@@ -35,9 +35,14 @@ export class TransactionEvents201 {
   handle(req: TransactionEventReq): Promise<TransactionEventConf> {
     const g = groupCommit(this.ctx.db);
     const work = () => this.apply(req);
-    // An Updated event that brings the token (TxStartPoint before Authorized) may open a tap's
-    // paid session: its debit is synced before the answer, as a Started one's.
-    return req.eventType === 'Updated' && !req.idToken ? g.relaxed(work) : g.strict(work);
+    // An Updated event that brings the token of a transaction not yet judged (TxStartPoint
+    // before Authorized) may open a tap's paid session: its debit is synced before the answer, as
+    // a Started one's. A charger repeating the token in every sample keeps them relaxed.
+    const judging =
+      req.idToken !== undefined &&
+      (this.txs.get(this.ctx.chargerId, req.transactionInfo.transactionId)?.verdict ?? null) ===
+        null;
+    return req.eventType === 'Updated' && !judging ? g.relaxed(work) : g.strict(work);
   }
 
   /**
