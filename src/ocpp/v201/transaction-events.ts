@@ -221,16 +221,18 @@ export class TransactionEvents201 {
 
   /**
    * The token's status: as judged at the start when this event started it (ConcurrentTx,
-   * NoCredit, ...), as stored for a later event or a repeat (Accepted or Invalid), else as
-   * Authorize would answer.
+   * NoCredit, ...); Accepted for a later event of an accepted transaction; else as Authorize
+   * would answer now (Invalid for a refused transaction whose token would now be accepted).
    */
   private answer(req: TransactionEventReq, tx: Bound | undefined): TransactionEventConf {
     if (!req.idToken) return {};
+    if (tx?.answered) return { idTokenInfo: { status: authorizationStatus(tx.answered) } };
+    if (tx?.verdict === 'accepted') return { idTokenInfo: { status: 'Accepted' } };
+    // Refused, or not judged yet: the token as Authorize says it now, never Accepted for a
+    // transaction refused (a repeat of an unknown token's start is Unknown again).
+    const now = this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null);
     const verdict: TokenVerdict =
-      tx?.answered ??
-      (tx?.verdict
-        ? { accepted: tx.verdict === 'accepted' }
-        : this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null));
+      tx?.verdict === 'invalid' && now.accepted ? { accepted: false } : now;
     return { idTokenInfo: { status: authorizationStatus(verdict) } };
   }
 }
