@@ -325,6 +325,10 @@ const taps = z
         offline: tapPolicyShape.offline.prefault({}),
       })
       .strict()
+      .refine((p) => p.mode !== 'fixed' || p.amount >= p.minimum, {
+        message: 'a fixed amount below the minimum refuses every tap',
+        path: ['amount'],
+      })
       .prefault({}),
     /** Per fleet id: any field given replaces the default's. */
     fleets: z
