@@ -179,6 +179,8 @@ describe('/metrics', () => {
     }
     expect(value(s, 'fleetgw_session_starts_total', { outcome: 'accepted' })).toBe(2);
     expect(value(s, 'fleetgw_session_starts_total', { outcome: 'charger_rejected' })).toBe(1);
+    expect(value(s, 'fleetgw_sessions_started_total', { origin: 'app' })).toBe(2);
+    expect(value(s, 'fleetgw_sessions_started_total', { origin: 'card' })).toBe(0);
     expect(value(s, 'fleetgw_start_requests_total', { result: 'started' })).toBe(2);
     expect(value(s, 'fleetgw_start_requests_total', { result: 'insufficient_balance' })).toBe(1);
     expect(value(s, 'fleetgw_start_requests_total', { result: 'charger_rejected' })).toBe(1);

@@ -359,7 +359,8 @@ describe('OCPP 2.0.1 central system', () => {
     await expect(s.cp.call('TransactionEvent', { eventType: 'Started' })).rejects.toThrow();
     await expect(
       s.cp.call('Authorize', { idToken: { idToken: 'RFID-123', type: 'ISO14443' } }),
-    ).resolves.toEqual({ idTokenInfo: { status: 'Invalid' } });
+      // Bound to no driver: Unknown (docs/driver-tokens.md "A tap pays").
+    ).resolves.toEqual({ idTokenInfo: { status: 'Unknown' } });
   });
 
   it('refuses a transaction it did not start', async () => {
@@ -376,7 +377,7 @@ describe('OCPP 2.0.1 central system', () => {
         meterValue: register(5_000, 'Transaction.Begin'),
       }),
     );
-    expect(reply).toEqual({ idTokenInfo: { status: 'Invalid' } });
+    expect(reply).toEqual({ idTokenInfo: { status: 'Unknown' } });
     expect(notes('CP-AC')).toContain('TransactionEvent: transaction not started by us: Invalid');
   });
 

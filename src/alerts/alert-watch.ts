@@ -21,7 +21,10 @@ export interface AlertWatchOptions {
   /** The conditions that hold now (chargers, outbox, disk, certificates). */
   observe: () => Observation[];
   stopEscalated: boolean;
-  /** Operator loss per session above which `operator_loss` is raised; null: not watched. */
+  /**
+   * Operator loss per session above which `operator_loss` is raised (an offline start's unpaid
+   * energy whatever its size); null: not watched.
+   */
   operatorLossWh: number | null;
 }
 
@@ -78,7 +81,7 @@ export class AlertWatch {
        FROM operator_losses l JOIN sessions s ON s.id = l.session_id
        WHERE NOT EXISTS
          (SELECT 1 FROM alerts WHERE kind = 'operator_loss' AND subject = l.session_id)
-       GROUP BY l.session_id HAVING sum(l.wh) > ?`,
+       GROUP BY l.session_id HAVING sum(l.wh) > ? OR max(l.reason = 'offline_unpaid') = 1`,
     );
   }
 

@@ -11,7 +11,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import { groupCommit } from '../store/group-commit.js';
 import { InsufficientBalanceError, WalletNotFoundError, type Wallet } from '../wallet/wallet.js';
-import { ChargingError } from './errors.js';
+import { ChargingError, isUniqueViolation } from './errors.js';
 import { requestHash, type IdempotencyKeys, type IdempotencyRecord } from './idempotency.js';
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { SessionLifecycle } from './lifecycle.js';
@@ -110,7 +110,30 @@ export class Charging {
     connectorId: string,
   ): Quote {
     const connector = this.usableConnector(chargerId, connectorId, driver.id, openSession);
-    const view = this.deps.chargers.connector(chargerId, connector.id);
+    return this.quoteAt(connector, { driver, balance, telematics });
+  }
+
+  /**
+   * The full quote for the vehicle plugged at a connector a tap is starting on (taps.ts): the
+   * same figures as quote(), without its checks that the connector is free.
+   */
+  tapQuote(driverId: string, chargerId: string, connectorId: string): number | null {
+    const connector = this.deps.site.connector(chargerId, connectorId);
+    const found = this.quoteReads.read(driverId, chargerId, connectorId);
+    if (
+      !connector ||
+      !found ||
+      !this.deps.tariffs.priceAt(connector.tariffId, this.deps.clock.now())
+    )
+      return null;
+    return this.quoteAt(connector, found).quotedAmount;
+  }
+
+  private quoteAt(
+    connector: SiteConnector,
+    { driver, balance, telematics }: Omit<QuoteDriver, 'openSession'>,
+  ): Quote {
+    const view = this.deps.chargers.connector(connector.chargerId, connector.id);
     const assigned =
       driver.vehicleModel && driver.vehicleBatteryWh
         ? { model: driver.vehicleModel, batteryWh: driver.vehicleBatteryWh }
@@ -486,13 +509,4 @@ function startFailure(
  */
 function failureCode(reason: string | null): StartFailureCode {
   return reason === 'charger_rejected' || reason === 'charger_offline' ? reason : 'charger_timeout';
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    'code' in err &&
-    (err as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
-  );
 }

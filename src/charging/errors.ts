@@ -22,3 +22,13 @@ export class ChargingError extends Error {
     super(message);
   }
 }
+
+/** A write refused by a UNIQUE index or constraint: the schema's last guard against a race. */
+export function isUniqueViolation(err: unknown): boolean {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    'code' in err &&
+    (err as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}

@@ -37,6 +37,7 @@ import { StopAssurance } from './stop-assurance.js';
 import type { PowerAllowance } from './power-allowance.js';
 import { RefusedTransactions } from './refused-transactions.js';
 import { StopRecords } from './stop-records.js';
+import type { TapDesk } from './taps.js';
 
 export interface LifecycleOptions {
   db: Db;
@@ -63,6 +64,8 @@ export interface LifecycleOptions {
   maxPowerW: (chargerId: string, connectorId: string) => number;
   /** The power a session is allowed now (site power management); absent when nothing limits it. */
   allowance?: PowerAllowance;
+  /** Bound cards and vehicles that pay from the wallet (taps.ts); absent: app tokens only. */
+  taps?: TapDesk;
 }
 
 export type OperatorStop =
@@ -154,8 +157,10 @@ export class SessionLifecycle implements ChargerEvents {
     if (authorized) this.armStartTimer(sessionId, this.o.startTimeoutMs, 'ev_not_connected');
   }
 
+  /** An app session's one-time token first (as it always was), then a bound card or vehicle. */
   authorize(chargerId: string, idToken: string, connectorId: string | null): TokenVerdict {
     const s = this.o.sessions.byIdToken(idToken);
+    if (s === undefined && this.o.taps) return this.o.taps.authorize(chargerId, idToken);
     const ok =
       s !== undefined &&
       s.chargerId === chargerId &&
@@ -166,7 +171,11 @@ export class SessionLifecycle implements ChargerEvents {
 
   /** A transaction answered Invalid is also stopped: nothing pays for it (refused-transactions.ts). */
   transactionStarted(e: TransactionStarted): TokenVerdict {
-    const verdict = this.judgeStart(e);
+    const taps = this.o.taps;
+    const verdict =
+      taps && this.o.sessions.byIdToken(e.idToken) === undefined
+        ? this.tapStart(taps, e)
+        : this.judgeStart(e);
     if (!verdict.accepted) this.refusedTx.refused(e.chargerId, e.transactionRef);
     return verdict;
   }
@@ -189,27 +198,60 @@ export class SessionLifecycle implements ChargerEvents {
       return { accepted: false };
     }
     const at = this.now();
-    const time = e.time;
     // The state change and its outbox event commit together (the uplink must see every change).
-    this.o.db.transaction(() => {
-      if (
-        !this.o.sessions.markCharging(
-          s.id,
-          e.transactionRef,
-          e.meterStartWh,
-          at,
-          time.measuredAtMs,
-          time,
-        )
-      )
-        return;
-      this.o.outcomes.event(s, 'charging', at, {
-        transactionRef: e.transactionRef,
-        meterStartWh: e.meterStartWh,
-      });
-      if (e.meterStartUnrounded !== undefined)
-        this.o.sessions.setMeterStartUnrounded(s.id, e.meterStartUnrounded);
+    this.o.db.transaction(() => this.markStarted(s, e, at))();
+    this.afterStart(s, e);
+    return { accepted: true };
+  }
+
+  /**
+   * A bound card or vehicle started the transaction: its session is opened, debited and marked
+   * charging in one transaction, the caller's (the adapter's group commit, strict): the charger's
+   * answer is sent once they are durable, and a repeated start finds the session (taps.ts).
+   */
+  private tapStart(taps: TapDesk, e: TransactionStarted): TokenVerdict {
+    const at = this.now();
+    const opened = this.o.db.transaction(() => {
+      const tap = taps.start(e, at);
+      if ('session' in tap) this.markStarted(tap.session, e, at, tap.detail);
+      return tap;
     })();
+    if ('verdict' in opened) return opened.verdict;
+    this.afterStart(opened.session, e);
+    return { accepted: true, status: 'accepted' };
+  }
+
+  /** The session's transaction started: charging, with its 'charging' event. */
+  private markStarted(
+    s: Session,
+    e: TransactionStarted,
+    at: string,
+    detail: Record<string, unknown> = {},
+  ): void {
+    const time = e.time;
+    if (
+      !this.o.sessions.markCharging(
+        s.id,
+        e.transactionRef,
+        e.meterStartWh,
+        at,
+        time.measuredAtMs,
+        time,
+      )
+    )
+      return;
+    this.o.outcomes.event(s, 'charging', at, {
+      transactionRef: e.transactionRef,
+      meterStartWh: e.meterStartWh,
+      ...detail,
+    });
+    if (e.meterStartUnrounded !== undefined)
+      this.o.sessions.setMeterStartUnrounded(s.id, e.meterStartUnrounded);
+  }
+
+  /** What a started session is watched with from now on: silence, the paid-energy stop. */
+  private afterStart(s: Session, e: TransactionStarted): void {
+    const time = e.time;
     this.timers.clearStart(s.id);
     this.heard(s.id);
     if (e.meterStartWh === null) this.startlessSince.set(s.id, time.measuredAtMs);
@@ -219,7 +261,6 @@ export class SessionLifecycle implements ChargerEvents {
     )
       this.stopAtLimit(s.id);
     this.o.log.info({ sessionId: s.id, transactionRef: e.transactionRef }, 'session charging');
-    return { accepted: true };
   }
 
   /**
@@ -640,8 +681,11 @@ export class SessionLifecycle implements ChargerEvents {
     const settled = this.o.db.transaction(() => {
       if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
       // Energy past the paid amount is the operator's: recorded, never charged. So is energy the
-      // session may have delivered beyond what its readings proved (docs/money.md).
-      this.records.loss(s.id, delivered - s.limitWh, 'beyond_paid', at);
+      // session may have delivered beyond what its readings proved (docs/money.md). A start the
+      // charger made offline is billed up to the wallet instead; only what it cannot pay is lost.
+      if (s.startedOffline && this.o.taps)
+        this.records.loss(s.id, this.o.taps.settleOffline(s, delivered, at), 'offline_unpaid', at);
+      else this.records.loss(s.id, delivered - s.limitWh, 'beyond_paid', at);
       const possible = Math.max(s.meterPossibleWh ?? 0, delivered + s.meterGapWh);
       this.records.loss(s.id, possible - delivered, 'unproven', at);
       return true;

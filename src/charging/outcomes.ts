@@ -5,11 +5,15 @@ import { killPoint } from '../shared/kill-points.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { Session, SessionState, SessionStore } from './session-store.js';
 
-/** What a session event names; a new session's fields suffice, no read-back needed. */
+/**
+ * What a session event names; a new session's fields suffice, no read-back needed. `origin`: a
+ * card's or vehicle's session says so in every event (absent: the app's).
+ */
 export type SessionIdentity = Pick<
   Session,
   'id' | 'driverId' | 'chargerId' | 'connectorId' | 'amount'
->;
+> &
+  Partial<Pick<Session, 'origin'>>;
 
 /**
  * The two ways a debit ends, each one SQLite transaction that writes the ledger entry, the session
@@ -81,6 +85,7 @@ export class SessionOutcomes {
         connectorId: session.connectorId,
         state,
         amount: session.amount,
+        ...(session.origin !== undefined && session.origin !== 'app' && { origin: session.origin }),
         at,
         ...detail,
       },

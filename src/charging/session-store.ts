@@ -83,7 +83,15 @@ export interface Session {
   endReason: string | null;
   /** The energy a settled session was billed on; null until settled. */
   deliveredWh: number | null;
+  /** How it started: the app's Start, or a tap of a bound card or vehicle (taps.ts). */
+  origin: SessionOrigin;
+  /** The bound token a tap session started with; null for an app session. */
+  idTokenId: string | null;
+  /** Started by the charger offline and reported late (docs/money.md "Offline starts"). */
+  startedOffline: boolean;
 }
+
+export type SessionOrigin = 'app' | 'card' | 'vehicle';
 
 /**
  * What a meter sample reads of its session (lifecycle.ts): the register's columns and the few it
@@ -143,6 +151,9 @@ interface Row {
   started_at: string | null;
   end_reason: string | null;
   delivered_wh: number | null;
+  origin: SessionOrigin;
+  id_token_id: string | null;
+  started_offline: number;
 }
 
 function toSession(row: Row): Session {
@@ -176,6 +187,9 @@ function toSession(row: Row): Session {
     startedAt: row.started_at,
     endReason: row.end_reason,
     deliveredWh: row.delivered_wh,
+    origin: row.origin,
+    idTokenId: row.id_token_id,
+    startedOffline: row.started_offline === 1,
   };
 }
 
@@ -191,6 +205,8 @@ export interface NewSession {
   createdAt: string;
   /** Where the price came from (kept with the session: the price is fixed at its Start). */
   tariff?: SessionTariff | undefined;
+  /** A tap's session: its bound token, and whether the charger started it offline. */
+  tap?: { origin: 'card' | 'vehicle'; idTokenId: string; offline: boolean } | undefined;
 }
 
 export interface SessionTariff {
@@ -200,10 +216,13 @@ export interface SessionTariff {
   window: string | null;
 }
 
-type InsertRow = Omit<NewSession, 'tariff'> & {
+type InsertRow = Omit<NewSession, 'tariff' | 'tap'> & {
   tariffId: string | null;
   tariffVersion: number | null;
   tariffWindow: string | null;
+  origin: SessionOrigin;
+  idTokenId: string | null;
+  startedOffline: number;
 };
 
 export interface SettledFigures {
@@ -225,6 +244,7 @@ export class SessionStore {
   private readonly insertStmt: Statement<InsertRow>;
   private readonly byId: Statement<[string], Row>;
   private readonly byToken: Statement<[string], Row>;
+  private readonly openOfIdTokenStmt: Statement<[string], Row>;
   private readonly byTransaction: Statement<[string, string], Row>;
   private readonly meteredByTransaction: Statement<[string, string], MeteredSession>;
   private readonly openOnConnector: Statement<[string, string], Row>;
@@ -273,12 +293,17 @@ export class SessionStore {
   constructor(db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO sessions (id, driver_id, charger_id, connector_id, state, amount, price_micro_ngn_per_wh,
-         limit_wh, id_token, created_at, tariff_id, tariff_version, tariff_window)
+         limit_wh, id_token, created_at, tariff_id, tariff_version, tariff_window, origin,
+         id_token_id, started_offline)
        VALUES (@id, @driverId, @chargerId, @connectorId, 'authorizing', @amount, @microNgnPerWh,
-         @limitWh, @idToken, @createdAt, @tariffId, @tariffVersion, @tariffWindow)`,
+         @limitWh, @idToken, @createdAt, @tariffId, @tariffVersion, @tariffWindow, @origin,
+         @idTokenId, @startedOffline)`,
     );
     this.byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
     this.byToken = db.prepare('SELECT * FROM sessions WHERE id_token = ?');
+    this.openOfIdTokenStmt = db.prepare(
+      `SELECT * FROM sessions WHERE id_token_id = ? AND id_token_id IS NOT NULL AND ${OPEN_STATE}`,
+    );
     this.byTransaction = db.prepare(
       'SELECT * FROM sessions WHERE charger_id = ? AND transaction_ref = ?',
     );
@@ -347,7 +372,7 @@ export class SessionStore {
     );
   }
 
-  insert({ tariff, ...session }: NewSession): void {
+  insert({ tariff, tap, ...session }: NewSession): void {
     this.insertStmt.run({
       ...session,
       // Kept in the form it is looked up in, so that no token can be stored where byIdToken cannot
@@ -356,6 +381,9 @@ export class SessionStore {
       tariffId: tariff?.id ?? null,
       tariffVersion: tariff?.version ?? null,
       tariffWindow: tariff?.window ?? null,
+      origin: tap?.origin ?? 'app',
+      idTokenId: tap?.idTokenId ?? null,
+      startedOffline: tap?.offline ? 1 : 0,
     });
   }
 
@@ -366,6 +394,12 @@ export class SessionStore {
 
   byIdToken(idToken: string): Session | undefined {
     const row = this.byToken.get(idTokenKey(idToken));
+    return row ? toSession(row) : undefined;
+  }
+
+  /** The open session a bound token started, if any (at most one: a unique index). */
+  openOfIdToken(idTokenId: string): Session | undefined {
+    const row = this.openOfIdTokenStmt.get(idTokenId);
     return row ? toSession(row) : undefined;
   }
 

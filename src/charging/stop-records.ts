@@ -5,7 +5,7 @@ import { relaxed } from '../store/durability.js';
 /** The stop ladder's steps, in order (stop-assurance.ts). */
 export type StopStep = 'remote_stop' | 'zero_power' | 'inoperative' | 'unlock';
 export type StopReply = 'accepted' | 'rejected' | 'not_supported' | 'no_answer';
-export type LossReason = 'beyond_paid' | 'after_settlement' | 'unproven';
+export type LossReason = 'beyond_paid' | 'after_settlement' | 'unproven' | 'offline_unpaid';
 
 export interface OperatorLoss {
   wh: number;

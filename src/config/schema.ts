@@ -294,6 +294,63 @@ const alerts = z
 
 export type AlertsConfig = z.output<typeof alerts>;
 
+const ngn = z.number().int().min(1).max(100_000_000);
+
+/**
+ * What a tap of a bound card or vehicle debits (docs/driver-tokens.md "A tap pays"): `fixed` takes
+ * `amount`, `quote` the full quote for the plugged vehicle; either is capped at the wallet's
+ * balance and at `sessions.maxAmount`. A tap whose amount would fall below `minimum` is refused
+ * (1.6 Invalid, 2.0.1 NoCredit). `offline`: whether the fleet's cards may be kept in chargers'
+ * local lists, and the least balance a wallet must hold for that (docs/money.md).
+ */
+const tapPolicyShape = {
+  mode: z.enum(['fixed', 'quote']),
+  amount: ngn,
+  minimum: ngn,
+  offline: z
+    .object({
+      enabled: z.boolean().default(true),
+      minBalance: z.number().int().min(0).max(100_000_000).default(5000),
+    })
+    .strict(),
+};
+
+const taps = z
+  .object({
+    default: z
+      .object({
+        mode: tapPolicyShape.mode.default('fixed'),
+        amount: ngn.default(5000),
+        minimum: ngn.default(1000),
+        offline: tapPolicyShape.offline.prefault({}),
+      })
+      .strict()
+      .refine((p) => p.mode !== 'fixed' || p.amount >= p.minimum, {
+        message: 'a fixed amount below the minimum refuses every tap',
+        path: ['amount'],
+      })
+      .prefault({}),
+    /** Per fleet id: any field given replaces the default's. */
+    fleets: z
+      .record(
+        z.string().min(1),
+        z
+          .object({
+            ...tapPolicyShape,
+            offline: z
+              .object({
+                enabled: z.boolean().optional(),
+                minBalance: z.number().int().min(0).max(100_000_000).optional(),
+              })
+              .strict(),
+          })
+          .partial()
+          .strict(),
+      )
+      .default({}),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     siteId: id,
@@ -524,6 +581,7 @@ export const configSchema = z
       .prefault({}),
     tariffs: z.record(z.string().min(1), tariff),
     chargers: z.array(charger),
+    taps: taps.prefault({}),
     power: power.optional(),
     uplink: uplink.prefault({}),
     alerts: alerts.optional(),

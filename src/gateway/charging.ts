@@ -5,6 +5,9 @@ import { IdempotencyKeys } from '../charging/idempotency.js';
 import { SessionLifecycle } from '../charging/lifecycle.js';
 import { ScreenNotes } from '../charging/screen-notes.js';
 import { scaledAllowance } from '../charging/power-allowance.js';
+import { TapPolicies } from '../charging/tap-policy.js';
+import { TapDesk } from '../charging/taps.js';
+import { IdTokenStore } from '../id-tokens/id-token-store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { TariffBook } from '../config/tariff-book.js';
@@ -70,6 +73,23 @@ export function buildCharging(d: ChargingDeps) {
   const { config, db, clock, log, central, load } = d;
   const { sessions, outcomes, outbox } = d.records;
   const live = new LiveMeters();
+  // The quote mode's figures come from Charging, built below (it needs the lifecycle).
+  const quote = { of: (_d: string, _c: string, _k: string): number | null => null };
+  const taps = new TapDesk({
+    db,
+    clock,
+    log: log.child({ component: 'taps' }),
+    tokens: new IdTokenStore(db),
+    roster: d.records.roster,
+    wallet: d.records.wallet,
+    sessions,
+    site: d.site,
+    tariffs: d.tariffs,
+    policies: new TapPolicies(config.taps),
+    maxAmount: config.sessions.maxAmount,
+    quote: (driverId, chargerId, connectorId) => quote.of(driverId, chargerId, connectorId),
+    alerts: d.records.alertStore,
+  });
   const lifecycle = new SessionLifecycle({
     db,
     clock,
@@ -90,6 +110,7 @@ export function buildCharging(d: ChargingDeps) {
     maxPowerW: (chargerId, connectorId) =>
       d.site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
     ...(load ? { allowance: scaledAllowance(load, config.simulation.timeFactor) } : {}),
+    taps,
   });
   const screen = config.screens.enabled
     ? new ScreenNotes({
@@ -136,6 +157,8 @@ export function buildCharging(d: ChargingDeps) {
       telematicsMaxAgeMs: config.uplink.telematicsMaxAgeMinutes * 60_000,
     },
   });
+  quote.of = (driverId, chargerId, connectorId) =>
+    charging.tapQuote(driverId, chargerId, connectorId);
   const drain = new Drain({
     sessions,
     charging,
@@ -143,5 +166,5 @@ export function buildCharging(d: ChargingDeps) {
     log: log.child({ component: 'drain' }),
     pollMs: DRAIN_POLL_MS,
   });
-  return { live, lifecycle, charging, drain };
+  return { live, lifecycle, charging, drain, taps };
 }

@@ -34,6 +34,19 @@ export class DatabaseFigures {
     return SESSION_STATES.map((state) => ({ labels: { state }, value: counts.get(state) ?? 0 }));
   }
 
+  /** Sessions whose transaction started, by how: the app, a card or a vehicle (taps). */
+  startedByOrigin(): Labelled {
+    const counts = new Map(
+      this.rows<{ origin: string; n: number }>(
+        'SELECT origin, count(*) AS n FROM sessions WHERE started_at IS NOT NULL GROUP BY origin',
+      ).map((r) => [r.origin, r.n]),
+    );
+    return ['app', 'card', 'vehicle'].map((origin) => ({
+      labels: { origin },
+      value: counts.get(origin) ?? 0,
+    }));
+  }
+
   /**
    * Every debited Start by what became of it: `accepted` (the charger took it), the refund reason
    * when it was refunded without ever being accepted, or `pending` while the charger is asked.

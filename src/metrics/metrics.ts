@@ -183,6 +183,12 @@ export class GatewayMetrics implements OcppObserver {
       ['outcome'],
       () => figures.startOutcomes(),
     );
+    counter(
+      'fleetgw_sessions_started_total',
+      'Sessions whose transaction started, by origin: app, card or vehicle',
+      ['origin'],
+      () => figures.startedByOrigin(),
+    );
     const settled = () => figures.settled();
     counter('fleetgw_energy_delivered_wh_total', 'Energy delivered in settled sessions', [], () =>
       one(settled().deliveredWh),

@@ -179,6 +179,11 @@ export interface TransactionStarted {
   receivedAtMs: number;
   /** The charger's stamp (ms on its clock) and when it was measured on ours (charger-clocks.ts). */
   time: MeasuredTime;
+  /**
+   * False for a start the charger made while offline and reports late (2.0.1 `offline`, or a
+   * replay recognised by its stamp); absent: live.
+   */
+  live?: boolean;
 }
 
 /**

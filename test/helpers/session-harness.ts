@@ -81,6 +81,10 @@ export function harness(
     get t() {
       return t;
     },
+    /** A station the test opened itself, closed after the test as the harness's own are. */
+    track(station: RawStation) {
+      stations.push(station);
+    },
     /** A booted raw station on CP-1 with a paid session on connector 1, remote start accepted. */
     async paidSession(protocol: RawProtocol) {
       const station = await protocol.connect(t.gw.ocppUrl, 'CP-1');

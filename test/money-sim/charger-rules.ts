@@ -118,7 +118,9 @@ export class ChargerRules {
         (s.phase === 'pending' || s.phase === 'authorized' || s.phase === 'orphaned'));
     const r = reply as { idTagInfo?: { status?: string }; idTokenInfo?: { status?: string } };
     const status = (r.idTagInfo ?? r.idTokenInfo)?.status;
-    const expected = accepted ? 'Accepted' : 'Invalid';
+    // A token no session ever had is bound to no driver either: 2.0.1 says Unknown, 1.6 Invalid.
+    const refused = s === undefined && charger !== 'CP-1' ? 'Unknown' : 'Invalid';
+    const expected = accepted ? 'Accepted' : refused;
     if (status !== expected) {
       throw new Error(
         `${charger} start of ${tx.idToken} on ${tx.connectorId}: gateway answered ${String(status)}, ` +

@@ -62,3 +62,8 @@ export function siteDayStart(day: string): string {
 export function siteDay(iso: string): string {
   return new Date(wallClockMs(Date.parse(iso), zone)).toISOString().slice(0, 10);
 }
+
+/** How a session started, as its pages say it: app, or the card or vehicle with its masked token. */
+export function startedBy(s: { origin: 'app' | 'card' | 'vehicle'; token: string | null }): string {
+  return s.origin === 'app' ? 'app' : `${s.origin} ${s.token ?? ''}`.trim();
+}

@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api';
-import { kwh, ngn, price, siteTimeZone, time } from './format';
+import { kwh, ngn, price, siteTimeZone, startedBy, time } from './format';
 import { useLiveReload } from './live';
 import type { Losses, SessionDetail } from './types';
 import { ErrorText, html, Link, Loading, useData } from './ui';
@@ -42,6 +42,7 @@ export function SessionView(props: { id: string }) {
           : null
       }
       <div><dt>Charger</dt><dd><${Link} href=${`/console/chargers/${encodeURIComponent(s.chargerId)}`}>${s.chargerId}</${Link}> / ${s.connectorId}</dd></div>
+      <div><dt>Started by</dt><dd data-field="origin">${startedBy(s)}${s.startedOffline ? ' (offline, reported late)' : ''}</dd></div>
       <div><dt>Driver</dt><dd><${Link} href=${`/console/money/drivers/${encodeURIComponent(s.driverId)}`}>${s.driverId}</${Link}> (${s.fleetId})</dd></div>
       <div><dt>Paid</dt><dd>${ngn(s.amount)} at ${price(s.pricePerKwh)}/kWh</dd></div>
       ${

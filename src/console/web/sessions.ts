@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from './api';
-import { kwh, ngn, siteDay, siteDayStart, time } from './format';
+import { kwh, ngn, siteDay, siteDayStart, startedBy, time } from './format';
 import { useLiveReload } from './live';
 import type { Page, SessionRow } from './types';
 import { ErrorText, html, Link, Loading, navigate, useData, useLocation } from './ui';
@@ -87,6 +87,7 @@ export function SessionsView() {
                     <th>State</th>
                     <th>Charger</th>
                     <th>Driver</th>
+                    <th>Started by</th>
                     <th class="num">Paid</th>
                     <th class="num">Energy</th>
                     <th class="num">Cost</th>
@@ -100,6 +101,7 @@ export function SessionsView() {
                     <td><span class=${`state state-${s.state}`}>${s.state}</span></td>
                     <td>${s.chargerId} / ${s.connectorId}</td>
                     <td>${s.driverId}</td>
+                    <td data-field="origin">${startedBy(s)}</td>
                     <td class="num">${ngn(s.amount)}</td>
                     <td class="num">${kwh(s.energyWh)}</td>
                     <td class="num">${ngn(s.cost)}</td>

@@ -93,6 +93,10 @@ export interface SessionRow {
   createdAt: string;
   startedAt: string | null;
   endedAt: string | null;
+  /** How it started: the app, or a tap of a card or vehicle (its token masked). */
+  origin: 'app' | 'card' | 'vehicle';
+  token: string | null;
+  startedOffline: boolean;
 }
 
 export interface MeterSample {

@@ -1,3 +1,4 @@
+import type { AuthorizationStatus201 } from './authorization-status.js';
 import type { MeterValue201 } from './meter-values.js';
 import type { MessageContent } from './screen.js';
 
@@ -51,7 +52,7 @@ export interface TransactionEventReq {
 }
 
 export interface TransactionEventConf {
-  idTokenInfo?: { status: 'Accepted' | 'Invalid'; personalMessage?: MessageContent };
+  idTokenInfo?: { status: AuthorizationStatus201; personalMessage?: MessageContent };
   totalCost?: number;
   updatedPersonalMessage?: MessageContent;
 }

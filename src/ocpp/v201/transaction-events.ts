@@ -2,6 +2,8 @@ import type { ChargerTime } from '../charger-state/charger-clocks.js';
 import { isoAt } from '../../shared/clock.js';
 import { groupCommit } from '../../store/group-commit.js';
 import type { AdapterContext } from '../protocol-adapter.js';
+import type { TokenVerdict } from '../port.js';
+import { authorizationStatus } from './authorization-status.js';
 import { reportReading } from '../metering/report-reading.js';
 import type { TransactionEventConf, TransactionEventReq } from './messages.js';
 import { withIntervalRegister } from './interval-register.js';
@@ -41,7 +43,14 @@ export class TransactionEvents201 {
       );
       return withScreen(result, screen);
     };
-    return req.eventType === 'Updated' ? g.relaxed(work) : g.strict(work);
+    // An Updated event that brings the token of a transaction not yet judged (TxStartPoint
+    // before Authorized) may open a tap's paid session: its debit is synced before the answer, as
+    // a Started one's. A charger repeating the token in every sample keeps them relaxed.
+    const judging =
+      req.idToken !== undefined &&
+      (this.txs.get(this.ctx.chargerId, req.transactionInfo.transactionId)?.verdict ?? null) ===
+        null;
+    return req.eventType === 'Updated' && !judging ? g.relaxed(work) : g.strict(work);
   }
 
   /**
@@ -90,7 +99,7 @@ export class TransactionEvents201 {
     );
     const beginWh = registerAt(meterValues, 'Transaction.Begin');
     const remoteStartId = req.transactionInfo.remoteStartId;
-    let tx = txs.fill(
+    let tx: Bound = txs.fill(
       chargerId,
       transactionId,
       {
@@ -147,10 +156,10 @@ export class TransactionEvents201 {
     timestamp: string,
     registerNowWh: number | null,
     time: ChargerTime,
-  ): Transaction201 {
+  ): Bound {
     if (tx.verdict !== null || tx.idToken === null || !connectorId) return tx;
     const { ctx } = this;
-    const accepted = ctx.events().transactionStarted({
+    const verdict = ctx.events().transactionStarted({
       chargerId: ctx.chargerId,
       connectorId,
       idToken: tx.idToken,
@@ -159,7 +168,9 @@ export class TransactionEvents201 {
       timestamp,
       receivedAtMs,
       time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
-    }).accepted;
+      live: time.live,
+    });
+    const accepted = verdict.accepted;
     this.txs.setVerdict(ctx.chargerId, tx.transactionId, accepted);
     if (!accepted) {
       ctx.reports.noted('TransactionEvent', 'transaction not started by us: Invalid', {
@@ -167,7 +178,7 @@ export class TransactionEvents201 {
         evseId: tx.evseId,
       });
     }
-    const bound: Transaction201 = { ...tx, verdict: accepted ? 'accepted' : 'invalid' };
+    const bound: Bound = { ...tx, verdict: accepted ? 'accepted' : 'invalid', answered: verdict };
     if (accepted && tx.ended) {
       ctx.events().transactionEnded({
         chargerId: ctx.chargerId,
@@ -216,14 +227,21 @@ export class TransactionEvents201 {
     });
   }
 
-  private answer(req: TransactionEventReq, tx: Transaction201 | undefined): TransactionEventConf {
+  /**
+   * The token's status: as judged at the start when this event started it (ConcurrentTx,
+   * NoCredit, ...); Accepted for a later event of an accepted transaction; else as Authorize
+   * would answer now (Invalid for a refused transaction whose token would now be accepted).
+   */
+  private answer(req: TransactionEventReq, tx: Bound | undefined): TransactionEventConf {
     if (!req.idToken) return {};
-    const verdict =
-      tx?.verdict ??
-      (this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null).accepted
-        ? 'accepted'
-        : 'invalid');
-    return { idTokenInfo: { status: verdict === 'accepted' ? 'Accepted' : 'Invalid' } };
+    if (tx?.answered) return { idTokenInfo: { status: authorizationStatus(tx.answered) } };
+    if (tx?.verdict === 'accepted') return { idTokenInfo: { status: 'Accepted' } };
+    // Refused, or not judged yet: the token as Authorize says it now, never Accepted for a
+    // transaction refused (a repeat of an unknown token's start is Unknown again).
+    const now = this.ctx.events().authorize(this.ctx.chargerId, req.idToken.idToken, null);
+    const verdict: TokenVerdict =
+      tx?.verdict === 'invalid' && now.accepted ? { accepted: false } : now;
+    return { idTokenInfo: { status: authorizationStatus(verdict) } };
   }
 }
 
@@ -235,3 +253,6 @@ function withScreen(conf: TransactionEventConf, screen: ScreenAnswer): Transacti
       : conf.idTokenInfo;
   return { ...conf, ...(idTokenInfo && { idTokenInfo }), ...rest };
 }
+
+/** A transaction as this event left it; `answered`: the verdict of a start judged just now. */
+type Bound = Transaction201 & { answered?: TokenVerdict };

@@ -7,6 +7,7 @@ import {
 } from '../../charging/session-view.js';
 import type { SessionTariff } from '../../charging/session-store.js';
 import type { Db } from '../../store/database.js';
+import { maskToken } from '../../id-tokens/token-key.js';
 import type { StopAskerRow } from '../stopped-by.js';
 import { allPages, bind, where, type Page } from './query.js';
 
@@ -32,6 +33,33 @@ export interface SessionFilter {
 
 export interface SessionRow extends SessionView {
   fleetId: string;
+  /** How it started: the app, or a tap of a card or vehicle (docs/driver-tokens.md). */
+  origin: 'app' | 'card' | 'vehicle';
+  /** The tap's token, masked; null for an app session. */
+  token: string | null;
+  /** Started by the charger offline and reported late. */
+  startedOffline: boolean;
+}
+
+/** What the operator's session rows read beside the session view (the tap's columns). */
+const TAP_COLUMNS = `s.origin, s.started_offline,
+  (SELECT token_key FROM id_tokens t WHERE t.id = s.id_token_id) AS token_key`;
+
+interface TapColumns {
+  fleet_id: string;
+  origin: SessionRow['origin'];
+  started_offline: number;
+  token_key: string | null;
+}
+
+function toSessionRow(r: SessionViewRow & TapColumns): SessionRow {
+  return {
+    ...toSessionView(r),
+    fleetId: r.fleet_id,
+    origin: r.origin,
+    token: r.token_key === null ? null : maskToken(r.token_key),
+    startedOffline: r.started_offline === 1,
+  };
 }
 
 function sessionWhere(f: SessionFilter, params: Record<string, unknown>): string[] {
@@ -63,13 +91,13 @@ export class SessionReads {
     bind(params, parts, 's.rowid < @before', 'before', before);
     const rows = this.db
       .prepare(
-        `SELECT s.rowid AS rid, d.fleet_id, ${SESSION_VIEW_COLUMNS} FROM sessions s
+        `SELECT s.rowid AS rid, d.fleet_id, ${TAP_COLUMNS}, ${SESSION_VIEW_COLUMNS} FROM sessions s
          JOIN drivers d ON d.id = s.driver_id ${where(parts)} ORDER BY s.rowid DESC LIMIT @limit`,
       )
-      .all(params) as (SessionViewRow & { rid: number; fleet_id: string })[];
+      .all(params) as (SessionViewRow & TapColumns & { rid: number })[];
     const last = rows.at(-1);
     return {
-      items: rows.map((r) => ({ ...toSessionView(r), fleetId: r.fleet_id })),
+      items: rows.map(toSessionRow),
       nextCursor: rows.length === limit && last ? String(last.rid) : null,
     };
   }
@@ -98,22 +126,21 @@ export class SessionReads {
     const row = this.db
       .prepare(
         `SELECT d.fleet_id, s.transaction_ref, s.tariff_id, s.tariff_version, s.tariff_window,
-           ${SESSION_VIEW_COLUMNS} FROM sessions s
+           ${TAP_COLUMNS}, ${SESSION_VIEW_COLUMNS} FROM sessions s
          JOIN drivers d ON d.id = s.driver_id WHERE s.id = ?`,
       )
       .get(sessionId) as
-      | (SessionViewRow & {
-          fleet_id: string;
-          transaction_ref: string | null;
-          tariff_id: string | null;
-          tariff_version: number | null;
-          tariff_window: string | null;
-        })
+      | (SessionViewRow &
+          TapColumns & {
+            transaction_ref: string | null;
+            tariff_id: string | null;
+            tariff_version: number | null;
+            tariff_window: string | null;
+          })
       | undefined;
     if (!row) return undefined;
     return {
-      ...toSessionView(row),
-      fleetId: row.fleet_id,
+      ...toSessionRow(row),
       transactionRef: row.transaction_ref,
       // Sessions started before tariffs were versioned recorded only their price.
       tariff:

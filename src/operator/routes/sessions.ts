@@ -32,8 +32,17 @@ export const sessionFilters = {
 
 export const sessionRow = {
   ...sessionViewSchema,
-  properties: { ...sessionViewSchema.properties, fleetId: { type: 'string' } },
-  required: [...sessionViewSchema.required, 'fleetId'],
+  properties: {
+    ...sessionViewSchema.properties,
+    fleetId: { type: 'string' },
+    /** How it started: the app, or a tap of a card or vehicle. */
+    origin: { type: 'string', enum: ['app', 'card', 'vehicle'] },
+    /** The tap's token, masked to its last four characters; null for an app session. */
+    token: nullable('string'),
+    /** Started by the charger offline and reported late (docs/money.md). */
+    startedOffline: { type: 'boolean' },
+  },
+  required: [...sessionViewSchema.required, 'fleetId', 'origin', 'token', 'startedOffline'],
 } as const;
 
 export interface SessionQuery {

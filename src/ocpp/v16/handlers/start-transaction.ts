@@ -2,6 +2,8 @@ import { groupCommit } from '../../../store/group-commit.js';
 import type { StartTransactionReq } from '../messages.js';
 import { unroundedMeterStart } from '../normalize.js';
 import type { ConnectionContext16 } from '../connection-context.js';
+import { idTagStatus } from '../id-tag-status.js';
+import type { TokenVerdict } from '../../port.js';
 
 /** Answered once durable, its commit shared with the turn's other writes. */
 export function startTransaction(conn: ConnectionContext16, req: StartTransactionReq) {
@@ -37,12 +39,12 @@ function start(
     req.timestamp,
   );
   const connectorId = connectorIdOf(req.connectorId);
-  let accepted = false;
+  let verdict: TokenVerdict = { accepted: false };
   if (connectorId) {
     const receivedAtMs = ctx.clock.now();
     const time = ctx.clocks.observe(chargerId, req.timestamp, receivedAtMs);
     const unrounded = unroundedMeterStart(req);
-    accepted = ctx.events().transactionStarted({
+    verdict = ctx.events().transactionStarted({
       chargerId,
       connectorId,
       idToken: req.idTag,
@@ -52,8 +54,10 @@ function start(
       timestamp: req.timestamp,
       receivedAtMs,
       time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
-    }).accepted;
+      live: time.live,
+    });
   }
+  const accepted = verdict.accepted;
   transactions.setAccepted(id, accepted);
   if (!accepted) {
     ctx.reports.noted('StartTransaction', 'transaction not started by us: Invalid', {
@@ -61,5 +65,5 @@ function start(
       connectorId: req.connectorId,
     });
   }
-  return { transactionId: id, idTagInfo: { status: accepted ? 'Accepted' : 'Invalid' } };
+  return { transactionId: id, idTagInfo: { status: idTagStatus(verdict) } };
 }
