@@ -1,4 +1,5 @@
 import { NO_REPLY } from '../shared/rpc-client.js';
+import { authorizedBy } from './evse.js';
 import type { Authorization, Evse } from './evse.js';
 import type { IncomingCalls } from './ocpp-messages.js';
 import { TransactionMetering } from './transaction-metering.js';
@@ -93,7 +94,7 @@ export abstract class RemoteControl extends TransactionMetering {
     }
     if (evse.vehicle || this.txStartPoint === 'Authorized') {
       evse.pendingAuthorization = undefined;
-      await this.startTransaction(evse, 'RemoteStart', authorization);
+      await this.startTransaction(evse, authorizedBy(authorization), authorization);
     }
     if (!evse.vehicle) {
       this.timers.after(`evConnectionTimeout:${evse.id}`, this.connectionTimeoutSeconds, () =>
@@ -111,7 +112,7 @@ export abstract class RemoteControl extends TransactionMetering {
     }
     if (!evse.pendingAuthorization) return;
     evse.pendingAuthorization = undefined;
-    this.warn(`EVSE ${evse.id}: no vehicle within EVConnectionTimeOut; remote start lapsed`);
+    this.warn(`EVSE ${evse.id}: no vehicle within EVConnectionTimeOut; the start lapsed`);
   }
 
   protected async onRequestStop({
