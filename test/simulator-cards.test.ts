@@ -11,7 +11,9 @@ import type {
   OutgoingCalls as Out201,
 } from '../simulators/ocpp201/ocpp-messages.js';
 import type { AuthorizationStatus as Status201 } from '../simulators/ocpp201/ocpp-types.js';
+import { validateConfig } from '../simulators/shared/cli-options.js';
 import { Personality } from '../simulators/shared/personalities.js';
+import { SimulatorRunner, type EventLine } from '../simulators/shared/simulator-runner.js';
 import type { VehicleSpec } from '../simulators/shared/simulated-charge-point.js';
 import { WireQuirks } from '../simulators/shared/wire-quirks.js';
 import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
@@ -226,6 +228,39 @@ describe('OCPP 1.6 cards and vehicles', () => {
     expect(cp.state(1).status).toBe('Charging');
   });
 
+  it('the CLI plugs a vehicle and taps the card a --plug spec names (card=)', async () => {
+    const lines: EventLine[] = [];
+    const config = validateConfig(
+      {
+        url: cs.url,
+        id: 'CP-CLI',
+        password: PASSWORD,
+        timeFactor: TIME_FACTOR,
+        plug: ['1:model=Renault Zoe,batteryKwh=52,soc=20,card=04a23b1c'],
+      },
+      undefined,
+    );
+    const runner = new SimulatorRunner(
+      config,
+      { event: (line) => lines.push(line), problem: () => undefined },
+      (options) => new ChargePoint16(options),
+    );
+    open.push({ disconnect: () => runner.stop() });
+    await runner.start();
+    await waitUntil(() => lines.find((l) => l.event === 'transactionStarted'), 5000, 'started');
+    expect(lines.find((l) => l.event === 'tapped')).toMatchObject({
+      cp: 'CP-CLI',
+      // The reader reads bytes: the firmware writes them its way (upper case, well-behaved).
+      idTag: CARD,
+      status: 'Accepted',
+      outcome: 'started',
+    });
+    expect(cs.tokenCalls()).toEqual([`Authorize ${CARD}`, `StartTransaction ${CARD}`]);
+    expect(() =>
+      validateConfig({ url: cs.url, id: 'X', plug: ['1:mac=00:23'] }, undefined),
+    ).toThrow(/plug\[0\]\.mac: must be 6 bytes of hex/);
+  });
+
   it('AutoCharge refused: the vehicle stays plugged in without a transaction', async () => {
     cs.authorizeStatus = 'Invalid';
     const cp = await charger();
@@ -322,6 +357,32 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
       expect(cp.state(1).powerW).toBe(0);
     },
   );
+
+  it('the CLI identifies a vehicle a --plug spec gives a MAC (mac=)', async () => {
+    const lines: EventLine[] = [];
+    const config = validateConfig(
+      {
+        url: cs.url,
+        id: 'CS-CLI',
+        password: PASSWORD,
+        timeFactor: TIME_FACTOR,
+        plug: ['1:model=Renault Zoe,mac=0023a7f1c2d4'],
+      },
+      undefined,
+    );
+    const runner = new SimulatorRunner(
+      config,
+      { event: (line) => lines.push(line), problem: () => undefined },
+      (options) => new ChargePoint201(options),
+    );
+    open.push({ disconnect: () => runner.stop() });
+    await runner.start();
+    await waitUntil(() => lines.find((l) => l.event === 'transactionStarted'), 5000, 'started');
+    expect(lines.find((l) => l.event === 'tapped')).toMatchObject({
+      idTag: '0023A7F1C2D4',
+      source: 'vehicle',
+    });
+  });
 
   it('skips-authorize: the token goes in Started; answered Invalid, the station ends the transaction', async () => {
     cs.idTokenStatus = 'Invalid';
