@@ -143,9 +143,7 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     if (!connector.vehicle && !connector.transaction && connector.status === 'Preparing') {
       await this.changeStatus(connector, this.restingStatus(connector));
     }
-    this.warn(
-      `connector ${connector.id}: no vehicle within ConnectionTimeOut; the start lapsed`,
-    );
+    this.warn(`connector ${connector.id}: no vehicle within ConnectionTimeOut; the start lapsed`);
   }
 
   private async onRemoteStop({

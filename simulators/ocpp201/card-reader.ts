@@ -29,7 +29,10 @@ export abstract class CardReader201 extends CsmsRequests {
 
   /** AutoCharge: the EV's MAC (EVCCID) as a MacAddress idToken. */
   protected identifyVehicle(evse: Evse, macAddress: string): Promise<TappedEvent> {
-    const idToken: IdToken = { idToken: this.wire.readerId(macHex(macAddress)), type: 'MacAddress' };
+    const idToken: IdToken = {
+      idToken: this.wire.readerId(macHex(macAddress)),
+      type: 'MacAddress',
+    };
     return this.present(evse, idToken, 'vehicle');
   }
 
@@ -39,7 +42,12 @@ export abstract class CardReader201 extends CsmsRequests {
     source: TappedEvent['source'],
   ): Promise<TappedEvent> {
     const decision = await this.decide(evse, idToken);
-    const event: TappedEvent = { connectorId: evse.id, idTag: idToken.idToken, source, ...decision };
+    const event: TappedEvent = {
+      connectorId: evse.id,
+      idTag: idToken.idToken,
+      source,
+      ...decision,
+    };
     this.emit('tapped', event);
     return event;
   }

@@ -41,7 +41,10 @@ const plugSchema = z.preprocess(
       .regex(/^[0-9A-Fa-f]{2}(?:[:-]?[0-9A-Fa-f]{2}){5}$/, 'must be 6 bytes of hex')
       .optional(),
     /** A card the driver taps after plugging in: its UID in hex, or any idTag. */
-    card: z.string().regex(/^[\x21-\x7e]{1,36}$/, 'must be 1 to 36 printable characters').optional(),
+    card: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,36}$/, 'must be 1 to 36 printable characters')
+      .optional(),
   }),
 );
 

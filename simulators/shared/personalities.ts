@@ -64,7 +64,8 @@ export const PERSONALITIES = {
   },
   'padded-tokens': {
     protocols: 'both',
-    about: 'every idTag/idToken padded to its 21-byte buffer (padded-tokens=space|nul, default nul)',
+    about:
+      'every idTag/idToken padded to its 21-byte buffer (padded-tokens=space|nul, default nul)',
   },
 } as const satisfies Record<string, { protocols: 'both' | readonly OcppProtocol[]; about: string }>;
 
@@ -115,7 +116,11 @@ export class Personality {
     private readonly names: ReadonlySet<PersonalityName>,
     clockSkewHours: number,
     localIdTag: string,
-    tokens: Omit<TokenQuirks, 'lowercaseUids'> = { uidSeparator: '', uidWidth: 0, tokenPadding: '' },
+    tokens: Omit<TokenQuirks, 'lowercaseUids'> = {
+      uidSeparator: '',
+      uidWidth: 0,
+      tokenPadding: '',
+    },
   ) {
     this.clockSkewMs = names.has('clock-skew') ? clockSkewHours * 3_600_000 : 0;
     this.localIdTag = localIdTag;
@@ -164,7 +169,8 @@ export class Personality {
     }
     // Named without a value: the defaults.
     if (names.has('uid-separators') && tokens.uidSeparator === '') tokens.uidSeparator = ':';
-    if (names.has('uid-leading-zeros') && tokens.uidWidth === 0) tokens.uidWidth = DEFAULT_UID_WIDTH;
+    if (names.has('uid-leading-zeros') && tokens.uidWidth === 0)
+      tokens.uidWidth = DEFAULT_UID_WIDTH;
     if (names.has('padded-tokens') && tokens.tokenPadding === '') tokens.tokenPadding = '\0';
     for (const [a, b] of CONFLICTS) {
       if (names.has(a) && names.has(b))
