@@ -14,7 +14,10 @@ import type { AuthorizationStatus as Status201 } from '../simulators/ocpp201/ocp
 import { validateConfig } from '../simulators/shared/cli-options.js';
 import { Personality } from '../simulators/shared/personalities.js';
 import { SimulatorRunner, type EventLine } from '../simulators/shared/simulator-runner.js';
-import type { VehicleSpec } from '../simulators/shared/simulated-charge-point.js';
+import type {
+  ChargePointOptions,
+  VehicleSpec,
+} from '../simulators/shared/simulated-charge-point.js';
 import { WireQuirks } from '../simulators/shared/wire-quirks.js';
 import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
 import { waitUntil } from './helpers/wait.js';
@@ -113,29 +116,39 @@ afterEach(async () => {
   for (const cp of open.splice(0)) await cp.disconnect();
 });
 
+/** A charger of either protocol on `url`, connected, disconnected after the test. */
+async function connected<C extends { connect(): Promise<void>; disconnect(): Promise<void> }>(
+  make: (options: ChargePointOptions) => C,
+  url: string,
+  personality: string[],
+): Promise<C> {
+  const cp = make({
+    url,
+    identity: 'CP-CARD',
+    password: PASSWORD,
+    connectors: 2,
+    timeFactor: TIME_FACTOR,
+    personality,
+  });
+  open.push(cp);
+  await cp.connect();
+  return cp;
+}
+
+async function closeChecked(cs: { close(): Promise<void>; validationFailures: unknown[] }) {
+  await cs.close();
+  expect(cs.validationFailures).toEqual([]);
+}
+
 describe('OCPP 1.6 cards and vehicles', () => {
   let cs: CentralSystem16;
   beforeEach(async () => {
     cs = await new CentralSystem16('ocpp1.6', PASSWORD).listen();
   });
-  afterEach(async () => {
-    await cs.close();
-    expect(cs.validationFailures).toEqual([]);
-  });
+  afterEach(() => closeChecked(cs));
 
-  async function charger(personality: string[] = []): Promise<ChargePoint16> {
-    const cp = new ChargePoint16({
-      url: cs.url,
-      identity: 'CP-CARD',
-      password: PASSWORD,
-      connectors: 2,
-      timeFactor: TIME_FACTOR,
-      personality,
-    });
-    open.push(cp);
-    await cp.connect();
-    return cp;
-  }
+  const charger = (personality: string[] = []) =>
+    connected((options) => new ChargePoint16(options), cs.url, personality);
 
   it('a card tapped before plugging in is authorized, starts at plug-in, and ends when tapped again', async () => {
     const cp = await charger();
@@ -276,24 +289,10 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
   beforeEach(async () => {
     cs = await new CentralSystem201('ocpp2.0.1', PASSWORD).listen();
   });
-  afterEach(async () => {
-    await cs.close();
-    expect(cs.validationFailures).toEqual([]);
-  });
+  afterEach(() => closeChecked(cs));
 
-  async function station(personality: string[] = []): Promise<ChargePoint201> {
-    const cp = new ChargePoint201({
-      url: cs.url,
-      identity: 'CS-CARD',
-      password: PASSWORD,
-      connectors: 2,
-      timeFactor: TIME_FACTOR,
-      personality,
-    });
-    open.push(cp);
-    await cp.connect();
-    return cp;
-  }
+  const station = (personality: string[] = []) =>
+    connected((options) => new ChargePoint201(options), cs.url, personality);
 
   it('TxStartPoint PowerPathClosed: Authorize first, Started with the idToken at plug-in; the same card ends it', async () => {
     const cp = await station();
