@@ -83,7 +83,7 @@ class CentralSystem201 extends RecordingCentralSystem<Out201, In201> {
     );
   }
 
-  /** Authorize and TransactionEvents: `Authorize <token> <type>`, `<eventType> <trigger> <token>`. */
+  /** Authorize and TransactionEvents but samples: `Authorize <token> <type>`, `<eventType> <trigger> <token>`. */
   tokenCalls(): string[] {
     return this.received.flatMap((m) => {
       if (m.method === 'Authorize') {
@@ -92,6 +92,8 @@ class CentralSystem201 extends RecordingCentralSystem<Out201, In201> {
       }
       if (m.method !== 'TransactionEvent') return [];
       const e = m.params as Out201['TransactionEvent']['req'];
+      // Periodic samples come as the simulated clock runs: not what these tests look at.
+      if (e.triggerReason === 'MeterValuePeriodic') return [];
       const reason = e.transactionInfo.stoppedReason ? ` ${e.transactionInfo.stoppedReason}` : '';
       return [`${e.eventType} ${e.triggerReason} ${e.idToken?.idToken ?? '-'}${reason}`];
     });
@@ -121,6 +123,7 @@ async function connected<C extends { connect(): Promise<void>; disconnect(): Pro
   make: (options: ChargePointOptions) => C,
   url: string,
   personality: string[],
+  extra: Partial<ChargePointOptions> = {},
 ): Promise<C> {
   const cp = make({
     url,
@@ -129,6 +132,7 @@ async function connected<C extends { connect(): Promise<void>; disconnect(): Pro
     connectors: 2,
     timeFactor: TIME_FACTOR,
     personality,
+    ...extra,
   });
   open.push(cp);
   await cp.connect();
@@ -147,8 +151,8 @@ describe('OCPP 1.6 cards and vehicles', () => {
   });
   afterEach(() => closeChecked(cs));
 
-  const charger = (personality: string[] = []) =>
-    connected((options) => new ChargePoint16(options), cs.url, personality);
+  const charger = (personality: string[] = [], extra: Partial<ChargePointOptions> = {}) =>
+    connected((options) => new ChargePoint16(options), cs.url, personality, extra);
 
   it('a card tapped before plugging in is authorized, starts at plug-in, and ends when tapped again', async () => {
     const cp = await charger();
@@ -274,6 +278,16 @@ describe('OCPP 1.6 cards and vehicles', () => {
     ).toThrow(/plug\[0\]\.mac: must be 6 bytes of hex/);
   });
 
+  it('offline, with nothing held for the card, the tap fails and nothing starts', async () => {
+    const cp = await charger([], { reconnect: false });
+    await cp.plugIn(1, EV);
+    await cs.drop(cp.identity);
+    await waitUntil(() => !cp.isBooted, 5000, 'link lost');
+    expect(await cp.tap(1, CARD)).toMatchObject({ outcome: 'failed' });
+    expect(cp.state(1).transactionId).toBeUndefined();
+    expect(cs.messages('Authorize')).toEqual([]);
+  });
+
   it('AutoCharge refused: the vehicle stays plugged in without a transaction', async () => {
     cs.authorizeStatus = 'Invalid';
     const cp = await charger();
@@ -291,8 +305,8 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
   });
   afterEach(() => closeChecked(cs));
 
-  const station = (personality: string[] = []) =>
-    connected((options) => new ChargePoint201(options), cs.url, personality);
+  const station = (personality: string[] = [], extra: Partial<ChargePointOptions> = {}) =>
+    connected((options) => new ChargePoint201(options), cs.url, personality, extra);
 
   it('TxStartPoint PowerPathClosed: Authorize first, Started with the idToken at plug-in; the same card ends it', async () => {
     const cp = await station();
@@ -349,10 +363,10 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
       await cp.plugIn(2, EV);
       await cs.startPoint(cp.identity, 'PowerPathClosed');
       expect(await cp.tap(2, CARD)).toMatchObject({ status, outcome: 'refused' });
-      expect(cs.tokenCalls().filter((call) => !call.startsWith('Authorize'))).toEqual([
-        'Started CablePluggedIn -',
-        'Started CablePluggedIn -',
-      ]);
+      const events = cs.tokenCalls().filter((call) => !call.startsWith('Authorize'));
+      expect(events.filter((call) => call.startsWith('Started'))).toHaveLength(2);
+      // No event carries the card (meter samples of the unauthorized transaction may come).
+      expect(events.filter((call) => call.includes(CARD))).toEqual([]);
       expect(cp.state(1).powerW).toBe(0);
     },
   );
@@ -381,6 +395,16 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
       idTag: '0023A7F1C2D4',
       source: 'vehicle',
     });
+  });
+
+  it('offline, with nothing held for the card, the tap fails and nothing starts', async () => {
+    const cp = await station([], { reconnect: false });
+    await cp.plugIn(1, EV);
+    await cs.drop(cp.identity);
+    await waitUntil(() => !cp.isBooted, 5000, 'link lost');
+    expect(await cp.tap(1, CARD)).toMatchObject({ outcome: 'failed' });
+    expect(cp.state(1).transactionId).toBeUndefined();
+    expect(cs.messages('Authorize')).toEqual([]);
   });
 
   it('skips-authorize: the token goes in Started; answered Invalid, the station ends the transaction', async () => {

@@ -50,11 +50,17 @@ export abstract class CardReader16 extends CentralSystemRequests {
     if (!this.readyForTap(connector)) return { outcome: 'ignored' };
     let status: string | undefined;
     if (!this.settings.personality.has('skips-authorize')) {
-      try {
-        status = (await this.call('Authorize', { idTag })).idTagInfo.status;
-      } catch (error) {
-        this.warn(`Authorize on connector ${connector.id} failed`, error);
-        return { outcome: 'failed' };
+      if (!this.link.isOpen) {
+        // Offline: only what the charger holds itself can authorize.
+        status = this.offlineAuthorization(idTag);
+        if (status === undefined) return { outcome: 'failed' };
+      } else {
+        try {
+          status = (await this.call('Authorize', { idTag })).idTagInfo.status;
+        } catch (error) {
+          this.warn(`Authorize on connector ${connector.id} failed`, error);
+          return { outcome: 'failed' };
+        }
       }
       if (status !== 'Accepted') return { status, outcome: 'refused' };
       // The driver may have done something else while the answer was on its way.
@@ -71,6 +77,15 @@ export abstract class CardReader16 extends CentralSystemRequests {
     }
     await this.startTransaction(connector, idTag, false);
     return { ...answered, outcome: 'started' };
+  }
+
+  /**
+   * The status a token has while the link is down, from what the charger holds (a local list, a
+   * cache), or undefined when it holds nothing for it: then the tap fails, as on a charger with
+   * no list. This charger holds none.
+   */
+  protected offlineAuthorization(_idTag: string): string | undefined {
+    return undefined;
   }
 
   private readyForTap(connector: Connector): boolean {

@@ -62,14 +62,20 @@ export abstract class CardReader201 extends CsmsRequests {
     if (!this.readyForTap(evse)) return { outcome: 'ignored' };
     let status: string | undefined;
     if (!this.settings.personality.has('skips-authorize')) {
-      evse.authorizing = true;
-      try {
-        status = (await this.call('Authorize', { idToken })).idTokenInfo.status;
-      } catch (error) {
-        this.warn(`Authorize on EVSE ${evse.id} failed`, error);
-        return { outcome: 'failed' };
-      } finally {
-        evse.authorizing = false;
+      if (!this.link.isOpen) {
+        // Offline: only what the station holds itself can authorize.
+        status = this.offlineAuthorization(idToken);
+        if (status === undefined) return { outcome: 'failed' };
+      } else {
+        evse.authorizing = true;
+        try {
+          status = (await this.call('Authorize', { idToken })).idTokenInfo.status;
+        } catch (error) {
+          this.warn(`Authorize on EVSE ${evse.id} failed`, error);
+          return { outcome: 'failed' };
+        } finally {
+          evse.authorizing = false;
+        }
       }
       if (status !== 'Accepted') return { status, outcome: 'refused' };
       if (!this.readyForTap(evse)) return { status, outcome: 'ignored' };
@@ -80,6 +86,15 @@ export abstract class CardReader201 extends CsmsRequests {
     const started = evse.transaction?.authorization === authorization;
     const outcome = started ? 'started' : evse.pendingAuthorization ? 'waiting' : 'ignored';
     return status === undefined ? { outcome } : { status, outcome };
+  }
+
+  /**
+   * The status a token has while the link is down, from what the station holds (a local list, a
+   * cache), or undefined when it holds nothing for it: then the tap fails, as on a station with
+   * no list. This station holds none.
+   */
+  protected offlineAuthorization(_idToken: IdToken): string | undefined {
+    return undefined;
   }
 
   private readyForTap(evse: Evse): boolean {
