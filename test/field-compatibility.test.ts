@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
+import { IdTokenStore, type IdTokenType } from '../src/id-tokens/id-token-store.js';
 import {
   API_KEY,
   CHARGER_PASSWORD,
@@ -875,6 +876,118 @@ const ROWS: Row[] = [
     },
   },
 ];
+
+/**
+ * A token deviation: a card (or vehicle) bound in its canonical form is presented as the charger
+ * writes it. The frame is taken at the edge (padding counted), answered schema-valid, and the
+ * binding is what the presented form judges to; `another` forms are another key, never guessed,
+ * until that form is bound too. Accepting a bound card at the charger is the tap path's (its own
+ * tests); these rows hold the key.
+ */
+function tokenRow(
+  name: string,
+  protocol: RawProtocol,
+  bound: { value: string; type: IdTokenType; kind?: 'card' | 'vehicle' },
+  sent: string[],
+  o: { another?: boolean; deviation?: string } = {},
+): Row {
+  return {
+    name,
+    run: async (h, id) => {
+      const store = new IdTokenStore(h.t.gw.db);
+      const at = new Date().toISOString();
+      const input = {
+        driverId: DRIVERS.ada.id,
+        kind: bound.kind ?? 'card',
+        source: 'operator' as const,
+      };
+      const token = store.bind({ ...input, type: bound.type, value: bound.value }, at);
+      const station = await h.station(protocol, id);
+      for (const form of sent) {
+        const reply = (await station.send(
+          protocol === raw16
+            ? { action: 'Authorize', params: { idTag: form } }
+            : { action: 'Authorize', params: { idToken: { idToken: form, type: bound.type } } },
+        )) as { idTagInfo?: { status: string }; idTokenInfo?: { status: string } };
+        expect((reply.idTagInfo ?? reply.idTokenInfo)?.status).toEqual(expect.any(String));
+        const judged = store.judge(form, Date.now());
+        if (!o.another) {
+          expect(judged).toMatchObject({ status: 'accepted', token: { id: token.id } });
+          continue;
+        }
+        expect(judged).toEqual({ status: 'unknown' });
+        store.bind({ ...input, type: bound.type, value: form }, at);
+        expect(store.judge(form, Date.now())).toMatchObject({ status: 'accepted' });
+      }
+      if (o.deviation) expect(h.deviations(id)).toContain(o.deviation);
+      else expect(h.deviations(id).filter((k) => k.startsWith('Authorize'))).toEqual([]);
+    },
+  };
+}
+
+ROWS.push(
+  tokenRow('1.6 card UID in lower-case hex', raw16, { value: '0584350940C1D2', type: 'ISO14443' }, [
+    '0584350940c1d2',
+  ]),
+  tokenRow(
+    '2.0.1 card UID with separators (:, -, space)',
+    raw201,
+    { value: '04A23B1C', type: 'ISO14443' },
+    ['04:a2:3b:1c', '04-A2-3B-1C', '04 A2 3B 1C'],
+  ),
+  tokenRow('1.6 card UID zero-padded on the left', raw16, { value: '04B7C61A', type: 'ISO14443' }, [
+    '0000000004B7C61A',
+    '4B7C61A',
+  ]),
+  tokenRow(
+    '1.6 idTag padded with NULs to its 21-byte buffer',
+    raw16,
+    { value: 'E2806894', type: 'ISO14443' },
+    [`E2806894${'\0'.repeat(13)}`],
+    { deviation: 'Authorize idTag identifier_padded' },
+  ),
+  tokenRow(
+    '1.6 AutoCharge VID: idTag, the same MAC as a 2.0.1 MacAddress token',
+    raw16,
+    { value: '00:23:a7:f1:c2:d4', type: 'MacAddress', kind: 'vehicle' },
+    ['VID:0023A7F1C2D4', 'vid:0023a7f1c2d4'],
+  ),
+  tokenRow(
+    '1.6 card UID cut short by the reader (6 of 7 bytes): another key',
+    raw16,
+    { value: '04656B82EB2CDD', type: 'ISO14443' },
+    ['04656B82EB2C'],
+    { another: true },
+  ),
+  tokenRow(
+    '2.0.1 card UID in decimal: another key',
+    raw201,
+    { value: '04A23B1D', type: 'ISO14443' },
+    [String(0x04a23b1d)],
+    { another: true },
+  ),
+  {
+    name: '1.6 idTag longer than its 20 characters (a 10-byte UID with separators): refused, never cut',
+    run: async (h, id) => {
+      const long = '04:A2:3B:1C:5D:6E:7F:80:91:A2';
+      // Cut to 20 characters it would be this 7-byte card, bound to a driver: never guessed.
+      new IdTokenStore(h.t.gw.db).bind(
+        {
+          driverId: DRIVERS.ada.id,
+          kind: 'card',
+          type: 'ISO14443',
+          value: long.slice(0, 20),
+          source: 'operator',
+        },
+        new Date().toISOString(),
+      );
+      const station = await h.station(raw16, id);
+      await expect(
+        station.send({ action: 'Authorize', params: { idTag: long } }),
+      ).rejects.toMatchObject({ rpcErrorCode: expect.stringMatching(/Violation/) });
+    },
+  },
+);
 
 const CHARGER_IDS = ROWS.map((_, i) => `FC-${String(i + 1).padStart(2, '0')}`);
 

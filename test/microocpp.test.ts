@@ -345,4 +345,65 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp firmware on OCPP %s', (versi
       checkStoppedAtPaid(run);
     },
   );
+
+  /** The firmware's Authorize calls for `idTag` and the gateway's answers to them. */
+  function authorizeAnswers(idTag: string): string[] {
+    const frames = firmware().frames;
+    return frames
+      .filter((f) => f.sent && f.message[0] === 2 && f.message[2] === 'Authorize')
+      .filter((f) => {
+        const p = f.message[3] as { idTag?: string; idToken?: { idToken: string } };
+        return (p.idTag ?? p.idToken?.idToken) === idTag;
+      })
+      .flatMap((call) => {
+        const reply = frames.find(
+          (f) => !f.sent && f.message[0] === 3 && f.message[1] === call.message[1],
+        );
+        const r = reply?.message[2] as {
+          idTagInfo?: { status: string };
+          idTokenInfo?: { status: string };
+        };
+        return reply ? [(r.idTagInfo ?? r.idTokenInfo)?.status ?? ''] : [];
+      });
+  }
+
+  it(
+    'a card the gateway does not accept, presented at the reader, is refused at Authorize and starts nothing',
+    { timeout: CASE_MS },
+    async () => {
+      const card = version === '1.6' ? 'DEADBEEF01' : 'DEADBEEF02';
+      const sessionsBefore = store().prepare('SELECT COUNT(*) AS n FROM sessions').get();
+      await firmware().presentCard(card);
+      await waitUntil(() => authorizeAnswers(card).length > 0, 10_000, 'Authorize answered');
+      expect(authorizeAnswers(card)).toEqual(['Invalid']);
+      // The EV then comes: no transaction for the refused card (one sample interval to show one).
+      await plugIn();
+      await new Promise((r) => setTimeout(r, SAMPLE_SECONDS * 1000));
+      const starts = [
+        ...firmware().sentCalls('StartTransaction'),
+        ...firmware().sentCalls('TransactionEvent'),
+      ];
+      expect(JSON.stringify(starts)).not.toContain(card);
+      expect(store().prepare('SELECT COUNT(*) AS n FROM sessions').get()).toEqual(sessionsBefore);
+      await unplug();
+    },
+  );
+
+  it(
+    "the session's own token presented at the reader ends its transaction; billed on the firmware's meter",
+    { timeout: CASE_MS },
+    async () => {
+      const run = await paidSession(40, async (before) => {
+        await registerPast(before, 8);
+        const { id_token: token } = store()
+          .prepare("SELECT id_token FROM sessions WHERE state = 'charging'")
+          .get() as { id_token: string };
+        // The gateway's remote start gave the firmware this token (2.0.1: of type Central).
+        await firmware().presentCard(token, 'Central');
+      });
+      checkMoney(run);
+      expect(run.session.end_reason).toBe('Local');
+      expect(run.session.credited).toBeGreaterThan(0);
+    },
+  );
 });

@@ -142,15 +142,13 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
     );
   }
 
-  private async onConnectionTimeout(connector: Connector): Promise<void> {
+  protected async onConnectionTimeout(connector: Connector): Promise<void> {
     if (!connector.pendingRemoteStart) return;
     connector.pendingRemoteStart = undefined;
     if (!connector.vehicle && !connector.transaction && connector.status === 'Preparing') {
       await this.changeStatus(connector, this.restingStatus(connector));
     }
-    this.warn(
-      `connector ${connector.id}: no vehicle within ConnectionTimeOut; remote start lapsed`,
-    );
+    this.warn(`connector ${connector.id}: no vehicle within ConnectionTimeOut; the start lapsed`);
   }
 
   private async onRemoteStop({

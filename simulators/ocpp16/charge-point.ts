@@ -1,6 +1,6 @@
 import type { SimMeasurand } from '../shared/meter-reading.js';
 import type * as Shared from '../shared/simulated-charge-point.js';
-import { CentralSystemRequests } from './central-system-requests.js';
+import { CardReader16 } from './card-reader.js';
 import { validateVehicle } from './connector.js';
 import type { VehicleSpec } from './connector.js';
 import type { Ocpp16Protocol } from './events.js';
@@ -21,7 +21,7 @@ const PLUG_IN_MEASURANDS: readonly SimMeasurand[] = ['Energy.Active.Import.Regis
  * the physical actions of a driver and the observable state.
  */
 export class ChargePoint16
-  extends CentralSystemRequests
+  extends CardReader16
   implements Shared.SimulatedChargePoint<Ocpp16Protocol>
 {
   async plugIn(connectorId: number, vehicle: VehicleSpec): Promise<void> {
@@ -37,11 +37,13 @@ export class ChargePoint16
     if (pending && !connector.transaction) {
       connector.pendingRemoteStart = undefined;
       this.timers.clear(`connectionTimeout:${connectorId}`);
-      await this.startTransaction(connector, pending.idTag, true);
+      await this.startTransaction(connector, pending.idTag, !pending.byTap);
     } else if (this.settings.personality.has('local-start') && !connector.transaction) {
       // The driver badges a card in the charger's local list: no Authorize, the central system
       // hears of it in StartTransaction.
       await this.startTransaction(connector, this.settings.personality.localIdTag, false);
+    } else if (vehicle.macAddress !== undefined && !connector.transaction) {
+      await this.identifyVehicle(connector, vehicle.macAddress);
     }
   }
 

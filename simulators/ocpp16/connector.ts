@@ -12,6 +12,8 @@ export interface Transaction {
 
 export interface PendingRemoteStart {
   idTag: string;
+  /** Authorized at the charger's reader (a tap, AutoCharge), not by a remote start. */
+  byTap?: boolean;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SimMeasurand } from '../shared/meter-reading.js';
 import { validateVehicle } from '../shared/metered-outlet.js';
 import type { VehicleSpec } from '../shared/metered-outlet.js';
 import type * as Shared from '../shared/simulated-charge-point.js';
-import { CsmsRequests } from './csms-requests.js';
+import { CardReader201 } from './card-reader.js';
 import type { Ocpp201Protocol, StationStopReason } from './events.js';
 import type { Evse } from './evse.js';
 import type { ConnectorStatus, TriggerReason } from './ocpp-types.js';
@@ -43,7 +43,7 @@ const DEAUTHORIZING: ReadonlySet<StationStopReason> = new Set(['Local', 'Remote'
  * is the 1.6 simulator's: `connectorId` is the EVSE id.
  */
 export class ChargePoint201
-  extends CsmsRequests
+  extends CardReader201
   implements Shared.SimulatedChargePoint<Ocpp201Protocol>
 {
   async plugIn(connectorId: number, vehicle: VehicleSpec): Promise<void> {
@@ -68,8 +68,10 @@ export class ChargePoint201
       await this.startTransaction(evse, 'CablePluggedIn', pending);
     } else if (this.settings.personality.has('local-start')) {
       await this.startWithLocalBadge(evse);
-    } else if (this.txStartPoint === 'EVConnected') {
-      await this.startTransaction(evse, 'CablePluggedIn');
+    } else {
+      if (this.txStartPoint === 'EVConnected') await this.startTransaction(evse, 'CablePluggedIn');
+      // AutoCharge: the EV's MAC read over ISO 15118 / DIN is its token.
+      if (vehicle.macAddress !== undefined) await this.identifyVehicle(evse, vehicle.macAddress);
     }
   }
 

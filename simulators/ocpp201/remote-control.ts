@@ -1,5 +1,6 @@
 import { NO_REPLY } from '../shared/rpc-client.js';
 import { showAnswer } from './cost-screen.js';
+import { authorizedBy } from './evse.js';
 import type { Authorization, Evse } from './evse.js';
 import type { IncomingCalls } from './ocpp-messages.js';
 import { TransactionMetering } from './transaction-metering.js';
@@ -96,7 +97,7 @@ export abstract class RemoteControl extends TransactionMetering {
     }
     if (evse.vehicle || this.txStartPoint === 'Authorized') {
       evse.pendingAuthorization = undefined;
-      await this.startTransaction(evse, 'RemoteStart', authorization);
+      await this.startTransaction(evse, authorizedBy(authorization), authorization);
     }
     if (!evse.vehicle) {
       this.timers.after(`evConnectionTimeout:${evse.id}`, this.connectionTimeoutSeconds, () =>
@@ -114,7 +115,7 @@ export abstract class RemoteControl extends TransactionMetering {
     }
     if (!evse.pendingAuthorization) return;
     evse.pendingAuthorization = undefined;
-    this.warn(`EVSE ${evse.id}: no vehicle within EVConnectionTimeOut; remote start lapsed`);
+    this.warn(`EVSE ${evse.id}: no vehicle within EVConnectionTimeOut; the start lapsed`);
   }
 
   protected async onRequestStop({

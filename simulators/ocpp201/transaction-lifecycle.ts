@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { showAnswer } from './cost-screen.js';
 import type { StationStopReason } from './events.js';
+import { authorizedBy } from './evse.js';
 import type { Authorization, Evse, Transaction } from './evse.js';
 import { meterValue } from './meter-values.js';
 import type {
@@ -108,13 +109,15 @@ export abstract class TransactionLifecycle extends StationCore {
     this.announceStarted(evse, tx);
   }
 
-  /** A transaction started at EVConnected gets its idToken (RequestStartTransaction). */
+  /** A transaction started at EVConnected gets its idToken (RequestStartTransaction, a tap). */
   protected async authorizeTransaction(evse: Evse, authorization: Authorization): Promise<void> {
     const tx = evse.transaction;
     if (!tx || tx.authorization) return;
     evse.authorize(authorization);
     evse.setChargingState(evse.impliedChargingState());
-    await this.sendTransactionEvent(tx, 'Updated', 'RemoteStart', { ...authorization });
+    await this.sendTransactionEvent(tx, 'Updated', authorizedBy(authorization), {
+      ...authorization,
+    });
     this.scheduleFullCheck(evse);
     this.announceStarted(evse, tx);
   }

@@ -35,6 +35,16 @@ const plugSchema = z.preprocess(
     batteryKwh: z.number().positive().default(60),
     soc: z.number().min(0).max(100).default(20),
     maxPowerW: z.number().positive().default(100_000),
+    /** The EV's MAC (EVCCID): the charger identifies it at plug-in (AutoCharge). */
+    mac: z
+      .string()
+      .regex(/^[0-9A-Fa-f]{2}(?:[:-]?[0-9A-Fa-f]{2}){5}$/, 'must be 6 bytes of hex')
+      .optional(),
+    /** A card the driver taps after plugging in: its UID in hex, or any idTag. */
+    card: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,36}$/, 'must be 1 to 36 printable characters')
+      .optional(),
   }),
 );
 
@@ -199,5 +209,6 @@ export function toVehicle(plug: PlugConfig): VehicleSpec {
     batteryKwh: plug.batteryKwh,
     socPercent: plug.soc,
     maxPowerW: plug.maxPowerW,
+    ...(plug.mac === undefined ? {} : { macAddress: plug.mac }),
   };
 }

@@ -80,7 +80,8 @@ export function buildProgram(cli: SimulatorCli): Command {
     .option(
       '--plug <spec>',
       'plug a vehicle at start, repeatable: ' +
-        '"1:model=Hyundai Ioniq 5,batteryKwh=77.4,soc=35,maxPowerW=150000"',
+        '"1:model=Hyundai Ioniq 5,batteryKwh=77.4,soc=35,maxPowerW=150000"; ' +
+        'mac=<EVCCID> identifies it (AutoCharge), card=<UID> taps a card after plugging in',
       collect,
       [],
     )

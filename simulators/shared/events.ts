@@ -124,6 +124,32 @@ export interface RemoteStartEvent {
   status: 'Accepted' | 'Rejected' | 'Ignored';
 }
 
+/** What a card tap (or a vehicle's identification) did at the connector. */
+export type TapOutcome =
+  /** A transaction started, or one waiting for its token (2.0.1 EVConnected) was authorized. */
+  | 'started'
+  /** Authorized; the charger waits for the vehicle (1.6 ConnectionTimeOut, 2.0.1 EVConnectionTimeOut). */
+  | 'waiting'
+  /** The token that started the running transaction ended it. */
+  | 'stopped'
+  /** The central system's Authorize answer was not Accepted: nothing starts. */
+  | 'refused'
+  /** Nothing to do: another token while a transaction runs, or the connector is busy or out of order. */
+  | 'ignored'
+  /** Authorize could not be asked (no link, no answer). */
+  | 'failed';
+
+/** A card tapped at a connector's reader, or a vehicle identified at plug-in (AutoCharge). */
+export interface TappedEvent {
+  connectorId: number;
+  /** The idTag / idToken.idToken as the charger sent it (its personality's form). */
+  idTag: string;
+  source: 'card' | 'vehicle';
+  /** The answer to Authorize; absent when the charger did not ask (skips-authorize, a stop). */
+  status?: string;
+  outcome: TapOutcome;
+}
+
 export interface RemoteStopEvent<P extends ProtocolFlavour = AnyProtocol> {
   transactionId: P['transactionId'];
   status: 'Accepted' | 'Rejected';
@@ -194,6 +220,7 @@ export interface ChargePointEvents<P extends ProtocolFlavour = AnyProtocol> {
   transactionStarted: [TransactionStartedEvent<P>];
   transactionStopped: [TransactionStoppedEvent<P>];
   remoteStart: [RemoteStartEvent];
+  tapped: [TappedEvent];
   remoteStop: [RemoteStopEvent<P>];
   meterValues: [MeterValuesEvent<P>];
   configurationChanged: [ConfigurationChangedEvent];

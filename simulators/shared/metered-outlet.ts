@@ -12,9 +12,24 @@ export interface VehicleSpec {
   batteryKwh: number;
   socPercent: number;
   maxPowerW: number;
+  /**
+   * The EV's communication controller MAC (ISO 15118 / DIN EVCCID), 12 hex digits, ':' or '-'
+   * between bytes allowed: a charger with AutoCharge identifies the vehicle by it at plug-in.
+   */
+  macAddress?: string;
+}
+
+const MAC_ADDRESS = /^[0-9A-Fa-f]{2}(?:[:-]?[0-9A-Fa-f]{2}){5}$/;
+
+/** The MAC's 12 hex digits in upper case, as the charger's ISO 15118 stack reads them. */
+export function macHex(mac: string): string {
+  return mac.replace(/[:-]/g, '').toUpperCase();
 }
 
 export function validateVehicle(vehicle: VehicleSpec): void {
+  if (vehicle.macAddress !== undefined && !MAC_ADDRESS.test(vehicle.macAddress)) {
+    throw new RangeError('vehicle macAddress must be 6 bytes of hex (00:23:A7:F1:C2:D4)');
+  }
   if (!(vehicle.batteryKwh > 0)) throw new RangeError('vehicle batteryKwh must be > 0');
   if (!(vehicle.maxPowerW > 0)) throw new RangeError('vehicle maxPowerW must be > 0');
   if (!(vehicle.socPercent >= 0 && vehicle.socPercent <= 100)) {

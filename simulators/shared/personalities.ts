@@ -53,6 +53,24 @@ export const PERSONALITIES = {
     protocols: 'both',
     about: 'a new sample interval answers RebootRequired and samples at the old one until a reboot',
   },
+  'skips-authorize': {
+    protocols: 'both',
+    about: 'a tapped card or identified vehicle starts without Authorize (judged at the start)',
+  },
+  'lowercase-uids': { protocols: 'both', about: "card UIDs and vehicles' MACs in lower-case hex" },
+  'uid-separators': {
+    protocols: 'both',
+    about: "UID bytes separated (uid-separators=:|-|space, default ':')",
+  },
+  'uid-leading-zeros': {
+    protocols: 'both',
+    about: 'UIDs zero-padded on the left to a fixed width (uid-leading-zeros=<digits>, default 16)',
+  },
+  'padded-tokens': {
+    protocols: 'both',
+    about:
+      'every idTag/idToken padded to its 21-byte buffer (padded-tokens=space|nul, default nul)',
+  },
 } as const satisfies Record<string, { protocols: 'both' | readonly OcppProtocol[]; about: string }>;
 
 export type PersonalityName = keyof typeof PERSONALITIES;
@@ -76,18 +94,41 @@ const CONFLICTS: readonly [PersonalityName, PersonalityName][] = [
   ['no-energy', 'interval-energy'],
 ];
 
+/** How a reader writes a UID: the separator between bytes, the width it zero-pads to. */
+const UID_SEPARATORS = { ':': ':', '-': '-', space: ' ' } as const;
+const DEFAULT_UID_WIDTH = 16;
+/** A C buffer for a CiString20 and its terminator, sent whole. */
+export const TOKEN_BUFFER_LENGTH = 21;
+
+export interface TokenQuirks {
+  /** Between the bytes of a hex UID ('' for none). */
+  uidSeparator: string;
+  /** Hex digits a UID is zero-padded to on the left (0: not padded). */
+  uidWidth: number;
+  lowercaseUids: boolean;
+  /** What fills every idTag/idToken to TOKEN_BUFFER_LENGTH ('' for nothing). */
+  tokenPadding: '' | ' ' | '\0';
+}
+
 /** A charger's personalities, parsed and checked against its protocol. */
 export class Personality {
   readonly clockSkewMs: number;
   readonly localIdTag: string;
+  readonly tokens: TokenQuirks;
 
   private constructor(
     private readonly names: ReadonlySet<PersonalityName>,
     clockSkewHours: number,
     localIdTag: string,
+    tokens: Omit<TokenQuirks, 'lowercaseUids'> = {
+      uidSeparator: '',
+      uidWidth: 0,
+      tokenPadding: '',
+    },
   ) {
     this.clockSkewMs = names.has('clock-skew') ? clockSkewHours * 3_600_000 : 0;
     this.localIdTag = localIdTag;
+    this.tokens = { ...tokens, lowercaseUids: names.has('lowercase-uids') };
   }
 
   static readonly none = new Personality(new Set(), 0, DEFAULT_LOCAL_ID_TAG);
@@ -100,6 +141,11 @@ export class Personality {
     const names = new Set<PersonalityName>();
     let clockSkewHours = DEFAULT_CLOCK_SKEW_HOURS;
     let localIdTag = DEFAULT_LOCAL_ID_TAG;
+    const tokens: Omit<TokenQuirks, 'lowercaseUids'> = {
+      uidSeparator: '',
+      uidWidth: 0,
+      tokenPadding: '',
+    };
     const split = entries.flatMap((entry) => entry.split(',')).map((entry) => entry.trim());
     for (const entry of split.filter((part) => part.length > 0)) {
       const equals = entry.indexOf('=');
@@ -119,15 +165,22 @@ export class Personality {
           clockSkewHours = Number(value);
         } else if (name === 'local-start' && /^[\x21-\x7e]{1,20}$/.test(value)) {
           localIdTag = value;
-        } else throw new RangeError(`personality ${name} takes no value "${value}"`);
+        } else if (!tokenValue(name, value, tokens)) {
+          throw new RangeError(`personality ${name} takes no value "${value}"`);
+        }
       }
       names.add(name);
     }
+    // Named without a value: the defaults.
+    if (names.has('uid-separators') && tokens.uidSeparator === '') tokens.uidSeparator = ':';
+    if (names.has('uid-leading-zeros') && tokens.uidWidth === 0)
+      tokens.uidWidth = DEFAULT_UID_WIDTH;
+    if (names.has('padded-tokens') && tokens.tokenPadding === '') tokens.tokenPadding = '\0';
     for (const [a, b] of CONFLICTS) {
       if (names.has(a) && names.has(b))
         throw new RangeError(`personalities ${a} and ${b} conflict`);
     }
-    return new Personality(names, clockSkewHours, localIdTag);
+    return new Personality(names, clockSkewHours, localIdTag, tokens);
   }
 
   has(name: PersonalityName): boolean {
@@ -142,6 +195,27 @@ export class Personality {
   get bendsTheSchema(): boolean {
     return this.names.size > 0;
   }
+}
+
+/** Takes the value of a token personality into `tokens`; false when it is not one of its values. */
+function tokenValue(
+  name: PersonalityName,
+  value: string,
+  tokens: Omit<TokenQuirks, 'lowercaseUids'>,
+): boolean {
+  if (name === 'uid-separators' && Object.hasOwn(UID_SEPARATORS, value)) {
+    tokens.uidSeparator = UID_SEPARATORS[value as keyof typeof UID_SEPARATORS];
+    return true;
+  }
+  if (name === 'uid-leading-zeros' && /^\d{1,2}$/.test(value) && Number(value) >= 8) {
+    tokens.uidWidth = Number(value);
+    return true;
+  }
+  if (name === 'padded-tokens' && (value === 'space' || value === 'nul')) {
+    tokens.tokenPadding = value === 'space' ? ' ' : '\0';
+    return true;
+  }
+  return false;
 }
 
 export function isPersonalityName(name: string): name is PersonalityName {

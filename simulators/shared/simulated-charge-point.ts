@@ -6,6 +6,7 @@ import type {
   FaultCode,
   ForcedStatus,
   ProtocolFlavour,
+  TappedEvent,
 } from './events.js';
 import type { ConnectorLocks } from './connector-locks.js';
 import type { VehicleSpec } from './metered-outlet.js';
@@ -14,6 +15,11 @@ export type * from './events.js';
 export type { ChargePointOptions, RemoteStartPolicy } from './charge-point-options.js';
 export type { VehicleSpec } from './metered-outlet.js';
 export type { LockBehaviour } from './connector-locks.js';
+
+export interface TapOptions {
+  /** 2.0.1 IdTokenEnumType of the card (1.6 has none). */
+  type?: 'ISO14443' | 'ISO15693' | 'KeyCode' | 'Local' | 'Central' | 'eMAID';
+}
 
 /** One connector (1.6) or EVSE (2.0.1) as a test observes it. */
 export interface ConnectorState<P extends ProtocolFlavour = AnyProtocol> {
@@ -49,6 +55,13 @@ export interface SimulatedChargePoint<P extends ProtocolFlavour = AnyProtocol> {
   disconnect(): Promise<void>;
   plugIn(connectorId: number, vehicle: VehicleSpec): Promise<void>;
   unplug(connectorId: number): Promise<void>;
+  /**
+   * The driver taps an RFID card at the connector's reader: `uid` is its UID in hex as the reader
+   * gets it (the charger's personality writes it its way), or any other idTag (a key code). It
+   * starts a transaction (after Authorize), waits for the vehicle, or ends the transaction it
+   * started. 2.0.1: `type` is the idToken type (default ISO14443).
+   */
+  tap(connectorId: number, uid: string, options?: TapOptions): Promise<TappedEvent>;
   /** Ends the running transaction early (stop button, fault); the vehicle stays plugged. */
   interrupt(connectorId: number, reason?: CommonStopReason): Promise<void>;
   /** Reports a status even if unchanged; connectorId 0 is the whole charger. */

@@ -78,6 +78,7 @@ export class SimulatorRunner {
   private async plug(plug: PlugConfig): Promise<void> {
     try {
       await this.chargePoint.plugIn(plug.connector, toVehicle(plug));
+      if (plug.card !== undefined) await this.chargePoint.tap(plug.connector, plug.card);
     } catch (error) {
       this.problem('plugFailed', { connectorId: plug.connector, error: describeError(error) });
     }
@@ -136,6 +137,7 @@ export class SimulatorRunner {
     forward('plugged');
     forward('unplugged');
     forward('remoteStart');
+    forward('tapped');
     forward('remoteStop');
     forward('transactionStarted');
     forward('vehicleFull');

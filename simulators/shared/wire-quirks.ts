@@ -1,3 +1,4 @@
+import { TOKEN_BUFFER_LENGTH } from './personalities.js';
 import type { Personality } from './personalities.js';
 import type { OcppProtocol } from './rpc-client.js';
 
@@ -51,15 +52,40 @@ export class WireQuirks {
     if (this.protocol === 'ocpp1.6') this.reshape16(method, frame);
     else this.reshape201(method, frame);
     this.reshapeTimestamps(frame);
+    this.padTokens(frame);
     if (this.personality.has('vendor-fields')) {
       frame.vendorExtension = { vendor: this.vendor, build: '4.2.1-r7' };
     }
     return frame;
   }
 
+  /**
+   * A card's UID or a vehicle's MAC (hex bytes, as its reader got them) written as this firmware
+   * writes it into an idTag / idToken: lower case, zero-padded on the left, bytes separated.
+   * Anything that is not hex bytes (a key code, an eMAID) is the firmware's as given.
+   */
+  readerId(hex: string): string {
+    const { lowercaseUids, uidWidth, uidSeparator } = this.personality.tokens;
+    if (!/^(?:[0-9A-Fa-f]{2})+$/.test(hex)) return hex;
+    let digits = hex.toUpperCase();
+    if (uidWidth > digits.length) digits = digits.padStart(uidWidth + (uidWidth % 2), '0');
+    if (lowercaseUids) digits = digits.toLowerCase();
+    return uidSeparator === '' ? digits : (digits.match(/../g) ?? []).join(uidSeparator);
+  }
+
   result(_method: string, result: unknown): unknown {
     if (!this.personality.has('vendor-fields') || !isObject(result)) return result;
     return { ...result, vendorExtension: { vendor: this.vendor } };
+  }
+
+  /** padded-tokens: the idTag buffer goes out whole, its unused bytes spaces or NULs. */
+  private padTokens(frame: Json): void {
+    const fill = this.personality.tokens.tokenPadding;
+    if (fill === '') return;
+    const pad = (value: unknown): unknown =>
+      typeof value === 'string' ? value.padEnd(TOKEN_BUFFER_LENGTH, fill) : value;
+    if ('idTag' in frame) frame.idTag = pad(frame.idTag);
+    if (isObject(frame.idToken)) frame.idToken.idToken = pad(frame.idToken.idToken);
   }
 
   private reshape16(method: string, frame: Json): void {

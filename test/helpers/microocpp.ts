@@ -52,6 +52,11 @@ export interface MicroOcpp {
   /** The firmware's own meter on connector 1: register (Wh) and power (W). */
   meter(): Promise<{ energy: number; power: number }>;
   evse(state: Partial<EvseState>): Promise<void>;
+  /**
+   * A card presented at connector 1's reader, through the firmware's own path (1.6 its idTag, a
+   * start or, the transaction's own, a stop; 2.0.1 an idToken of `type`, authorized or ended).
+   */
+  presentCard(idTag: string, type?: string): Promise<void>;
   /** When it last opened its OCPP connection (ms): it tries again 10 s after an attempt. */
   connectedAt(): number;
   /** Calls the firmware sent with this action, in order. */
@@ -150,6 +155,18 @@ export async function startMicroOcpp(binary: string, o: MicroOcppOptions): Promi
         body: JSON.stringify(state),
       });
       if (!res.ok) throw new Error(`MicroOcpp evse: ${res.status}`);
+      await res.text();
+    },
+    async presentCard(idTag, type = 'ISO14443') {
+      const query = new URLSearchParams({ id: idTag, type, evse_id: '1' });
+      const res =
+        o.version === '1.6'
+          ? await fetch(`${api}/api/connector/1/transaction`, {
+              method: 'POST',
+              body: JSON.stringify({ idTag }),
+            })
+          : await fetch(`${api}/api/authorize?${query.toString()}`, { method: 'POST' });
+      if (!res.ok) throw new Error(`MicroOcpp card: ${res.status} ${await res.text()}`);
       await res.text();
     },
     connectedAt: () => connectedAtMs,
