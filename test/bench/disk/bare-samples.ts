@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import { migrate } from '../../../src/store/migrations.js';
+import { PAGE_SIZE } from '../../../src/store/page-size.js';
 import { serveParent } from '../http/children.js';
 import { writeBytes } from './io.js';
 import type { BareRequest, BareResult } from './messages.js';
@@ -18,6 +19,7 @@ import type { BareRequest, BareResult } from './messages.js';
  */
 async function run(req: BareRequest): Promise<BareResult> {
   const db = new Database(req.dbPath);
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

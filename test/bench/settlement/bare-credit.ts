@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import { migrate } from '../../../src/store/migrations.js';
+import { PAGE_SIZE } from '../../../src/store/page-size.js';
 
 /**
  * The reference for "credit committed": the settlement transaction on bare better-sqlite3, timed
@@ -15,6 +16,7 @@ import { migrate } from '../../../src/store/migrations.js';
  */
 export function bareCreditMs(dir: string, count: number): number[] {
   const db = new Database(join(dir, 'bare-credit.db'));
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
