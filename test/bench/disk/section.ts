@@ -128,6 +128,7 @@ export const diskSection: BenchSection = {
       const barePerDay: number[] = [];
       let samplesSent = 0;
       let windowWal = '';
+      const rss: number[] = [];
       for (let r = 0; r < rounds; r += 1) {
         const req: BareRequest = {
           dbPath: join(bareDir, `bare-${r}.db`),
@@ -143,6 +144,7 @@ export const diskSection: BenchSection = {
           seconds * 1000 + 60_000,
         );
         const bytes = writeBytes(gw.pid) - before;
+        rss.push((await gw.rss()) / 2 ** 20);
         windowWal = walSummary(gw.dbPath, mark);
         const ref = unwrap(await bare.next(seconds * 1000 + 60_000));
         if (ref.writeBytes === 0) {
@@ -176,6 +178,7 @@ export const diskSection: BenchSection = {
           label: 'the samples’ writes on bare better-sqlite3',
           rounds: barePerDay,
         }),
+        measuredRounds('gateway RSS at the site’s ordinary hours, end of each window', 'MiB', rss),
         measuredRounds(
           `bytes written per session's whole life (${LIFE_SAMPLES} samples)`,
           'KB',
