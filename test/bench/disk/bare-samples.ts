@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import { migrate } from '../../../src/store/migrations.js';
-import { PAGE_SIZE } from '../../../src/store/page-size.js';
+import { PAGE_SIZE, WAL_CHECKPOINT_PAGES } from '../../../src/store/page-size.js';
 import { serveParent } from '../http/children.js';
 import { writeBytes } from './io.js';
 import type { BareRequest, BareResult } from './messages.js';
@@ -21,6 +21,7 @@ async function run(req: BareRequest): Promise<BareResult> {
   const db = new Database(req.dbPath);
   db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
+  db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
