@@ -21,8 +21,9 @@ export const PAGE_SIZE = 1024;
 export const WAL_CHECKPOINT_PAGES = 4096;
 
 /**
- * Sets the page size of a database file not yet written (SQLite ignores it on one that was): call
- * right after opening, before the switch to WAL writes the file's header.
+ * Sets the page size of a database file not yet written (SQLite ignores it on one that was) and
+ * the connection's checkpoint threshold: call right after opening, before the switch to WAL
+ * writes the file's header.
  */
 export function choosePageSize(db: Db): void {
   db.pragma(`page_size = ${PAGE_SIZE}`);
@@ -59,5 +60,11 @@ export function adoptPageSize(db: Db): PageSizeChange {
   }
   const to = db.pragma('page_size', { simple: true }) as number;
   const pages = db.pragma('page_count', { simple: true }) as number;
-  return { changed: true, from, to, ms: Math.round(performance.now() - started), bytes: pages * to };
+  return {
+    changed: true,
+    from,
+    to,
+    ms: Math.round(performance.now() - started),
+    bytes: pages * to,
+  };
 }

@@ -156,8 +156,8 @@ export const diskSection: BenchSection = {
         samplesSent += sent.samples;
         perSample.push(bytes / sent.samples / KB);
         barePerSample.push(ref.writeBytes / ref.samples / KB);
-        perDay.push((bytes / seconds) * 86_400 / 1e6);
-        barePerDay.push((ref.writeBytes / seconds) * 86_400 / 1e6);
+        perDay.push(((bytes / seconds) * 86_400) / 1e6);
+        barePerDay.push(((ref.writeBytes / seconds) * 86_400) / 1e6);
         ctx.log(
           `round ${r + 1}: ${sent.samples} samples, ${sent.heartbeats} heartbeats, ` +
             `${sent.statuses} statuses: ${bytes} bytes; bare ${ref.samples} samples ${ref.writeBytes} bytes`,

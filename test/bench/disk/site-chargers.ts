@@ -96,7 +96,11 @@ async function window(seconds: number, t: SiteTraffic): Promise<SiteSent> {
   const txs = all.flatMap((site) => site.open.map((tx) => ({ site, tx })));
   const timers: NodeJS.Timeout[] = [];
   const pending = new Set<Promise<unknown>>();
-  const send = (station: RawStation, frame: Parameters<RawStation['send']>[0], count: () => void) => {
+  const send = (
+    station: RawStation,
+    frame: Parameters<RawStation['send']>[0],
+    count: () => void,
+  ) => {
     const p = station.send(frame).then(count, failed);
     pending.add(p);
     void p.finally(() => pending.delete(p));

@@ -30,7 +30,14 @@ export function walPages(dbPath: string, after?: WalMark): WalPages {
   const wal = existsSync(walPath) ? readFileSync(walPath) : Buffer.alloc(0);
   if (wal.length < 32) {
     const mark = { salt: '', frames: 0 };
-    return { mark, reset: after !== undefined, pageSize: 0, commits: 0, frames: 0, byTree: new Map() };
+    return {
+      mark,
+      reset: after !== undefined,
+      pageSize: 0,
+      commits: 0,
+      frames: 0,
+      byTree: new Map(),
+    };
   }
   const pageSize = wal.readUInt32BE(8) || 65_536;
   const salt = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
