@@ -15,6 +15,20 @@ function tempDb(): string {
   dirs.push(dir);
   return join(dir, 'gateway.db');
 }
+/** A gateway database as an older release made it: SQLite's 4 KiB pages, in WAL, one fleet. */
+function oldDatabase(): string {
+  const path = tempDb();
+  const old = new Database(path);
+  old.pragma('journal_mode = WAL');
+  migrate(old);
+  old.exec(
+    `INSERT INTO fleets (id, name, created_at) VALUES ('f1', 'Fleet', '2026-12-06T00:00:00.000Z')`,
+  );
+  expect(old.pragma('page_size', { simple: true })).toBe(4096);
+  old.close();
+  return path;
+}
+
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -29,17 +43,7 @@ describe('the database page size', () => {
   });
 
   it('a database made with 4 KiB pages is rewritten once, every row kept, back in WAL', () => {
-    const path = tempDb();
-    const old = new Database(path);
-    old.pragma('journal_mode = WAL');
-    migrate(old);
-    old.exec(
-      `INSERT INTO fleets (id, name, created_at) VALUES ('f1', 'Fleet', '2026-12-06T00:00:00.000Z')`,
-    );
-    expect(old.pragma('page_size', { simple: true })).toBe(4096);
-    old.close();
-
-    const db = openDatabase(path);
+    const db = openDatabase(oldDatabase());
     expect(db.pragma('page_size', { simple: true })).toBe(4096);
     const change = adoptPageSize(db);
     expect(change).toMatchObject({ changed: true, from: 4096, to: PAGE_SIZE });
@@ -52,11 +56,7 @@ describe('the database page size', () => {
   });
 
   it('a database another connection holds open keeps its pages and works on', () => {
-    const path = tempDb();
-    const old = new Database(path);
-    old.pragma('journal_mode = WAL');
-    migrate(old);
-    old.close();
+    const path = oldDatabase();
     const db = openDatabase(path);
     const reader = new Database(path);
     reader.prepare('SELECT count(*) FROM fleets').get();

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import { migrate } from '../../../src/store/migrations.js';
 import { PAGE_SIZE, WAL_CHECKPOINT_PAGES } from '../../../src/store/page-size.js';
 import { serveParent } from '../http/children.js';
+import { seedReferenceDriver } from '../lib/seed.js';
 import { writeBytes } from './io.js';
 import type { BareRequest, BareResult } from './messages.js';
 
@@ -27,20 +27,7 @@ async function run(req: BareRequest): Promise<BareResult> {
   db.pragma('busy_timeout = 5000');
   migrate(db);
   const at = new Date().toISOString();
-  applySeed(
-    db,
-    seedSchema.parse({
-      fleets: [
-        {
-          id: 'fleet-ref',
-          name: 'Reference fleet',
-          apiKeys: ['fgk_reference_key_00000000000000000001'],
-          drivers: [{ id: 'drv-ref', email: 'ref@bench.test', openingBalance: 100_000_000 }],
-        },
-      ],
-    }),
-    at,
-  );
+  seedReferenceDriver(db, at);
   const ids = Array.from({ length: req.sessions }, () => randomUUID());
   const insert = db.prepare(
     `INSERT INTO sessions (id, driver_id, charger_id, connector_id, state, amount, price_micro_ngn_per_wh,
