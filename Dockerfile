@@ -56,10 +56,13 @@ RUN npm run build \
 FROM target-node
 # MALLOC_MMAP_THRESHOLD_: each charger's scrypt password check allocates 16 MB on a libuv thread;
 # with glibc's moving threshold those buffers stay resident after a reconnect storm. Fixed at
-# 128 KiB they go back to the system (docs/install.md).
+# 128 KiB they go back to the system. MALLOC_ARENA_MAX: glibc gives each thread that allocates
+# (libuv's pool, V8's helpers) an arena of its own, each holding freed memory; two are enough
+# for a gateway whose work is one thread (docs/install.md, "Memory").
 ENV NODE_ENV=production \
     FLEET_GATEWAY_CONFIG=/etc/fleet-gateway/gateway.yaml \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_MMAP_THRESHOLD_=131072 \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -78,7 +78,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.log.level);
-  const { db, lock } = openStore(config, clock);
+  const { db, lock } = openStore(config, clock, log);
   const basics = { config, db, clock, log };
   const { tariffs, site, chargerRegistry } = buildSite(basics);
   const records = buildRecords(basics);

@@ -66,11 +66,20 @@ describe('NumberRing, the console history rings', () => {
     );
   });
 
-  it('is allocated whole when made: a full ring holds no more memory than an empty one', () => {
+  it('grows as it fills, to exactly `capacity` records and never beyond', () => {
     const ring = new NumberRing(120, 5);
-    expect(ring.cells.length).toBe(120 * 5);
-    for (let i = 0; i < 500; i++) ring.write(ring.claim(), 0, i + 0.5);
-    expect(ring.cells.length).toBe(120 * 5);
+    expect(ring.cells.length).toBe(0);
+    ring.write(ring.claim(), 0, 0.5);
+    expect(ring.cells.length).toBe(4 * 5);
+    const lengths = new Set<number>();
+    for (let i = 0; i < 500; i++) {
+      ring.write(ring.claim(), 0, i + 0.5);
+      lengths.add(ring.cells.length);
+    }
+    expect([...lengths]).toEqual([4, 8, 16, 32, 64, 120].map((n) => n * 5));
+    expect(ring.oldestFirst().map((r) => ring.read(r, 0))).toEqual(
+      Array.from({ length: 120 }, (_, i) => 380 + i + 0.5),
+    );
   });
 });
 

@@ -444,6 +444,12 @@ export const configSchema = z
       .object({
         /** Relative paths are resolved against the config file's folder. */
         path: z.string().min(1).default('data/gateway.db'),
+        /**
+         * SQLite's page cache in KiB. Sized for a mini PC: the rows a site's work touches fit, and
+         * the kernel's file cache holds the rest; a big site's console reads of long history
+         * gain from more (docs/install.md, "Memory").
+         */
+        cacheKiB: z.number().int().min(256).max(4_194_304).default(2048),
       })
       .strict()
       .prefault({}),

@@ -49,8 +49,8 @@ function isoMs(timestamp: string): number | null {
  * held in memory only: the gateway does not write every sample to disk (the session row keeps
  * the register that matters for money), so after a restart this starts empty. Every sample of
  * every charger passes here and is read only when an operator looks: a transaction's samples are
- * numbers in a ring allocated whole (4.8 KB), so a full one costs no more than an empty one and
- * holds no object or string per sample (docs/benchmarks.md).
+ * numbers in a ring allocated as it fills (4.8 KB when full), no object or string per sample
+ * (docs/benchmarks.md).
  */
 export class LiveMeters implements ChargerEventListener {
   private readonly latest = new Map<string, Held>();

@@ -39,9 +39,8 @@ interface Calls {
  * The last OCPP calls of each charger, in memory: action, direction, outcome and duration only,
  * never a payload (a payload may hold an id token or a password), so nothing secret is kept.
  * Recorded on every call of every charger, read only when an operator looks: a charger's calls
- * are numbers in a ring allocated whole (1.2 KB), an action a number into a table every charger
- * shares, held with the call's direction and outcome in one field, so a site's full history costs
- * its chargers no more memory than an empty one (docs/benchmarks.md).
+ * are numbers in a ring allocated as it fills (1.2 KB when full), an action a number into a table
+ * every charger shares, held with the call's direction and outcome in one field (docs/benchmarks.md).
  */
 export class RecentCalls {
   private readonly byCharger = new Map<string, Calls>();

@@ -1,4 +1,5 @@
 import { accuracySection } from './accuracy/accuracy.js';
+import { diskSection } from './disk/section.js';
 import { quoteSection } from './http/quote.section.js';
 import { startSection } from './http/start.section.js';
 import type { BenchSection } from './lib/results.js';
@@ -15,5 +16,6 @@ export const SECTIONS: BenchSection[] = [
   accuracySection,
   startupSection,
   loadSection,
+  diskSection,
   ocppSection,
 ];

@@ -103,6 +103,7 @@ export class ConnectorStateStore {
     errorCode: string | null,
   ): void {
     const at = new Date(this.clock.now()).toISOString();
+    const known = this.views.get(key(chargerId, connectorId));
     const view = this.get(chargerId, connectorId);
     const next = { ...view, status, errorCode };
     // A vehicle's SoC belongs to the vehicle: once the connector is free again it is stale.
@@ -112,7 +113,17 @@ export class ConnectorStateStore {
       next.batteryWh = null;
     }
     this.views.set(key(chargerId, connectorId), next);
-    this.persist(() => this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at));
+    // A status told again (chargers repeat theirs with heartbeats, after reconnects) changes no
+    // row: no page appended to the WAL for it, and the row's status_at stays when it began.
+    const same =
+      known !== undefined &&
+      known.status === next.status &&
+      known.errorCode === next.errorCode &&
+      known.socPercent === next.socPercent &&
+      known.socAt === next.socAt &&
+      known.batteryWh === next.batteryWh;
+    if (!same)
+      this.persist(() => this.upsertStatus.run(chargerId, connectorId, status, errorCode, at, at));
     this.onChange?.(next);
   }
 

@@ -2,6 +2,7 @@ import { uuid7 } from '../../../src/shared/uuid7.js';
 import Database from 'better-sqlite3';
 import { newIdToken, newSessionId } from '../../../src/charging/id-tokens.js';
 import { migrate } from '../../../src/store/migrations.js';
+import { PAGE_SIZE } from '../../../src/store/page-size.js';
 import { seedBenchFleet } from '../lib/seed.js';
 import { percentile } from '../lib/stats.js';
 import { serveParent } from './children.js';
@@ -16,7 +17,8 @@ import type { RawDebitRequest, RawDebitResult } from './messages.js';
  */
 function run(req: RawDebitRequest): RawDebitResult {
   const db = new Database(req.dbPath);
-  // The pragmas of src/store/database.ts, then its schema.
+  // The pragmas of src/store/database.ts (its page size), then its schema.
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

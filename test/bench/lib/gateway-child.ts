@@ -13,6 +13,16 @@ import { rssBytes } from './stats.js';
 export { API_KEY, CHARGER_PASSWORD };
 export { driverEmail } from './seed.js';
 
+/**
+ * glibc's settings the image and the systemd unit give the gateway (Dockerfile,
+ * deploy/systemd/fleet-gateway.service): the bench runs it as a mini PC does. The environment of
+ * `npm run bench` overrides them.
+ */
+const MINI_PC_ENV: Record<string, string> = {
+  MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+  MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
+};
+
 /** One hash for every bench charger: hashing 2,000 passwords would cost more than the bench. */
 const PASSWORD_HASH = hashPassword(CHARGER_PASSWORD);
 
@@ -89,7 +99,7 @@ export async function startGatewayChild(
   const db = openDatabase(dbPath);
   seedBenchFleet(db, site.drivers, site.balance, [API_KEY]);
   db.close();
-  const proc = await spawnGateway(configPath, [], withNodeOptions(env));
+  const proc = await spawnGateway(configPath, [], withNodeOptions({ ...MINI_PC_ENV, ...env }));
   const pid = proc.child.pid;
   if (pid === undefined) throw new Error('gateway child has no pid');
   const { child } = proc;

@@ -36,3 +36,24 @@ export function seedBenchFleet(
   );
   return ids;
 }
+
+/**
+ * The bare references' one driver, `drv-ref`, with 100,000,000 NGN, through the real seed path:
+ * its wallet and opening entry are what the statements measured read and write.
+ */
+export function seedReferenceDriver(db: Db, at: string): void {
+  applySeed(
+    db,
+    seedSchema.parse({
+      fleets: [
+        {
+          id: 'fleet-ref',
+          name: 'Reference fleet',
+          apiKeys: ['fgk_reference_key_00000000000000000001'],
+          drivers: [{ id: 'drv-ref', email: 'ref@bench.test', openingBalance: 100_000_000 }],
+        },
+      ],
+    }),
+    at,
+  );
+}

@@ -2,8 +2,9 @@ import { uuid7 } from '../../../src/shared/uuid7.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { applySeed, seedSchema } from '../../../src/cli/offline/seed.js';
 import { migrate } from '../../../src/store/migrations.js';
+import { PAGE_SIZE } from '../../../src/store/page-size.js';
+import { seedReferenceDriver } from '../lib/seed.js';
 
 /**
  * The reference for "credit committed": the settlement transaction on bare better-sqlite3, timed
@@ -15,6 +16,7 @@ import { migrate } from '../../../src/store/migrations.js';
  */
 export function bareCreditMs(dir: string, count: number): number[] {
   const db = new Database(join(dir, 'bare-credit.db'));
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -22,20 +24,7 @@ export function bareCreditMs(dir: string, count: number): number[] {
   try {
     migrate(db);
     const at = new Date().toISOString();
-    applySeed(
-      db,
-      seedSchema.parse({
-        fleets: [
-          {
-            id: 'fleet-ref',
-            name: 'Reference fleet',
-            apiKeys: ['fgk_reference_key_00000000000000000001'],
-            drivers: [{ id: 'drv-ref', email: 'ref@bench.test', openingBalance: 100_000_000 }],
-          },
-        ],
-      }),
-      at,
-    );
+    seedReferenceDriver(db, at);
     const ids = Array.from({ length: count }, () => randomUUID());
     const insertSession = db.prepare(
       `INSERT INTO sessions (id, driver_id, charger_id, connector_id, state, amount, price_micro_ngn_per_wh,
