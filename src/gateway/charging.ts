@@ -2,6 +2,7 @@ import { Charging } from '../charging/charging.js';
 import { ChargerEventDispatcher } from '../charging/charger-event-dispatcher.js';
 import { Drain } from '../charging/drain.js';
 import { IdempotencyKeys } from '../charging/idempotency.js';
+import { startLocalLists } from '../charging/local-lists/start.js';
 import { SessionLifecycle } from '../charging/lifecycle.js';
 import { scaledAllowance } from '../charging/power-allowance.js';
 import type { GatewayConfig } from '../config/schema.js';
@@ -90,9 +91,21 @@ export function buildCharging(d: ChargingDeps) {
       d.site.connector(chargerId, connectorId)?.maxPowerW ?? Number.POSITIVE_INFINITY,
     ...(load ? { allowance: scaledAllowance(load, config.simulation.timeFactor) } : {}),
   });
+  const { minimumBalance, ...localListSettings } = config.localLists;
+  const localLists = startLocalLists({
+    db,
+    clock,
+    log: log.child({ component: 'local-lists' }),
+    chargers: central.calls,
+    chargerIds: () => d.site.all().map((c) => c.id),
+    settings: localListSettings,
+    // The tap policy's minimum stands here once taps are merged.
+    minimumFor: () => minimumBalance,
+  });
   central.setEvents(
     new ChargerEventDispatcher(lifecycle, [
       live,
+      localLists,
       ...(load ? [new PowerListener(load)] : []),
       consoleFeed(d.consoleEvents, db),
     ]),
@@ -127,5 +140,5 @@ export function buildCharging(d: ChargingDeps) {
     log: log.child({ component: 'drain' }),
     pollMs: DRAIN_POLL_MS,
   });
-  return { live, lifecycle, charging, drain };
+  return { live, lifecycle, charging, drain, localLists };
 }

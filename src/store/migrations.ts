@@ -30,6 +30,7 @@ import { migrationAlertRetention } from './migrations/025-alert-retention.js';
 import { migrationMeterClasses } from './migrations/026-meter-classes.js';
 import { migrationTransferUpkeep } from './migrations/027-transfer-upkeep.js';
 import { migrationIdTokens } from './migrations/028-id-tokens.js';
+import { migrationLocalLists } from './migrations/029-local-lists.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -64,6 +65,7 @@ const migrations: readonly string[] = [
   migrationMeterClasses,
   migrationTransferUpkeep,
   migrationIdTokens,
+  migrationLocalLists,
 ];
 
 /**
