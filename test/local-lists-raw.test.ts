@@ -171,7 +171,7 @@ describe('local lists against raw chargers', () => {
     cp = await rawCharger(t.gw.ocppUrl, 'CP-1', CHARGER_PASSWORD, ['ocpp2.0.1']);
     type Datum = { component: { name: string }; variable: { name: string } };
     cp.handle(async ({ method, params }) => {
-      methods.push(method);
+      methods.push(String(method));
       if (method !== 'GetVariables') return { status: 'Accepted' };
       return {
         getVariableResult: (params as { getVariableData: Datum[] }).getVariableData.map((d) => ({
