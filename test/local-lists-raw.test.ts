@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdTokenStore } from '../src/id-tokens/id-token-store.js';
-import type { Db } from '../src/store/database.js';
 import {
   CHARGER_PASSWORD,
   DRIVERS,
@@ -9,35 +7,10 @@ import {
 } from './helpers/gateway.js';
 import { assertSchemaValid } from './helpers/ocpp-schemas.js';
 import { configurationAnswer, rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { adjustWallet, bindCard } from './helpers/local-lists.js';
 import { waitUntil } from './helpers/wait.js';
 
 const MINIMUM = 2_000;
-
-function bind(db: Db, driverId: string, value: string) {
-  return new IdTokenStore(db).bind(
-    { driverId, kind: 'card', type: 'ISO14443', value, source: 'operator' },
-    new Date().toISOString(),
-  );
-}
-
-function adjust(db: Db, driverId: string, amount: number): void {
-  const { balance } = db
-    .prepare('SELECT balance FROM wallets WHERE driver_id = ?')
-    .get(driverId) as {
-    balance: number;
-  };
-  db.prepare(
-    `INSERT INTO ledger_entries (id, driver_id, kind, amount, balance_after, session_id, reference, created_at)
-     VALUES (?, ?, 'adjustment', ?, ?, NULL, ?, ?)`,
-  ).run(
-    `adj-${Math.random()}`,
-    driverId,
-    amount,
-    balance + amount,
-    `t-${Math.random()}`,
-    new Date().toISOString(),
-  );
-}
 
 interface Seen {
   method: string;
@@ -125,11 +98,11 @@ describe('local lists against raw chargers', () => {
       },
     });
     const db = t.gw.db;
-    bind(db, DRIVERS.ada.id, 'A1');
-    bind(db, DRIVERS.ada.id, 'A2');
-    bind(db, DRIVERS.bola.id, 'B1');
-    bind(db, DRIVERS.gone.id, 'G1');
-    bind(db, DRIVERS.gone.id, 'G2');
+    bindCard(db, DRIVERS.ada.id, 'A1');
+    bindCard(db, DRIVERS.ada.id, 'A2');
+    bindCard(db, DRIVERS.bola.id, 'B1');
+    bindCard(db, DRIVERS.gone.id, 'G1');
+    bindCard(db, DRIVERS.gone.id, 'G2');
     const charger = await smallListCharger(t, ['Failed']);
     cp = charger.cp;
     const { seen } = charger;
@@ -154,19 +127,19 @@ describe('local lists against raw chargers', () => {
     expect(clears()).toBe(1); // once when first prepared
 
     // Bola cannot pay a tap any more: her card goes Blocked and every cache is cleared.
-    adjust(db, DRIVERS.bola.id, -(DRIVERS.bola.balance - 1));
+    adjustWallet(db, DRIVERS.bola.id, -(DRIVERS.bola.balance - 1));
     await waitUntil(() => clears() === 2, 5000, 'the cache cleared');
     await waitUntil(() => lists(seen).length === 4, 5000, 'the differential update');
     expect(lists(seen)[3]).toEqual({ type: 'Differential', version: 3, tags: ['B1:Blocked'] });
     // A top-up (nothing lost) clears nothing.
-    adjust(db, DRIVERS.bola.id, 10_000);
+    adjustWallet(db, DRIVERS.bola.id, 10_000);
     await waitUntil(() => lists(seen).length === 5, 5000, 'accepted again');
     expect(clears()).toBe(2);
   });
 
   it('2.0.1: a station without a local list or a cache is sent neither', async () => {
     t = await startTestGateway({ localLists: { pollSeconds: 0.1 } });
-    bind(t.gw.db, DRIVERS.ada.id, 'A1');
+    bindCard(t.gw.db, DRIVERS.ada.id, 'A1');
     const methods: string[] = [];
     cp = await rawCharger(t.gw.ocppUrl, 'CP-1', CHARGER_PASSWORD, ['ocpp2.0.1']);
     type Datum = { component: { name: string }; variable: { name: string } };

@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import type { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
 import type { FrameEvent } from '../simulators/shared/events.js';
-import { IdTokenStore, type BindInput } from '../src/id-tokens/id-token-store.js';
-import type { Db } from '../src/store/database.js';
+import { IdTokenStore } from '../src/id-tokens/id-token-store.js';
 import { assertSchemaValid } from './helpers/ocpp-schemas.js';
 import { DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import {
@@ -13,6 +12,7 @@ import {
   type SimulatedChargePoint,
 } from './helpers/simulated-charger.js';
 import { TcpLink } from './helpers/tcp-link.js';
+import { adjustWallet, bindCard } from './helpers/local-lists.js';
 import { waitUntil } from './helpers/wait.js';
 
 const MINIMUM = 2_000;
@@ -25,34 +25,6 @@ const CARDS = {
   expired: '04E0E0E0E0',
   late: '04ADDED001',
 };
-
-function bind(db: Db, driverId: string, value: string, extra: Partial<BindInput> = {}) {
-  const at = new Date().toISOString();
-  return new IdTokenStore(db).bind(
-    { driverId, kind: 'card', type: 'ISO14443', value, source: 'operator', ...extra },
-    at,
-  );
-}
-
-/** An adjustment entry: the wallet moves only through its ledger. */
-function adjust(db: Db, driverId: string, amount: number): void {
-  const { balance } = db
-    .prepare('SELECT balance FROM wallets WHERE driver_id = ?')
-    .get(driverId) as {
-    balance: number;
-  };
-  db.prepare(
-    `INSERT INTO ledger_entries (id, driver_id, kind, amount, balance_after, session_id, reference, created_at)
-     VALUES (?, ?, 'adjustment', ?, ?, NULL, ?, ?)`,
-  ).run(
-    `adj-${Math.random()}`,
-    driverId,
-    amount,
-    balance + amount,
-    `test-${Math.random()}`,
-    new Date().toISOString(),
-  );
-}
 
 /** The SendLocalList frames a simulator received, parsed, checked against the official schema. */
 function listFrames(cp: SimulatedChargePoint, protocol: 'ocpp1.6' | 'ocpp2.0.1') {
@@ -87,12 +59,12 @@ describe.each(PROTOCOLS)('local lists and the cache: $name', (protocol) => {
       },
     });
     const db = t.gw.db;
-    bind(db, DRIVERS.ada.id, CARDS.ada);
-    bind(db, DRIVERS.bola.id, CARDS.bola);
-    bind(db, DRIVERS.gone.id, CARDS.gone);
-    const blocked = bind(db, DRIVERS.ada.id, CARDS.blocked);
+    bindCard(db, DRIVERS.ada.id, CARDS.ada);
+    bindCard(db, DRIVERS.bola.id, CARDS.bola);
+    bindCard(db, DRIVERS.gone.id, CARDS.gone);
+    const blocked = bindCard(db, DRIVERS.ada.id, CARDS.blocked);
     new IdTokenStore(db).setBlocked(blocked.id, 'lost', new Date().toISOString());
-    bind(db, DRIVERS.ada.id, CARDS.expired, { expiresAt: '2020-01-01T00:00:00.000Z' });
+    bindCard(db, DRIVERS.ada.id, CARDS.expired, { expiresAt: '2020-01-01T00:00:00.000Z' });
   });
 
   afterEach(async () => {
@@ -120,16 +92,16 @@ describe.each(PROTOCOLS)('local lists and the cache: $name', (protocol) => {
     expect(settingsOf(charger)).toEqual({ cache: 'false', offline: 'true', list: 'true' });
 
     // Bola's wallet drops below the tap minimum: her card goes Blocked, one differential update.
-    adjust(t.gw.db, DRIVERS.bola.id, -(DRIVERS.bola.balance - MINIMUM + 1));
+    adjustWallet(t.gw.db, DRIVERS.bola.id, -(DRIVERS.bola.balance - MINIMUM + 1));
     await waitUntil(() => statuses(charger)[CARDS.bola] === 'Blocked', 5000, 'bola blocked');
     // A new card, bound later, is added in a differential update too.
-    bind(t.gw.db, DRIVERS.ada.id, CARDS.late);
+    bindCard(t.gw.db, DRIVERS.ada.id, CARDS.late);
     await waitUntil(() => statuses(charger)[CARDS.late] === 'Accepted', 5000, 'late card');
     expect(frames.map((f) => f.updateType)).toEqual(['Full', 'Differential', 'Differential']);
     expect(charger.localList.version).toBe(first + 2);
 
     // Money comes back: Accepted again.
-    adjust(t.gw.db, DRIVERS.bola.id, 5_000);
+    adjustWallet(t.gw.db, DRIVERS.bola.id, 5_000);
     await waitUntil(() => statuses(charger)[CARDS.bola] === 'Accepted', 5000, 'bola accepted');
 
     // A reboot: the whole list, whatever version the charger says it holds.

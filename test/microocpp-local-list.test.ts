@@ -6,7 +6,6 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { applySeed } from '../src/cli/offline/seed.js';
 import { parseConfig } from '../src/config/read-config.js';
-import { IdTokenStore } from '../src/id-tokens/id-token-store.js';
 import { openDatabase } from '../src/store/database.js';
 import {
   CHARGER_PASSWORD,
@@ -18,6 +17,7 @@ import {
 import { spawnGateway, type GatewayProcess } from './helpers/gateway-process.js';
 import { buildMicroOcpp, startMicroOcpp, type MicroOcpp } from './helpers/microocpp.js';
 import { freePort } from './helpers/mqtt-broker.js';
+import { adjustWallet, bindCard } from './helpers/local-lists.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -49,25 +49,6 @@ function answered(
         ? [{ req: f.message[3] as Record<string, unknown>, conf: replies.get(f.message[1]) }]
         : [],
     );
-}
-
-function adjust(db: Database.Database, driverId: string, amount: number): void {
-  const { balance } = db
-    .prepare('SELECT balance FROM wallets WHERE driver_id = ?')
-    .get(driverId) as {
-    balance: number;
-  };
-  db.prepare(
-    `INSERT INTO ledger_entries (id, driver_id, kind, amount, balance_after, session_id, reference, created_at)
-     VALUES (?, ?, 'adjustment', ?, ?, NULL, ?, ?)`,
-  ).run(
-    `adj-${Math.random()}`,
-    driverId,
-    amount,
-    balance + amount,
-    `t-${Math.random()}`,
-    new Date().toISOString(),
-  );
 }
 
 describe.each(['1.6', '2.0.1'] as const)('MicroOcpp local list on OCPP %s', (version) => {
@@ -116,12 +97,8 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp local list on OCPP %s', (ver
       writeFileSync(configPath, stringify(input));
       db = openDatabase(parseConfig(input, dir).database.path);
       applySeed(db, testSeed, new Date().toISOString());
-      const tokens = new IdTokenStore(db);
-      const at = new Date().toISOString();
-      const card = (driverId: string, value: string) =>
-        tokens.bind({ driverId, kind: 'card', type: 'ISO14443', value, source: 'operator' }, at);
-      card(DRIVERS.ada.id, '04A1B2C3D4');
-      card(DRIVERS.bola.id, '04B0B0B0B0');
+      bindCard(db, DRIVERS.ada.id, '04A1B2C3D4');
+      bindCard(db, DRIVERS.bola.id, '04B0B0B0B0');
       gateway = await spawnGateway(configPath, lines);
       mo = await startMicroOcpp(binary, {
         version,
@@ -155,7 +132,7 @@ describe.each(['1.6', '2.0.1'] as const)('MicroOcpp local list on OCPP %s', (ver
         },
         conf: { status: 'Accepted' },
       });
-      adjust(db, DRIVERS.bola.id, -(DRIVERS.bola.balance - 1));
+      adjustWallet(db, DRIVERS.bola.id, -(DRIVERS.bola.balance - 1));
       await waitUntil(() => lists().length === 2, 20_000, 'the differential update');
       expect(lists()[1]).toEqual({
         req: {
