@@ -64,7 +64,8 @@ export interface ChargingDeps extends Basics {
 
 /**
  * The session layer, and the one path of charger events: the lifecycle decides, then the live
- * meters, the site's power manager and the console's feed hear it, in that order.
+ * meters, the site's power manager, the console's feed and the chargers' local lists hear it, in
+ * that order.
  */
 export function buildCharging(d: ChargingDeps) {
   const { config, db, clock, log, central, load } = d;
@@ -105,9 +106,10 @@ export function buildCharging(d: ChargingDeps) {
   central.setEvents(
     new ChargerEventDispatcher(lifecycle, [
       live,
-      localLists,
       ...(load ? [new PowerListener(load)] : []),
       consoleFeed(d.consoleEvents, db),
+      // Last: it writes (a reboot wants a full list), and a write that throws stops those after it.
+      localLists,
     ]),
   );
   tailOutbox(outbox, db, d.consoleEvents);
