@@ -114,7 +114,7 @@ export async function startGateway(
     powerLimits,
     registry: metrics.registry,
   });
-  const { live, lifecycle, charging, drain } = buildCharging({
+  const { live, lifecycle, charging, drain, localLists } = buildCharging({
     ...basics,
     site,
     tariffs,
@@ -216,6 +216,7 @@ export async function startGateway(
         log.error({ err: (err as Error).message }, 'stopping: open sessions could not be listed');
       }
       lifecycle.close();
+      localLists.close();
       load?.close();
       powerLimits?.board.close();
       await central.close();

@@ -560,7 +560,9 @@ describe('ChargePoint16 against a bare OCPP 1.6J central system', () => {
       const features = await cs.call('CP-1', 'GetConfiguration', {
         key: ['SupportedFeatureProfiles'],
       });
-      expect(features.configurationKey?.[0]?.value).toBe('Core,RemoteTrigger');
+      expect(features.configurationKey?.[0]?.value).toBe(
+        'Core,LocalAuthListManagement,RemoteTrigger',
+      );
       await expect(
         set(1, {
           chargingProfileId: 1,

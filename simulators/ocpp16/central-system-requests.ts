@@ -4,12 +4,16 @@ import type { RpcClient } from '../shared/rpc-client.js';
 import type { Connector } from './connector.js';
 import type { DiagnosticsStatus, FirmwareStatus, IncomingCalls, StopReason } from './ocpp-types.js';
 import { costMessage } from './cost-screen.js';
+import { LocalAuthorization16 } from './local-authorization.js';
 import { ChargePointTransactions } from './transactions.js';
 
 type Conf<M extends keyof IncomingCalls> = Promise<IncomingCalls[M]['conf'] | typeof NO_REPLY>;
 
 /** How the charge point answers calls from the central system (OCPP 1.6 Core + RemoteTrigger). */
 export abstract class CentralSystemRequests extends ChargePointTransactions {
+  /** The local authorization list (Local Auth List Management profile). */
+  readonly localAuthorization = new LocalAuthorization16(this.configuration);
+
   protected registerHandlers(client: RpcClient): void {
     const handleCall = handlerRegistrar<IncomingCalls>(client, (method, result) =>
       this.wire.result(method, result),
@@ -28,6 +32,8 @@ export abstract class CentralSystemRequests extends ChargePointTransactions {
       ),
     );
     handleCall('ClearCache', async () => ({ status: 'Accepted' }));
+    handleCall('SendLocalList', (req) => this.localAuthorization.sendLocalList(req));
+    handleCall('GetLocalListVersion', () => this.localAuthorization.getLocalListVersion());
     handleCall('UpdateFirmware', async ({ location }) => {
       this.defer(() => this.updateFirmware(location));
       return {};

@@ -1,3 +1,4 @@
+import type { LocalAuthList } from '../shared/local-list.js';
 import type { SimMeasurand } from '../shared/meter-reading.js';
 import type * as Shared from '../shared/simulated-charge-point.js';
 import { CardReader16 } from './card-reader.js';
@@ -45,6 +46,29 @@ export class ChargePoint16
     } else if (vehicle.macAddress !== undefined && !connector.transaction) {
       await this.identifyVehicle(connector, vehicle.macAddress);
     }
+  }
+
+  /**
+   * A driver badges a card while the link is down: the charger starts from its local list when
+   * LocalAuthorizeOffline allows and the list accepts the idTag; the StartTransaction is queued
+   * and reported on reconnect. Returns the list's verdict ('Accepted' when it started).
+   */
+  get localList(): LocalAuthList {
+    return this.localAuthorization.list;
+  }
+
+  async startOffline(connectorId: number, idTag: string): Promise<string> {
+    if (this.link.isOpen)
+      throw new Error(`${this.identity} is online: its card goes to the central system`);
+    const connector = this.connector(connectorId);
+    const verdict = this.localAuthorization.offlineVerdict(idTag, Date.now()) ?? 'Unknown';
+    if (verdict !== 'Accepted') return verdict;
+    // The transaction begins at once under a provisional id; the status it reports then waits
+    // for the link, which the driver does not.
+    this.startTransaction(connector, idTag, false).catch((error: unknown) =>
+      this.warn('offline start failed', error),
+    );
+    return verdict;
   }
 
   async unplug(connectorId: number): Promise<void> {

@@ -29,6 +29,10 @@ function writableKey(value: string, isValid: (value: string) => boolean): KeyDef
   return { readonly: false, value, isValid };
 }
 
+/** The local list's capacity, and the entries one SendLocalList may carry. */
+export const LOCAL_LIST_MAX_LENGTH = 100;
+export const SEND_LOCAL_LIST_MAX_LENGTH = 20;
+
 export const DEFAULT_SAMPLED_DATA = 'Energy.Active.Import.Register,Power.Active.Import,SoC';
 
 /** The OCPP 1.6 standard configuration keys (chapter 9) this simulator implements. */
@@ -42,12 +46,15 @@ function standardKeys(
     ? writableKey(register, (value) => value.trim() === register)
     : writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList);
   return {
+    AuthorizationCacheEnabled: writableKey('true', isBoolean),
     AuthorizeRemoteTxRequests: writableKey('false', isBoolean),
     ClockAlignedDataInterval: writableKey('0', isNonNegativeInteger),
     ConnectionTimeOut: writableKey('60', isPositiveInteger),
     GetConfigurationMaxKeys: readonlyKey('50'),
     // Replaced by the interval in the BootNotification confirmation.
     HeartbeatInterval: writableKey('300', isNonNegativeInteger),
+    LocalAuthListEnabled: writableKey('true', isBoolean),
+    LocalAuthListMaxLength: readonlyKey(String(LOCAL_LIST_MAX_LENGTH)),
     LocalAuthorizeOffline: writableKey('false', isBoolean),
     LocalPreAuthorize: writableKey('false', isBoolean),
     MeterValuesAlignedData: writableKey('Energy.Active.Import.Register', isMeasurandList),
@@ -59,6 +66,7 @@ function standardKeys(
     },
     NumberOfConnectors: readonlyKey(String(connectors)),
     ResetRetries: writableKey('1', isNonNegativeInteger),
+    SendLocalListMaxLength: readonlyKey(String(SEND_LOCAL_LIST_MAX_LENGTH)),
     StopTransactionOnEVSideDisconnect: readonlyKey('true'),
     StopTransactionOnInvalidId: writableKey('true', isBoolean),
     StopTxnAlignedData: writableKey('', isMeasurandList),
@@ -66,7 +74,9 @@ function standardKeys(
       ? { ...sampled }
       : writableKey(DEFAULT_SAMPLED_DATA, isMeasurandList),
     SupportedFeatureProfiles: readonlyKey(
-      quirks.smartCharging ? 'Core,RemoteTrigger,SmartCharging' : 'Core,RemoteTrigger',
+      quirks.smartCharging
+        ? 'Core,LocalAuthListManagement,RemoteTrigger,SmartCharging'
+        : 'Core,LocalAuthListManagement,RemoteTrigger',
     ),
     UnlockConnectorOnEVSideDisconnect: readonlyKey('true'),
     ...(quirks.smartCharging

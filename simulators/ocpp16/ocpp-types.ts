@@ -216,6 +216,18 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' | 'UnknownMessageId' | 'UnknownVendorId' };
   };
   ClearCache: { req: Empty; conf: { status: 'Accepted' | 'Rejected' } };
+  SendLocalList: {
+    req: {
+      listVersion: number;
+      updateType: 'Full' | 'Differential';
+      localAuthorizationList?: {
+        idTag: string;
+        idTagInfo?: { status: string; expiryDate?: string; parentIdTag?: string };
+      }[];
+    };
+    conf: { status: 'Accepted' | 'Failed' | 'NotSupported' | 'VersionMismatch' };
+  };
+  GetLocalListVersion: { req: Empty; conf: { listVersion: number } };
   UpdateFirmware: {
     req: { location: string; retrieveDate: string; retries?: number; retryInterval?: number };
     conf: Empty;

@@ -1,3 +1,5 @@
+import type { LocalAuthList } from '../shared/local-list.js';
+import type { IdTokenKind } from './ocpp-types.js';
 import type { FaultCode } from '../shared/events.js';
 import { packVoltage, reportedSoc } from '../shared/meter-reading.js';
 import type { SimMeasurand } from '../shared/meter-reading.js';
@@ -82,6 +84,25 @@ export class ChargePoint201
   private async startWithLocalBadge(evse: Evse): Promise<void> {
     const idToken = { idToken: this.settings.personality.localIdTag, type: 'ISO14443' as const };
     await this.startTransaction(evse, 'Authorized', { idToken });
+  }
+
+  get localList(): LocalAuthList {
+    return this.localAuthorization.list;
+  }
+
+  /**
+   * A driver badges a card while the link is down: the station starts from its local list when
+   * LocalAuthorizeOffline allows and the list accepts the token; the Started event is queued
+   * (offline) and reported on reconnect. Returns the list's verdict ('Accepted' when it started).
+   */
+  async startOffline(connectorId: number, token: string): Promise<string> {
+    if (this.link.isOpen) throw new Error(`${this.identity} is online: its card goes to the CSMS`);
+    const evse = this.evse(connectorId);
+    const verdict = this.localAuthorization.offlineVerdict(token, Date.now()) ?? 'Unknown';
+    if (verdict !== 'Accepted') return verdict;
+    const type = (this.localList.entry(token)?.type ?? 'ISO14443') as IdTokenKind;
+    await this.startTransaction(evse, 'Authorized', { idToken: { idToken: token, type } });
+    return verdict;
   }
 
   async unplug(connectorId: number): Promise<void> {

@@ -5,6 +5,7 @@ import type { Evse } from './evse.js';
 import type { SetVariableResult } from './ocpp-types.js';
 import type { FirmwareStatus, IncomingCalls, UploadLogStatus } from './ocpp-messages.js';
 import { screenCalls } from './cost-screen.js';
+import { LocalAuthorization201 } from './local-authorization.js';
 import { RemoteControl } from './remote-control.js';
 import type { Conf } from './remote-control.js';
 
@@ -13,6 +14,8 @@ const REPORT_PAGE_SIZE = 5;
 
 /** How the station answers the CSMS (the 2.0.1 Core profile and a little of the rest). */
 export abstract class CsmsRequests extends RemoteControl {
+  /** The local authorization list (LocalAuthListCtrlr). */
+  readonly localAuthorization = new LocalAuthorization201(this.deviceModel);
   private resetWhenIdle = false;
 
   protected registerHandlers(client: RpcClient): void {
@@ -45,6 +48,8 @@ export abstract class CsmsRequests extends RemoteControl {
       handle('CostUpdated', calls.CostUpdated);
     }
     handle('ClearCache', async () => ({ status: 'Accepted' }));
+    handle('SendLocalList', (req) => this.localAuthorization.sendLocalList(req));
+    handle('GetLocalListVersion', () => this.localAuthorization.getLocalListVersion());
     handle('UpdateFirmware', async ({ requestId, firmware }) => {
       this.defer(() => this.updateFirmware(requestId, firmware.location));
       return { status: 'Accepted' };

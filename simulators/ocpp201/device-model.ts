@@ -76,6 +76,41 @@ function measurands(component: string, variable: string, value: string): Variabl
   };
 }
 
+function flag(component: string, variable: string, value: string): VariableDefinition {
+  return {
+    component,
+    variable,
+    value,
+    mutability: 'ReadWrite',
+    dataType: 'boolean',
+    isValid: isBoolean,
+  };
+}
+
+/** The local list's capacity, and the entries and bytes one SendLocalList may carry. */
+export const LOCAL_LIST_ITEMS_PER_MESSAGE = 20;
+export const LOCAL_LIST_BYTES_PER_MESSAGE = 8000;
+export const LOCAL_LIST_MAX_ENTRIES = 100;
+
+/** Local authorization (C10–C14, D01–D03): the list, the cache, offline starts. */
+function localAuthorizationVariables(): VariableDefinition[] {
+  const count = (variable: string, value: number): VariableDefinition => ({
+    component: 'LocalAuthListCtrlr',
+    variable,
+    value: String(value),
+    mutability: 'ReadOnly',
+    dataType: 'integer',
+    isValid: isPositiveInteger,
+  });
+  return [
+    flag('AuthCtrlr', 'LocalAuthorizeOffline', 'false'),
+    flag('AuthCacheCtrlr', 'Enabled', 'true'),
+    flag('LocalAuthListCtrlr', 'Enabled', 'true'),
+    count('ItemsPerMessage', LOCAL_LIST_ITEMS_PER_MESSAGE),
+    count('BytesPerMessage', LOCAL_LIST_BYTES_PER_MESSAGE),
+  ];
+}
+
 /** The standard device-model variables this station implements, with their defaults. */
 function standardVariables(): VariableDefinition[] {
   return [
@@ -116,6 +151,7 @@ function standardVariables(): VariableDefinition[] {
       dataType: 'boolean',
       isValid: isBoolean,
     },
+    ...localAuthorizationVariables(),
   ];
 }
 

@@ -168,6 +168,18 @@ export interface IncomingCalls {
     conf: { status: 'Accepted' | 'Rejected' | 'UnknownMessageId' | 'UnknownVendorId' };
   };
   ClearCache: { req: Empty; conf: { status: 'Accepted' | 'Rejected' } };
+  SendLocalList: {
+    req: {
+      versionNumber: number;
+      updateType: 'Full' | 'Differential';
+      localAuthorizationList?: {
+        idToken: IdToken;
+        idTokenInfo?: { status: AuthorizationStatus; cacheExpiryDateTime?: string };
+      }[];
+    };
+    conf: { status: 'Accepted' | 'Failed' | 'VersionMismatch' };
+  };
+  GetLocalListVersion: { req: Empty; conf: { versionNumber: number } };
   UpdateFirmware: {
     req: {
       requestId: number;

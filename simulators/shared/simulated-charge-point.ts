@@ -10,6 +10,7 @@ import type {
 } from './events.js';
 import type { ConnectorLocks } from './connector-locks.js';
 import type { VehicleSpec } from './metered-outlet.js';
+import type { LocalAuthList } from './local-list.js';
 
 export type * from './events.js';
 export type { ChargePointOptions, RemoteStartPolicy } from './charge-point-options.js';
@@ -67,6 +68,10 @@ export interface SimulatedChargePoint<P extends ProtocolFlavour = AnyProtocol> {
   /** Reports a status even if unchanged; connectorId 0 is the whole charger. */
   setStatus(connectorId: number, status: ForcedStatus, errorCode?: FaultCode): Promise<void>;
   state(connectorId: number): ConnectorState<P>;
+  /** Its local authorization list (local-list.ts). */
+  readonly localList: LocalAuthList;
+  /** A card badged while the link is down: starts from the local list if it accepts it (local-list.ts). */
+  startOffline(connectorId: number, token: string): Promise<string>;
   /** Resolves with the first matching event; rejects after timeoutMs (wall clock). */
   waitFor<K extends ChargePointEventName>(
     event: K,

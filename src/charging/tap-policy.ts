@@ -74,37 +74,14 @@ export function offlineTapAmount(
   return Math.max(0, Math.min(wanted, balance, maxAmount));
 }
 
-/** Whether a driver's cards may be in chargers' local lists now, and why not. */
-export interface OfflineExposure {
-  listable: boolean;
-  reason: string | null;
-  balance: number;
-  /** The least balance the fleet's policy asks of a listed wallet. */
-  minBalance: number;
-}
-
 /**
- * The offline rule (docs/money.md "Offline starts"): a card may start a charger offline only while
- * its fleet allows it and its wallet holds at least the larger of the tap minimum and the offline
- * `minBalance`. Energy an offline start delivers beyond what the wallet holds when it is reported
- * is the operator's loss: `minBalance` is what each listed card is trusted for.
+ * The balance a wallet needs for its driver's tokens to be Accepted on chargers' local lists
+ * (local-lists/): the tap minimum, as an online tap needs; where chargers may start offline from
+ * their lists, the offline rule's too, and none at all (listed Blocked) for a fleet that allows no
+ * offline starts.
  */
-export function offlineExposure(
-  policy: TapPolicy,
-  driverActive: boolean,
-  balance: number,
-): OfflineExposure {
-  const minBalance = Math.max(policy.minimum, policy.offline.minBalance);
-  const base = { balance, minBalance };
-  if (!policy.offline.enabled)
-    return { ...base, listable: false, reason: 'offline starts are disabled for the fleet' };
-  if (!driverActive) return { ...base, listable: false, reason: 'the driver is not active' };
-  if (balance < minBalance) {
-    return {
-      ...base,
-      listable: false,
-      reason: `the wallet holds ${balance} NGN, below the ${minBalance} NGN a listed card needs`,
-    };
-  }
-  return { ...base, listable: true, reason: null };
+export function listedMinimum(policy: TapPolicy, offlineStarts: boolean): number {
+  if (!offlineStarts) return policy.minimum;
+  if (!policy.offline.enabled) return Number.POSITIVE_INFINITY;
+  return Math.max(policy.minimum, policy.offline.minBalance);
 }

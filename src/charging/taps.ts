@@ -12,13 +12,7 @@ import type { Wallet } from '../wallet/wallet.js';
 import { isUniqueViolation } from './errors.js';
 import { newIdToken, newSessionId } from './id-tokens.js';
 import type { Session, SessionStore } from './session-store.js';
-import {
-  offlineExposure,
-  offlineTapAmount,
-  tapAmount,
-  type OfflineExposure,
-  type TapPolicies,
-} from './tap-policy.js';
+import { offlineTapAmount, tapAmount, type TapPolicies } from './tap-policy.js';
 
 export interface TapDeskOptions {
   db: Db;
@@ -179,16 +173,6 @@ export class TapDesk {
       );
     }
     return Math.max(0, unpaidWh);
-  }
-
-  /**
-   * Whether the driver's cards may be kept in chargers' local lists now (tap-policy.ts): for the
-   * local-list sync, which drops a card the moment this says no.
-   */
-  offlineExposure(driverId: string): OfflineExposure {
-    const driver = this.o.roster.driver(driverId);
-    const policy = this.o.policies.of(driver?.fleetId ?? '');
-    return offlineExposure(policy, driver?.active === true, this.balance(driverId));
   }
 
   private judgeToken(

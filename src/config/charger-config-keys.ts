@@ -11,6 +11,15 @@ export const GATEWAY_MANAGED_CONFIG = [
   'SampledDataCtrlr.TxStartedMeasurands',
   'SampledDataCtrlr.TxEndedMeasurands',
   'TxCtrlr.EVConnectionTimeOut',
+  // Local authorization (charging/local-lists): a cache or an offline start can spend money.
+  'LocalAuthListEnabled',
+  'LocalAuthorizeOffline',
+  'AuthorizationCacheEnabled',
+  'AllowOfflineTxForUnknownId',
+  'LocalAuthListCtrlr.Enabled',
+  'AuthCacheCtrlr.Enabled',
+  'AuthCtrlr.LocalAuthorizeOffline',
+  'AuthCtrlr.OfflineTxForUnknownIdEnabled',
 ] as const;
 
 const MANAGED = new Set(GATEWAY_MANAGED_CONFIG.map((k) => k.toLowerCase()));

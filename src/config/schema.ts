@@ -509,6 +509,31 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * The chargers' local authorization lists and caches (docs/driver-tokens.md#local-lists-and-the-cache):
+     * the bound tokens whose wallet can pay a tap, kept in step on every charger that has a list.
+     */
+    localLists: z
+      .object({
+        enabled: z.boolean().default(true),
+        /**
+         * Let chargers start from their list while offline (LocalAuthorizeOffline): an exposure.
+         * On, a card is Accepted on the lists only where its fleet's tap policy allows offline
+         * starts and its wallet holds the policy's offline minBalance (and its minimum).
+         */
+        offlineStarts: z.boolean().default(false),
+        /** Entries a list holds at most where the charger does not say (2.0.1 never does). */
+        maxEntries: z.number().int().min(1).max(100_000).default(1000),
+        /** How often the wanted list is compared with what each charger holds. */
+        pollSeconds: z.number().positive().max(3600).default(5),
+        /** Chargers updated at once; the others wait for the next round. */
+        concurrency: z.number().int().min(1).max(64).default(4),
+        /** First wait after a failed update; doubles up to maxRetrySeconds. */
+        retrySeconds: z.number().positive().max(3600).default(10),
+        maxRetrySeconds: z.number().positive().max(86_400).default(600),
+      })
+      .strict()
+      .prefault({}),
     pricing: z
       .object({
         chargingEfficiencyPercent: z.number().int().min(50).max(100).default(90),

@@ -2,10 +2,11 @@ import { Charging } from '../charging/charging.js';
 import { ChargerEventDispatcher } from '../charging/charger-event-dispatcher.js';
 import { Drain } from '../charging/drain.js';
 import { IdempotencyKeys } from '../charging/idempotency.js';
+import { startLocalLists } from '../charging/local-lists/start.js';
 import { SessionLifecycle } from '../charging/lifecycle.js';
 import { ScreenNotes } from '../charging/screen-notes.js';
 import { scaledAllowance } from '../charging/power-allowance.js';
-import { TapPolicies } from '../charging/tap-policy.js';
+import { listedMinimum, TapPolicies } from '../charging/tap-policy.js';
 import { TapDesk } from '../charging/taps.js';
 import { IdTokenStore } from '../id-tokens/id-token-store.js';
 import type { GatewayConfig } from '../config/schema.js';
@@ -67,7 +68,8 @@ export interface ChargingDeps extends Basics {
 
 /**
  * The session layer, and the one path of charger events: the lifecycle decides, then the live
- * meters, the site's power manager and the console's feed hear it, in that order.
+ * meters, the site's power manager, the console's feed and the chargers' local lists hear it, in
+ * that order.
  */
 export function buildCharging(d: ChargingDeps) {
   const { config, db, clock, log, central, load } = d;
@@ -75,6 +77,7 @@ export function buildCharging(d: ChargingDeps) {
   const live = new LiveMeters();
   // The quote mode's figures come from Charging, built below (it needs the lifecycle).
   const quote = { of: (_d: string, _c: string, _k: string): number | null => null };
+  const policies = new TapPolicies(config.taps);
   const taps = new TapDesk({
     db,
     clock,
@@ -85,7 +88,7 @@ export function buildCharging(d: ChargingDeps) {
     sessions,
     site: d.site,
     tariffs: d.tariffs,
-    policies: new TapPolicies(config.taps),
+    policies,
     maxAmount: config.sessions.maxAmount,
     quote: (driverId, chargerId, connectorId) => quote.of(driverId, chargerId, connectorId),
     alerts: d.records.alertStore,
@@ -122,6 +125,15 @@ export function buildCharging(d: ChargingDeps) {
         runningEveryMs: config.screens.runningCostSeconds * 1000,
       })
     : undefined;
+  const localLists = startLocalLists({
+    db,
+    clock,
+    log: log.child({ component: 'local-lists' }),
+    chargers: central.calls,
+    chargerIds: () => d.site.all().map((c) => c.id),
+    settings: config.localLists,
+    minimumFor: (fleetId) => listedMinimum(policies.of(fleetId), config.localLists.offlineStarts),
+  });
   central.setEvents(
     new ChargerEventDispatcher(
       lifecycle,
@@ -130,6 +142,8 @@ export function buildCharging(d: ChargingDeps) {
         ...(load ? [new PowerListener(load)] : []),
         consoleFeed(d.consoleEvents, db),
         ...(screen ? [screen] : []),
+        // Last: it writes (a reboot wants a full list), and a write that throws stops those after it.
+        localLists,
       ],
       screen,
     ),
@@ -166,5 +180,5 @@ export function buildCharging(d: ChargingDeps) {
     log: log.child({ component: 'drain' }),
     pollMs: DRAIN_POLL_MS,
   });
-  return { live, lifecycle, charging, drain, taps };
+  return { live, lifecycle, charging, drain, taps, localLists };
 }

@@ -362,3 +362,76 @@ export interface ChargerOperations {
   updateFirmware(chargerId: string, request: FirmwareRequest): Promise<ChargerReply>;
   requestLog(chargerId: string, request: LogRequest): Promise<LogReply>;
 }
+
+/**
+ * One token in a charger's local authorization list: 'accepted' starts a transaction from the
+ * list (offline too, where the charger is allowed to), 'blocked' is refused there.
+ */
+export interface LocalListEntry {
+  /** The token as bound (what the charger reads off the card). */
+  value: string;
+  /** The 2.0.1 IdTokenType name (1.6 has none and ignores it). */
+  type: string;
+  status: 'accepted' | 'blocked';
+  /** After this instant the charger treats the token as expired (1.6 expiryDate, 2.0.1 cacheExpiryDateTime). */
+  expiresAt: string | null;
+}
+
+/**
+ * One list update: 'full' replaces the whole list with `put`; 'differential' puts `put` and
+ * removes `remove` (tokens named by value). `version` is the list's version after it.
+ */
+export interface LocalListUpdate {
+  kind: 'full' | 'differential';
+  version: number;
+  put: LocalListEntry[];
+  remove: { value: string; type: string }[];
+}
+
+export type LocalListOutcome = 'accepted' | 'failed' | 'version_mismatch' | 'not_supported';
+
+/** What the gateway asks of a charger's own authorization (its local list and cache). */
+export interface LocalAuthSettings {
+  /** Use the local list (1.6 LocalAuthListEnabled, 2.0.1 LocalAuthListCtrlr.Enabled). */
+  listEnabled: boolean;
+  /** Start from the list while offline (1.6/2.0.1 LocalAuthorizeOffline): the operator's choice. */
+  offlineStarts: boolean;
+}
+
+/**
+ * What a charger said of its local authorization once asked to take the settings. `cache` is
+ * 'disabled' only when the charger took AuthorizationCacheEnabled / AuthCacheCtrlr.Enabled false;
+ * otherwise it may still cache (or says nothing of a cache) and must be cleared when a cached
+ * token could have become unpayable.
+ */
+export interface LocalAuthCapability {
+  /** The charger advertises a local list (1.6 LocalAuthListManagement, 2.0.1 LocalAuthListCtrlr). */
+  listSupported: boolean;
+  /** Entries the list holds at most, when the charger says (1.6 LocalAuthListMaxLength). */
+  maxEntries: number | null;
+  /** Entries one SendLocalList may carry, when said (1.6 SendLocalListMaxLength, 2.0.1 ItemsPerMessage). */
+  itemsPerMessage: number | null;
+  /** Bytes one SendLocalList may take, when said (2.0.1 BytesPerMessage). */
+  bytesPerMessage: number | null;
+  /** The longest token this protocol carries (1.6 idTag 20, 2.0.1 idToken 36). */
+  maxTokenLength: number;
+  cache: 'disabled' | 'enabled';
+  /** Names of the settings the charger did not take. */
+  refused: string[];
+}
+
+/**
+ * A charger's local list and cache, whatever its protocol. Calls go out at once or fail
+ * (ChargerOfflineError, ChargerTimeoutError), as the other commands do.
+ */
+export interface ChargerLocalAuthorization {
+  /** Reads what the charger offers and asks it to take the settings (cache off where it can). */
+  prepareLocalAuthorization(
+    chargerId: string,
+    settings: LocalAuthSettings,
+  ): Promise<LocalAuthCapability>;
+  /** The version of the list the charger holds (0: none); null when it has no local list. */
+  localListVersion(chargerId: string): Promise<number | null>;
+  sendLocalList(chargerId: string, update: LocalListUpdate): Promise<LocalListOutcome>;
+  clearCache(chargerId: string): Promise<StepOutcome>;
+}

@@ -9,6 +9,10 @@ import type {
   CommandOutcome,
   ConfigurationReport,
   FirmwareRequest,
+  LocalAuthCapability,
+  LocalAuthSettings,
+  LocalListOutcome,
+  LocalListUpdate,
   LogReply,
   LogRequest,
   PowerLimit,
@@ -71,6 +75,16 @@ export interface ChargerAdapter {
   showOnScreen(note: ScreenNote): Promise<ScreenOutcome>;
   /** The operator's commands, in this protocol's words. */
   readonly operator: OperatorCalls;
+  /** The charger's local list and authorization cache, in this protocol's words. */
+  readonly localAuth: LocalAuthCalls;
+}
+
+/** A charger's local authorization list and cache (port.ts ChargerLocalAuthorization). */
+export interface LocalAuthCalls {
+  prepare(settings: LocalAuthSettings): Promise<LocalAuthCapability>;
+  listVersion(): Promise<number | null>;
+  sendList(update: LocalListUpdate): Promise<LocalListOutcome>;
+  clearCache(): Promise<StepOutcome>;
 }
 
 /**

@@ -31,6 +31,7 @@ import { migrationMeterClasses } from './migrations/026-meter-classes.js';
 import { migrationTransferUpkeep } from './migrations/027-transfer-upkeep.js';
 import { migrationIdTokens } from './migrations/028-id-tokens.js';
 import { migrationTaps } from './migrations/029-taps.js';
+import { migrationLocalLists } from './migrations/030-local-lists.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -66,6 +67,7 @@ const migrations: readonly string[] = [
   migrationTransferUpkeep,
   migrationIdTokens,
   migrationTaps,
+  migrationLocalLists,
 ];
 
 /**

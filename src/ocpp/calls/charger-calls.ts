@@ -8,6 +8,11 @@ import type { Connections } from '../connection/connections.js';
 import type { ChargerMetering } from '../metering/metering.js';
 import type {
   ChargerCommands,
+  ChargerLocalAuthorization,
+  LocalAuthCapability,
+  LocalAuthSettings,
+  LocalListOutcome,
+  LocalListUpdate,
   CommandOutcome,
   ConnectorView,
   MeteringCapability,
@@ -40,7 +45,7 @@ const CHARGER_WIDE_BLOCKING = new Set(['unavailable', 'faulted']);
  * The charger port's commands (what the charging and load layers ask of chargers): each goes to
  * the adapter of the charger's live connection, or fails with ChargerOfflineError.
  */
-export class ChargerCalls implements ChargerCommands {
+export class ChargerCalls implements ChargerCommands, ChargerLocalAuthorization {
   constructor(private readonly deps: ChargerCallsDeps) {}
 
   isOnline(chargerId: string): boolean {
@@ -124,6 +129,25 @@ export class ChargerCalls implements ChargerCommands {
 
   operatorHold(chargerId: string, connectorId: string): string | null {
     return this.deps.holds.hold(chargerId, connectorId);
+  }
+
+  async prepareLocalAuthorization(
+    chargerId: string,
+    settings: LocalAuthSettings,
+  ): Promise<LocalAuthCapability> {
+    return this.adapter(chargerId).localAuth.prepare(settings);
+  }
+
+  async localListVersion(chargerId: string): Promise<number | null> {
+    return this.adapter(chargerId).localAuth.listVersion();
+  }
+
+  async sendLocalList(chargerId: string, update: LocalListUpdate): Promise<LocalListOutcome> {
+    return this.adapter(chargerId).localAuth.sendList(update);
+  }
+
+  async clearCache(chargerId: string): Promise<StepOutcome> {
+    return this.adapter(chargerId).localAuth.clearCache();
   }
 
   private adapter(chargerId: string) {

@@ -10,9 +10,11 @@ import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
   Configured,
+  LocalAuthCalls,
   OperatorCalls,
   ChargerAdapter,
 } from '../protocol-adapter.js';
+import { localAuthorization16 } from './local-authorization.js';
 import { stepOf } from '../calls/step-outcome.js';
 import { operatorCalls16 } from './calls/operator.js';
 import { IntervalEnergy } from '../metering/interval-energy.js';
@@ -72,6 +74,10 @@ export class Adapter16 extends SharedAdapter<ConnectionContext16> implements Cha
   /** Made when the operator calls (rarely): nothing a connection holds until then. */
   get operator(): OperatorCalls {
     return operatorCalls16(this.conn);
+  }
+
+  get localAuth(): LocalAuthCalls {
+    return localAuthorization16(this.conn);
   }
 
   protected runsTransaction(connectorId: string, transactionRef: string): boolean {

@@ -4,9 +4,11 @@ import { ocppConnectorId } from '../calls/ocpp-connector.js';
 import type {
   AdapterContext,
   Configured,
+  LocalAuthCalls,
   OperatorCalls,
   ChargerAdapter,
 } from '../protocol-adapter.js';
+import { localAuthorization201 } from './local-authorization.js';
 import { stepOf } from '../calls/step-outcome.js';
 import { changeAvailability } from './calls/change-availability.js';
 import { getTransactionStatus } from './calls/get-transaction-status.js';
@@ -73,6 +75,10 @@ export class Adapter201 extends SharedAdapter<ConnectionContext201> implements C
   /** Made when the operator calls (rarely): nothing a connection holds until then. */
   get operator(): OperatorCalls {
     return operatorCalls201(this.conn);
+  }
+
+  get localAuth(): LocalAuthCalls {
+    return localAuthorization201(this.conn);
   }
 
   protected runsTransaction(connectorId: string, transactionRef: string): boolean {

@@ -1,0 +1,7 @@
+import { callForReply, type CallTarget } from '../../calls/operator-call.js';
+import type { ChargerReply } from '../../port.js';
+
+/** ClearCache (C11): the station answers Accepted or Rejected. */
+export function clearCache(target: CallTarget): Promise<ChargerReply> {
+  return callForReply(target, 'ClearCache', {});
+}
