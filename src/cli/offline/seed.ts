@@ -165,7 +165,10 @@ export function applySeed(db: Db, seed: SeedFile, at: string): SeedReport {
   const roster = new Roster(db);
   const apiKeys = new ApiKeys(db);
   const wallet = new Wallet(db, new Outbox(db));
-  const tokens = new TokenChanges(roster, new IdTokenStore(db));
+  // Made on first use: a seed without tokens must also apply to a database an older gateway made
+  // (the upgrade test seeds one before migrating it), which has no id_tokens table yet.
+  let tokenChanges: TokenChanges | undefined;
+  const tokens = () => (tokenChanges ??= new TokenChanges(roster, new IdTokenStore(db)));
   const report: SeedReport = { fleets: 0, apiKeys: 0, drivers: 0, openingBalances: 0, tokens: 0 };
   const refuse = (what: string): never => {
     throw new SeedError(`seed not applied (nothing was changed): ${what}`);
@@ -213,7 +216,8 @@ export function applySeed(db: Db, seed: SeedFile, at: string): SeedReport {
         }
         for (const token of d.tokens) {
           try {
-            if (tokens.bind({ ...token, driverId: d.id }, 'operator', at).changed) report.tokens++;
+            if (tokens().bind({ ...token, driverId: d.id }, 'operator', at).changed)
+              report.tokens++;
           } catch (err) {
             if (!(err instanceof FleetChangeError)) throw err;
             refuse(`driver ${d.id}: ${err.message}`);
