@@ -1,5 +1,5 @@
-import type { Db } from './database.js';
-import { databaseAdvice } from './database.js';
+import type Database from 'better-sqlite3';
+import { databaseAdvice } from './database-advice.js';
 
 /**
  * The database's page size. Every commit appends each page it changed, whole, to the WAL, and a
@@ -25,7 +25,7 @@ export const WAL_CHECKPOINT_PAGES = 4096;
  * the connection's checkpoint threshold: call right after opening, before the switch to WAL
  * writes the file's header.
  */
-export function choosePageSize(db: Db): void {
+export function choosePageSize(db: Database.Database): void {
   db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
 }
@@ -43,7 +43,7 @@ export type PageSizeChange =
  * anything else uses the connection. If it cannot (another process holds the file open, a full
  * disk), the database keeps its pages and works as before; the next start tries again.
  */
-export function adoptPageSize(db: Db): PageSizeChange {
+export function adoptPageSize(db: Database.Database): PageSizeChange {
   const from = db.pragma('page_size', { simple: true }) as number;
   if (db.memory || from === PAGE_SIZE) return { changed: false, pageSize: from };
   const started = performance.now();
