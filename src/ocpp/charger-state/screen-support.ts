@@ -58,6 +58,16 @@ export class ChargerScreens {
     return (await pending).ways;
   }
 
+  /**
+   * The ways, read by another call that asked the charger anyway (1.6: the configuration read at
+   * boot), so a paid session's first start needs no read of its own. A read already held stays.
+   */
+  learnt(chargerId: string, ways: ScreenWay[]): void {
+    if (this.held.has(chargerId)) return;
+    this.held.set(chargerId, { ways: new Set(ways) });
+    if (ways.length > 0) this.eventLog.record(chargerId, 'screen', `shows: ${ways.join(', ')}`);
+  }
+
   /** The charger refused a way or failed at it: not used again until it boots. */
   refused(chargerId: string, way: ScreenWay, answer: string): void {
     const held = this.held.get(chargerId);

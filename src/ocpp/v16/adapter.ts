@@ -1,3 +1,4 @@
+import { COST_KEY, screenWaysIn } from './screen.js';
 import type {
   ChargerReply,
   ChargerSettings,
@@ -89,9 +90,11 @@ export class Adapter16 extends SharedAdapter<ConnectionContext16> implements Cha
     );
   }
 
-  prepareScreen(): void {
-    this.conn.screen.prepare();
-  }
+  /**
+   * Nothing to read: the configuration read (configure) asks for the screen's key too, and a
+   * start promotes that read ahead of its RemoteStartTransaction; no 1.6 answer carries a text.
+   */
+  prepareScreen(): void {}
 
   showOnScreen(note: ScreenNote): Promise<ScreenOutcome> {
     return this.conn.screen.show(note);
@@ -128,8 +131,14 @@ export class Adapter16 extends SharedAdapter<ConnectionContext16> implements Cha
       ['ConnectionTimeOut', String(settings.connectionTimeoutSeconds)],
       ['StopTransactionOnInvalidId', 'true'],
     ];
-    const held = await readConfiguration(this.conn, [...wanted.map(([key]) => key), RATE_UNIT_KEY]);
+    // The screen's key rides on this read: a paid session's first start then needs no read of its own.
+    const held = await readConfiguration(this.conn, [
+      ...wanted.map(([key]) => key),
+      RATE_UNIT_KEY,
+      COST_KEY,
+    ]);
     this.rateUnits = parseRateUnits(configurationValue(held, RATE_UNIT_KEY));
+    this.conn.ctx.screens.learnt(this.conn.ctx.chargerId, screenWaysIn(held));
     const refused: string[] = [];
     const before = configurationValue(held, SAMPLED_DATA_KEY);
     let measurands = before;

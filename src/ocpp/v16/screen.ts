@@ -1,6 +1,6 @@
 import { sendScreenCall } from '../calls/screen-call.js';
 import type { ScreenWay } from '../charger-state/screen-support.js';
-import type { ScreenNote, ScreenOutcome } from '../port.js';
+import type { ConfigurationReport, ScreenNote, ScreenOutcome } from '../port.js';
 import { configurationValue, readConfiguration } from './calls/get-configuration.js';
 import type { AdapterContext } from '../protocol-adapter.js';
 
@@ -17,7 +17,11 @@ const TOLD_MAX = 64;
 
 /** Whether the charger advertises the cost-and-price messages. */
 export async function readScreenWays16(ctx: AdapterContext): Promise<ScreenWay[]> {
-  const held = await readConfiguration({ ctx }, [COST_KEY]);
+  return screenWaysIn(await readConfiguration({ ctx }, [COST_KEY]));
+}
+
+/** The ways a configuration report that asked for `COST_KEY` says the charger has. */
+export function screenWaysIn(held: ConfigurationReport): ScreenWay[] {
   return configurationValue(held, COST_KEY)?.trim().toLowerCase() === 'true'
     ? [...COST_MESSAGES]
     : [];
@@ -38,10 +42,6 @@ export class Screen16 {
   tokenAccepted(idTag: string, text: string | undefined): void {
     if (text === undefined) return;
     void this.userPrice(idTag, text);
-  }
-
-  prepare(): void {
-    void this.supports('SetUserPrice');
   }
 
   async show(note: ScreenNote): Promise<ScreenOutcome> {
