@@ -2,7 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
 import type { FrameEvent } from '../simulators/shared/events.js';
+import { offlineDebitReference } from '../src/charging/taps.js';
 import { IdTokenStore } from '../src/id-tokens/id-token-store.js';
+import { costDown } from '../src/pricing/money.js';
 import { API_KEY, DRIVERS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
 import {
@@ -12,6 +14,7 @@ import {
   type SimulatedChargePoint,
 } from './helpers/simulated-charger.js';
 import { adjustWallet, bindCard } from './helpers/local-lists.js';
+import { TcpLink } from './helpers/tcp-link.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -292,5 +295,110 @@ describe.each(PROTOCOLS)('simulated cards and vehicles at the gateway: $name', (
     expect(s).toMatchObject({ origin: 'card', amount: AMOUNT });
     expect(frames).not.toContain('Authorize');
     await tapToStop(cp, PAID, s.id);
+  });
+});
+
+/**
+ * A card tapped while the link is down (docs/money.md "Offline starts"): the charger starts from
+ * the local list the gateway sent, reports the start when the link is back, and the gateway bills
+ * it from the wallet: the tap's debit, then a further debit for the energy beyond it.
+ */
+describe.each(PROTOCOLS)('a card tapped offline at the gateway: $name', (protocol) => {
+  const LISTED = '04A1B2C3D4';
+  const BLOCKED = '04BADBAD00';
+  let t: TestGateway;
+  let cp: SimulatedChargePoint | undefined;
+  let link: TcpLink | undefined;
+
+  beforeAll(async () => {
+    t = await startTestGateway({
+      taps: { default: { amount: AMOUNT, minimum: AMOUNT, offline: { minBalance: 0 } } },
+      localLists: { offlineStarts: true, pollSeconds: 0.1, retrySeconds: 0.2 },
+    });
+    bindCard(t.gw.db, DRIVERS.ada.id, LISTED);
+    const blocked = bindCard(t.gw.db, DRIVERS.ada.id, BLOCKED);
+    new IdTokenStore(t.gw.db).setBlocked(blocked.id, 'lost', new Date().toISOString());
+  });
+  afterAll(async () => {
+    await cp?.disconnect();
+    await link?.cut();
+    expect(verifyLedger(t.gw.db).checks.filter((c) => c.violations.length > 0)).toEqual([]);
+    await t.close();
+  });
+
+  it('starts from the list while offline (a card the list does not accept is refused); back online, the late start is billed from the wallet', async () => {
+    link = await TcpLink.open(t.gw.port);
+    const url = t.gw.ocppUrl.replace(`:${t.gw.port}/`, `:${link.port}/`);
+    const charger = await bootedCharger(protocol, { ocppUrl: url, db: t.gw.db }, 'CP-1');
+    cp = charger;
+    await waitUntil(
+      () => charger.localList.entry(LISTED)?.status === 'Accepted',
+      10_000,
+      'the card listed',
+    );
+    expect(charger.localList.entry(BLOCKED)?.status).toBe('Blocked');
+    await charger.plugIn(1, IONIQ);
+    await charger.plugIn(2, IONIQ);
+    await link.cut();
+    await waitUntil(() => !t.gw.chargers.isOnline('CP-1'), 5000, 'the gateway sees it offline');
+    const balance = (
+      t.gw.db.prepare('SELECT balance FROM wallets WHERE driver_id = ?').get(DRIVERS.ada.id) as {
+        balance: number;
+      }
+    ).balance;
+
+    expect(await charger.tap(2, BLOCKED)).toMatchObject({ status: 'Blocked', outcome: 'refused' });
+    expect(await charger.tap(2, 'DEADBEEF')).toMatchObject({ outcome: 'refused' });
+    expect(charger.state(2).transactionId).toBeUndefined();
+    const tappedAt = Date.now();
+    expect(await charger.tap(1, LISTED)).toMatchObject({ status: 'Accepted', outcome: 'started' });
+    // Offline, nothing stops it at the paid energy: it delivers beyond what the tap will debit.
+    // A short outage (a 1.6 start reported this soon is not late by its stamp alone).
+    const paidWh = Math.floor((AMOUNT * 1000) / 412.5);
+    await waitUntil(
+      () => charger.state(1).deliveredWh > paidWh * 1.5 && Date.now() - tappedAt > 2_500,
+      10_000,
+      'energy beyond',
+    );
+
+    await link.restore();
+    // Reported late: the session opens started offline, past its paid energy, and is stopped.
+    const s = await waitUntil(
+      () =>
+        t.gw.db
+          .prepare(
+            `SELECT * FROM sessions WHERE origin = 'card' AND state = 'settled' AND charger_id = 'CP-1'`,
+          )
+          .get() as
+          | {
+              id: string;
+              amount: number;
+              started_offline: number;
+              delivered_wh: number;
+              price_micro_ngn_per_wh: number;
+            }
+          | undefined,
+      20_000,
+      'the late start settled',
+    );
+    expect(s).toMatchObject({ amount: AMOUNT, started_offline: 1 });
+    const due = costDown(s.delivered_wh, s.price_micro_ngn_per_wh);
+    expect(due).toBeGreaterThan(AMOUNT);
+    const entries = t.gw.db
+      .prepare(
+        `SELECT kind, amount, reference FROM ledger_entries
+          WHERE driver_id = ? AND (session_id = ? OR reference = ?) ORDER BY seq`,
+      )
+      .all(DRIVERS.ada.id, s.id, offlineDebitReference(s.id));
+    expect(entries).toEqual([
+      expect.objectContaining({ kind: 'session_debit', amount: -AMOUNT }),
+      expect.objectContaining({ kind: 'session_credit', amount: 0 }),
+      { kind: 'adjustment', amount: -(due - AMOUNT), reference: offlineDebitReference(s.id) },
+    ]);
+    const after = t.gw.db
+      .prepare('SELECT balance FROM wallets WHERE driver_id = ?')
+      .get(DRIVERS.ada.id);
+    expect(after).toEqual({ balance: balance - due });
+    expect(charger.state(2).transactionId).toBeUndefined();
   });
 });
