@@ -236,8 +236,18 @@ describe.each(PROTOCOLS)('simulated cards and vehicles at the gateway: $name', (
     async (personality) => {
       const cp = await charger([personality]);
       await cp.plugIn(1, IONIQ);
+      const sent: string[] = [];
+      cp.on('frame', ({ direction, message }: FrameEvent) => {
+        const frame = JSON.parse(message) as unknown[];
+        if (direction !== 'out' || frame[0] !== 2 || frame[2] !== 'Authorize') return;
+        const params = frame[3] as { idTag?: string; idToken?: { idToken: string } };
+        sent.push(params.idTag ?? params.idToken?.idToken ?? '');
+      });
       const tap = await cp.tap(1, PAID);
       expect(tap).toMatchObject({ status: 'Accepted', outcome: 'started' });
+      // The reader wrote the UID its own way, not as it is bound.
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).not.toBe(PAID);
       const s = await openOf(paidCard);
       await tapToStop(cp, PAID, s.id);
     },
