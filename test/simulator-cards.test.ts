@@ -278,12 +278,12 @@ describe('OCPP 1.6 cards and vehicles', () => {
     ).toThrow(/plug\[0\]\.mac: must be 6 bytes of hex/);
   });
 
-  it('offline, with nothing held for the card, the tap fails and nothing starts', async () => {
+  it('offline, with nothing held for the card, the tap is refused and nothing starts', async () => {
     const cp = await charger([], { reconnect: false });
     await cp.plugIn(1, EV);
     await cs.drop(cp.identity);
     await waitUntil(() => !cp.isBooted, 5000, 'link lost');
-    expect(await cp.tap(1, CARD)).toMatchObject({ outcome: 'failed' });
+    expect(await cp.tap(1, CARD)).toMatchObject({ outcome: 'refused' });
     expect(cp.state(1).transactionId).toBeUndefined();
     expect(cs.messages('Authorize')).toEqual([]);
   });
@@ -397,12 +397,12 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
     });
   });
 
-  it('offline, with nothing held for the card, the tap fails and nothing starts', async () => {
+  it('offline, with nothing held for the card, the tap is refused and nothing starts', async () => {
     const cp = await station([], { reconnect: false });
     await cp.plugIn(1, EV);
     await cs.drop(cp.identity);
     await waitUntil(() => !cp.isBooted, 5000, 'link lost');
-    expect(await cp.tap(1, CARD)).toMatchObject({ outcome: 'failed' });
+    expect(await cp.tap(1, CARD)).toMatchObject({ outcome: 'refused' });
     expect(cp.state(1).transactionId).toBeUndefined();
     expect(cs.messages('Authorize')).toEqual([]);
   });

@@ -49,11 +49,11 @@ export abstract class CardReader16 extends CentralSystemRequests {
     }
     if (!this.readyForTap(connector)) return { outcome: 'ignored' };
     let status: string | undefined;
+    const offline = !this.link.isOpen;
     if (!this.settings.personality.has('skips-authorize')) {
-      if (!this.link.isOpen) {
+      if (offline) {
         // Offline: only what the charger holds itself can authorize.
         status = this.offlineAuthorization(idTag);
-        if (status === undefined) return { outcome: 'failed' };
       } else {
         try {
           status = (await this.call('Authorize', { idTag })).idTagInfo.status;
@@ -75,17 +75,26 @@ export abstract class CardReader16 extends CentralSystemRequests {
       );
       return { ...answered, outcome: 'waiting' };
     }
-    await this.startTransaction(connector, idTag, false);
+    if (offline) {
+      // Begun at once under a provisional id; its StartTransaction waits for the link, the
+      // driver does not.
+      this.startTransaction(connector, idTag, false).catch((error: unknown) =>
+        this.warn('offline start failed', error),
+      );
+    } else {
+      await this.startTransaction(connector, idTag, false);
+    }
     return { ...answered, outcome: 'started' };
   }
 
   /**
-   * The status a token has while the link is down, from what the charger holds (a local list, a
-   * cache), or undefined when it holds nothing for it: then the tap fails, as on a charger with
-   * no list. This charger holds none.
+   * The status an idTag has while the link is down: its local list's (Accepted only while
+   * LocalAuthorizeOffline and the list are enabled); anything not Accepted is refused, as is an
+   * idTag the list does not hold (no cache, no AllowOfflineTxForUnknownId here).
    */
-  protected offlineAuthorization(_idTag: string): string | undefined {
-    return undefined;
+  protected offlineAuthorization(idTag: string): string {
+    const verdict = this.localAuthorization.offlineVerdict(idTag, Date.now());
+    return verdict === undefined || verdict === 'NotAllowed' ? 'Invalid' : verdict;
   }
 
   private readyForTap(connector: Connector): boolean {

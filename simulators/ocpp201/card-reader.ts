@@ -65,7 +65,6 @@ export abstract class CardReader201 extends CsmsRequests {
       if (!this.link.isOpen) {
         // Offline: only what the station holds itself can authorize.
         status = this.offlineAuthorization(idToken);
-        if (status === undefined) return { outcome: 'failed' };
       } else {
         evse.authorizing = true;
         try {
@@ -89,12 +88,14 @@ export abstract class CardReader201 extends CsmsRequests {
   }
 
   /**
-   * The status a token has while the link is down, from what the station holds (a local list, a
-   * cache), or undefined when it holds nothing for it: then the tap fails, as on a station with
-   * no list. This station holds none.
+   * The status a token has while the link is down: its local list's (Accepted only while
+   * LocalAuthorizeOffline and the list are enabled); anything not Accepted is refused: Unknown
+   * when the list does not hold it (no cache, no OfflineTxForUnknownIdEnabled here).
    */
-  protected offlineAuthorization(_idToken: IdToken): string | undefined {
-    return undefined;
+  protected offlineAuthorization(idToken: IdToken): string {
+    const verdict = this.localAuthorization.offlineVerdict(idToken.idToken, Date.now());
+    if (verdict === undefined) return 'Unknown';
+    return verdict === 'NotAllowed' ? 'Invalid' : verdict;
   }
 
   private readyForTap(evse: Evse): boolean {

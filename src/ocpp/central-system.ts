@@ -331,7 +331,7 @@ export class CentralSystem {
         this.opts.onChargerOffline?.(chargerId);
       }
     });
-    this.clocks.connected(chargerId);
+    this.clocks.connected(chargerId, this.opts.clock.now());
     this.requireEvents().chargerOnline(chargerId);
   }
 }

@@ -57,6 +57,11 @@ function minOf(buckets: readonly Bucket[]): number {
   for (const b of buckets) if (b.min < min) min = b.min;
   return min;
 }
+/**
+ * A message placed this long before its connection opened was made before it: more than a stamp
+ * cut to whole seconds and the estimate's jitter can move a message made on the connection.
+ */
+const CONNECTION_SLACK_MS = 2_000;
 /** A message arriving later than this past the estimate is late: a replay or a clock step. */
 export const STEP_MS = 5_000;
 /** With no estimate yet, a stamp this old is a queued message (1.6 has no offline flag). */
@@ -123,6 +128,8 @@ export class ChargerClocks {
   private readonly flaggedQueue = new Set<string>();
   /** Per charger: the latest stamp it sent (ms on its clock). */
   private readonly newest = new Map<string, number>();
+  /** Per charger: when its current connection opened (our clock). */
+  private readonly connectedAt = new Map<string, number>();
   /** The offset last stored per charger. */
   private readonly stored = new Map<string, number>();
   /** Per charger: its clock's current epoch. */
@@ -141,10 +148,21 @@ export class ChargerClocks {
     }
   }
 
-  /** The charger (re)connected: readings it queued while offline may follow. */
-  connected(chargerId: string): void {
+  /** The charger (re)connected (at `atMs`, our clock): readings it queued while offline may follow. */
+  connected(chargerId: string, atMs?: number): void {
     this.flaggedQueue.delete(chargerId);
     if (this.deltas.has(chargerId)) this.mayQueue.add(chargerId);
+    if (atMs !== undefined) this.connectedAt.set(chargerId, atMs);
+  }
+
+  /**
+   * Whether a message placed at `atMs` (observe's) was made before the charger's connection
+   * opened: a start a 1.6 charger made offline and reports on reconnect, which it cannot flag and
+   * whose lateness shows only past STEP_MS, however short the outage was.
+   */
+  madeBeforeConnection(chargerId: string, atMs: number): boolean {
+    const since = this.connectedAt.get(chargerId);
+    return since !== undefined && atMs < since - CONNECTION_SLACK_MS;
   }
 
   /**

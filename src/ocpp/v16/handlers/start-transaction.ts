@@ -54,7 +54,8 @@ function start(
       timestamp: req.timestamp,
       receivedAtMs,
       time: { stampMs: time.stampMs, measuredAtMs: time.atMs, epoch: time.epoch },
-      live: time.live,
+      // Made before this connection opened: offline, however soon the charger came back.
+      live: time.live && !ctx.clocks.madeBeforeConnection(chargerId, time.atMs),
     });
   }
   const accepted = verdict.accepted;
