@@ -473,7 +473,8 @@ describe('OCPP 2.0.1 central system', () => {
     expect(notes('CP-1')).toContain('TransactionEvent: seqNo reused for another event: applied');
     const events = t.gw.db
       .prepare(
-        'SELECT count(*) AS n FROM ocpp201_transaction_events WHERE charger_id = ? AND transaction_id = ?',
+        `SELECT count(*) AS n FROM ocpp201_transaction_events JOIN ocpp201_transactions USING (tx_key)
+         WHERE charger_id = ? AND transaction_id = ?`,
       )
       .get('CP-1', transactionId) as { n: number };
     expect(events.n).toBe(2);

@@ -61,14 +61,26 @@ export class Retention {
         `DELETE FROM ocpp_events WHERE seq IN
            (SELECT seq FROM ocpp_events WHERE at < ? ORDER BY at LIMIT ?)`,
       ),
+      // In key order, the order transactions were first heard of (an event is never received
+      // before its transaction was), so no index on received_at is written with every sample:
+      // only the transactions first heard of before the window's start can hold events past it,
+      // and the walk stops at the first one after it. Transactions that still hold events are
+      // few (the rest were pruned), so the walk over them is short.
       transactionEventsDays: db.prepare(
-        `DELETE FROM ocpp201_transaction_events WHERE rowid IN
-           (SELECT e.rowid FROM ocpp201_transaction_events e
-             WHERE e.received_at < ? AND NOT EXISTS (
-               SELECT 1 FROM sessions s WHERE s.charger_id = e.charger_id
-                 AND s.transaction_ref = e.transaction_id
+        `WITH cut(at) AS (SELECT ?),
+         upto(tx_key) AS (SELECT coalesce(
+           (SELECT t.tx_key FROM ocpp201_transactions t, cut
+             WHERE t.tx_key >= (SELECT min(tx_key) FROM ocpp201_transaction_events)
+               AND t.first_seen_at >= cut.at ORDER BY t.tx_key LIMIT 1),
+           9223372036854775807))
+         DELETE FROM ocpp201_transaction_events WHERE (tx_key, seq_no) IN
+           (SELECT e.tx_key, e.seq_no FROM ocpp201_transaction_events e, cut, upto
+             WHERE e.tx_key < upto.tx_key AND e.received_at < cut.at AND NOT EXISTS (
+               SELECT 1 FROM ocpp201_transactions t JOIN sessions s
+                 ON s.charger_id = t.charger_id AND s.transaction_ref = t.transaction_id
+               WHERE t.tx_key = e.tx_key
                  AND s.state IN ('authorizing', 'authorized', 'charging', 'stopping'))
-             ORDER BY e.received_at LIMIT ?)`,
+             ORDER BY e.tx_key, e.seq_no LIMIT ?)`,
       ),
       idempotencyKeysDays: db.prepare(
         `DELETE FROM idempotency_keys WHERE rowid IN
