@@ -11,7 +11,11 @@ import { parseConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/shared/log.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { Outbox } from '../src/store/outbox.js';
-import { Retention, type RetentionWindows } from '../src/store/retention.js';
+import {
+  PRUNE_TRANSACTION_EVENTS,
+  Retention,
+  type RetentionWindows,
+} from '../src/store/retention.js';
 import { outboxHealthOf, StorageHealth } from '../src/store/storage-health.js';
 import { Wallet } from '../src/wallet/wallet.js';
 import { DRIVERS, testConfig, testSeed } from './helpers/gateway.js';
@@ -228,6 +232,21 @@ describe('retention', () => {
       { tx: 'tx-s-recent', seq: 2 },
     ]);
     expect((await retention(2).pruneAll()).transactionEventsDays).toBe(0);
+  });
+
+  it('walks 2.0.1 events through their key only, between the oldest kept and the window start', () => {
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${PRUNE_TRANSACTION_EVENTS}`).all(iso(T0), 10) as {
+        detail: string;
+      }[]
+    ).map((r) => r.detail);
+    expect(plan).toContain('SEARCH e USING PRIMARY KEY (tx_key<?)');
+    expect(plan).toContain('SEARCH t USING INTEGER PRIMARY KEY (rowid>?)');
+    expect(plan.filter((d) => d.startsWith('SCAN') && !d.startsWith('SCAN CONSTANT'))).toEqual([
+      'SCAN cut',
+      'SCAN upto',
+      'SCAN cut',
+    ]);
   });
 
   it('the schema itself refuses to forget what an open session needs', () => {
