@@ -1,3 +1,4 @@
+import { SessionReads } from '../src/operator/read-model/sessions.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
@@ -473,7 +474,8 @@ describe('OCPP 2.0.1 central system', () => {
     expect(notes('CP-1')).toContain('TransactionEvent: seqNo reused for another event: applied');
     const events = t.gw.db
       .prepare(
-        'SELECT count(*) AS n FROM ocpp201_transaction_events WHERE charger_id = ? AND transaction_id = ?',
+        `SELECT count(*) AS n FROM ocpp201_transaction_events JOIN ocpp201_transactions USING (tx_key)
+         WHERE charger_id = ? AND transaction_id = ?`,
       )
       .get('CP-1', transactionId) as { n: number };
     expect(events.n).toBe(2);
@@ -489,6 +491,17 @@ describe('OCPP 2.0.1 central system', () => {
       }),
     );
     expect(session(sessionId)).toMatchObject({ state: 'settled', delivered_wh: 1_000 });
+    // The operator's record of the transaction: each event once, by seqNo, under the charger's id.
+    const record = new SessionReads(t.gw.db).transaction(sessionId);
+    expect(Object.keys(record ?? {})).not.toContain('txKey');
+    expect(record).toMatchObject({ protocol: 'ocpp2.0.1', transactionId });
+    expect(
+      (record?.events as { seqNo: number; eventType: string }[]).map((e) => [e.seqNo, e.eventType]),
+    ).toEqual([
+      [0, 'Started'],
+      [1, 'Updated'],
+      [2, 'Ended'],
+    ]);
     ledgerVerifies();
   });
 

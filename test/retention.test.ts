@@ -11,7 +11,11 @@ import { parseConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/shared/log.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { Outbox } from '../src/store/outbox.js';
-import { Retention, type RetentionWindows } from '../src/store/retention.js';
+import {
+  PRUNE_TRANSACTION_EVENTS,
+  Retention,
+  type RetentionWindows,
+} from '../src/store/retention.js';
 import { outboxHealthOf, StorageHealth } from '../src/store/storage-health.js';
 import { Wallet } from '../src/wallet/wallet.js';
 import { DRIVERS, testConfig, testSeed } from './helpers/gateway.js';
@@ -83,15 +87,17 @@ function session(id: string, at: number, outcome: 'open' | 'refunded'): void {
     db.prepare(
       'INSERT INTO idempotency_keys (driver_id, key, request_hash, session_id, created_at) VALUES (?, ?, ?, ?, ?)',
     ).run(DRIVERS.ada.id, `key-${id}`, 'a'.repeat(64), id, iso(at));
-    db.prepare(
-      'INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at) VALUES (?, ?, ?)',
-    ).run('CP-201', `tx-${id}`, iso(at));
+    const txKey = db
+      .prepare(
+        'INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at) VALUES (?, ?, ?)',
+      )
+      .run('CP-201', `tx-${id}`, iso(at)).lastInsertRowid;
     for (let seq = 0; seq < 3; seq++) {
       db.prepare(
         `INSERT INTO ocpp201_transaction_events
-           (charger_id, transaction_id, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
-         VALUES ('CP-201', ?, ?, 'Updated', 'MeterValuePeriodic', 0, ?, ?)`,
-      ).run(`tx-${id}`, seq, iso(at), iso(at));
+           (tx_key, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
+         VALUES (?, ?, 'Updated', 'MeterValuePeriodic', 0, ?, ?)`,
+      ).run(txKey, seq, iso(at), iso(at));
     }
     db.prepare("UPDATE sessions SET state = 'charging', transaction_ref = ? WHERE id = ?").run(
       `tx-${id}`,
@@ -170,7 +176,12 @@ describe('retention', () => {
     expect(batch.transactionEventsDays + total.transactionEventsDays).toBe(3);
     expect(count('ocpp_events')).toBe(5);
     expect(
-      db.prepare('SELECT DISTINCT transaction_id FROM ocpp201_transaction_events ORDER BY 1').all(),
+      db
+        .prepare(
+          `SELECT DISTINCT t.transaction_id FROM ocpp201_transaction_events e
+             JOIN ocpp201_transactions t USING (tx_key) ORDER BY 1`,
+        )
+        .all(),
     ).toEqual([{ transaction_id: 'tx-s-new-done' }, { transaction_id: 'tx-s-old-open' }]);
     // the open session keeps its key however old
     expect(db.prepare('SELECT key FROM idempotency_keys ORDER BY key').all()).toEqual([
@@ -179,6 +190,63 @@ describe('retention', () => {
     expect(money()).toBe(moneyBefore);
     expect(verifyLedger(db).ok).toBe(true);
     expect(lines.join('')).toContain('retention: rows past their window deleted');
+  });
+
+  it('prunes 2.0.1 events in key order: past the window only, open sessions kept, batch by batch', async () => {
+    session('s-open-first', T0, 'open'); // the smallest key, kept however old
+    session('s-long', T0, 'refunded'); // heard of before the window's start, events on both sides
+    session('s-after', T0 + 5 * DAY, 'refunded');
+    session('s-recent', T0 + 50 * DAY, 'refunded');
+    const key = (transactionId: string) =>
+      (
+        db
+          .prepare('SELECT tx_key FROM ocpp201_transactions WHERE transaction_id = ?')
+          .get(transactionId) as { tx_key: number }
+      ).tx_key;
+    for (const seq of [3, 4]) {
+      db.prepare(
+        `INSERT INTO ocpp201_transaction_events
+           (tx_key, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
+         VALUES (?, ?, 'Updated', 'MeterValuePeriodic', 0, ?, ?)`,
+      ).run(key('tx-s-long'), seq, iso(T0 + 60 * DAY), iso(T0 + 60 * DAY));
+    }
+    const left = () =>
+      db
+        .prepare(
+          `SELECT t.transaction_id AS tx, e.seq_no AS seq FROM ocpp201_transaction_events e
+             JOIN ocpp201_transactions t USING (tx_key) ORDER BY e.tx_key, e.seq_no`,
+        )
+        .all();
+
+    now = T0 + 100 * DAY; // the window starts at T0 + 10 days
+    const pruned = await retention(2).pruneAll();
+    expect(pruned.transactionEventsDays).toBe(6);
+    expect(left()).toEqual([
+      { tx: 'tx-s-open-first', seq: 0 },
+      { tx: 'tx-s-open-first', seq: 1 },
+      { tx: 'tx-s-open-first', seq: 2 },
+      { tx: 'tx-s-long', seq: 3 },
+      { tx: 'tx-s-long', seq: 4 },
+      { tx: 'tx-s-recent', seq: 0 },
+      { tx: 'tx-s-recent', seq: 1 },
+      { tx: 'tx-s-recent', seq: 2 },
+    ]);
+    expect((await retention(2).pruneAll()).transactionEventsDays).toBe(0);
+  });
+
+  it('walks 2.0.1 events through their key only, between the oldest kept and the window start', () => {
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${PRUNE_TRANSACTION_EVENTS}`).all(iso(T0), 10) as {
+        detail: string;
+      }[]
+    ).map((r) => r.detail);
+    expect(plan).toContain('SEARCH e USING PRIMARY KEY (tx_key<?)');
+    expect(plan).toContain('SEARCH t USING INTEGER PRIMARY KEY (rowid>?)');
+    expect(plan.filter((d) => d.startsWith('SCAN') && !d.startsWith('SCAN CONSTANT'))).toEqual([
+      'SCAN cut',
+      'SCAN upto',
+      'SCAN cut',
+    ]);
   });
 
   it('the schema itself refuses to forget what an open session needs', () => {

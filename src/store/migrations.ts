@@ -32,12 +32,13 @@ import { migrationTransferUpkeep } from './migrations/027-transfer-upkeep.js';
 import { migrationIdTokens } from './migrations/028-id-tokens.js';
 import { migrationTaps } from './migrations/029-taps.js';
 import { migrationLocalLists } from './migrations/030-local-lists.js';
+import { migrationOcpp201EventKeys } from './migrations/031-ocpp201-event-keys.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
  * migration is never edited, only followed by the next number.
  */
-const migrations: readonly string[] = [
+export const migrations: readonly string[] = [
   migrationV1,
   migrationOcpp201,
   migrationUplink,
@@ -68,6 +69,7 @@ const migrations: readonly string[] = [
   migrationIdTokens,
   migrationTaps,
   migrationLocalLists,
+  migrationOcpp201EventKeys,
 ];
 
 /**

@@ -38,11 +38,35 @@ const noneYet = (): PrunedCounts => ({
 });
 
 /**
+ * 2.0.1 events past their window, walked in key order: the order their transactions were first
+ * heard of, since an event is never received before its transaction. So no index on received_at
+ * is written with every sample. Only transactions first heard of before the window's start can
+ * hold events past it; the walk starts at the oldest transaction that still holds events (the rest
+ * were pruned) and stops at the first one heard of after that start. An open session's events
+ * are skipped (and refused by the schema, migrations/031). test/retention.test.ts holds the plan.
+ */
+export const PRUNE_TRANSACTION_EVENTS = `WITH cut(at) AS (SELECT ?),
+   upto(tx_key) AS (SELECT coalesce(
+     (SELECT t.tx_key FROM ocpp201_transactions t, cut
+       WHERE t.tx_key >= (SELECT min(tx_key) FROM ocpp201_transaction_events)
+         AND t.first_seen_at >= cut.at ORDER BY t.tx_key LIMIT 1),
+     9223372036854775807))
+   DELETE FROM ocpp201_transaction_events WHERE (tx_key, seq_no) IN
+     (SELECT e.tx_key, e.seq_no FROM ocpp201_transaction_events e
+       WHERE e.tx_key < (SELECT tx_key FROM upto) AND e.received_at < (SELECT at FROM cut)
+         AND NOT EXISTS (
+         SELECT 1 FROM ocpp201_transactions t JOIN sessions s
+           ON s.charger_id = t.charger_id AND s.transaction_ref = t.transaction_id
+         WHERE t.tx_key = e.tx_key
+           AND s.state IN ('authorizing', 'authorized', 'charging', 'stopping'))
+       ORDER BY e.tx_key, e.seq_no LIMIT ?)`;
+
+/**
  * Deletes rows past their window, in bounded batches. What it may delete is what only serves
  * diagnosis or deduplication for a while; it never touches money rows (ledger, sessions, wallets:
  * their triggers refuse anyway) nor what an open session needs: the idempotency key of a session
  * that is not settled or refunded, and the transaction events of an open session (the schema
- * refuses both too, see migrations/008-operations.ts). Sent outbox rows are pruned by the uplink's outbox
+ * refuses both too, see migrations/008-operations.ts and 031). Sent outbox rows are pruned by the uplink's outbox
  * monitor (uplink.outbox.sentRetentionHours); unsent ones never are. Alerts go once cleared
  * longer ago than their window, except those about a session (stop_escalated, operator_loss:
  * raised once ever, known raised by their row); webhook events once delivered or given up longer
@@ -61,15 +85,7 @@ export class Retention {
         `DELETE FROM ocpp_events WHERE seq IN
            (SELECT seq FROM ocpp_events WHERE at < ? ORDER BY at LIMIT ?)`,
       ),
-      transactionEventsDays: db.prepare(
-        `DELETE FROM ocpp201_transaction_events WHERE rowid IN
-           (SELECT e.rowid FROM ocpp201_transaction_events e
-             WHERE e.received_at < ? AND NOT EXISTS (
-               SELECT 1 FROM sessions s WHERE s.charger_id = e.charger_id
-                 AND s.transaction_ref = e.transaction_id
-                 AND s.state IN ('authorizing', 'authorized', 'charging', 'stopping'))
-             ORDER BY e.received_at LIMIT ?)`,
-      ),
+      transactionEventsDays: db.prepare(PRUNE_TRANSACTION_EVENTS),
       idempotencyKeysDays: db.prepare(
         `DELETE FROM idempotency_keys WHERE rowid IN
            (SELECT k.rowid FROM idempotency_keys k JOIN sessions s ON s.id = k.session_id

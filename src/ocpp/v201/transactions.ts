@@ -4,6 +4,8 @@ import { perDatabase } from '../../store/per-database.js';
 import type { TransactionEventReq } from './messages.js';
 
 export interface Transaction201 {
+  /** The gateway's own small key for it, under which its events are kept. */
+  key: number;
   chargerId: string;
   transactionId: string;
   evseId: number | null;
@@ -17,6 +19,7 @@ export interface Transaction201 {
 }
 
 interface Row {
+  tx_key: number;
   charger_id: string;
   transaction_id: string;
   evse_id: number | null;
@@ -30,6 +33,7 @@ interface Row {
 
 function toTx(row: Row): Transaction201 {
   return {
+    key: row.tx_key,
     chargerId: row.charger_id,
     transactionId: row.transaction_id,
     evseId: row.evse_id,
@@ -70,12 +74,10 @@ export class Transactions201 {
   private readonly verdictStmt: Statement<[string, string, string]>;
   private readonly endStmt: Statement<[string, number | null, string, string, string]>;
   private readonly findEvent: Statement<
-    [string, string, number],
+    [number, number],
     { event_type: string; timestamp: string }
   >;
-  private readonly insertEvent: Statement<
-    [string, string, number, string, string, number, string, string]
-  >;
+  private readonly insertEvent: Statement<[number, number, string, string, number, string, string]>;
   private readonly remoteStartInsert: Statement<[string, number, string, string]>;
   private readonly remoteStartToken: Statement<[number, string], { id_token: string }>;
 
@@ -102,14 +104,14 @@ export class Transactions201 {
        WHERE charger_id = ? AND transaction_id = ? AND ended_at IS NULL`,
     );
     this.findEvent = db.prepare(
-      `SELECT event_type, timestamp FROM ocpp201_transaction_events
-       WHERE charger_id = ? AND transaction_id = ? AND seq_no = ?`,
+      'SELECT event_type, timestamp FROM ocpp201_transaction_events WHERE tx_key = ? AND seq_no = ?',
     );
+    // Keyed by the transaction's small key (migrations/031): one b-tree, a few bytes a key.
     this.insertEvent = db.prepare(
       `INSERT INTO ocpp201_transaction_events
-         (charger_id, transaction_id, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (charger_id, transaction_id, seq_no) DO NOTHING`,
+         (tx_key, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tx_key, seq_no) DO NOTHING`,
     );
     this.remoteStartInsert = db.prepare(
       'INSERT INTO ocpp201_remote_starts (charger_id, evse_id, id_token, created_at) VALUES (?, ?, ?, ?)',
@@ -119,9 +121,11 @@ export class Transactions201 {
     );
   }
 
-  /** Creates the transaction's row if this is the first we hear of it. */
-  open(chargerId: string, transactionId: string, at: string): void {
-    this.insertTx.run(chargerId, transactionId, at);
+  /** Creates the transaction's row if this is the first we hear of it; returns its key. */
+  open(chargerId: string, transactionId: string, at: string): number {
+    const made = this.insertTx.run(chargerId, transactionId, at);
+    if (made.changes === 1) return Number(made.lastInsertRowid);
+    return (this.get(chargerId, transactionId) as Transaction201).key;
   }
 
   get(chargerId: string, transactionId: string): Transaction201 | undefined {
@@ -154,10 +158,9 @@ export class Transactions201 {
     // Every event is a meter sample at least: the common case (a known transaction, a new seqNo)
     // costs one read and one insert; the earlier event is read only when the seqNo was taken.
     const known = this.get(chargerId, id);
-    if (!known) this.open(chargerId, id, receivedAt);
+    const key = known?.key ?? this.open(chargerId, id, receivedAt);
     const inserted = this.insertEvent.run(
-      chargerId,
-      id,
+      key,
       req.seqNo,
       req.eventType,
       req.triggerReason,
@@ -166,7 +169,7 @@ export class Transactions201 {
       receivedAt,
     );
     if (inserted.changes === 1) return { seen: 'new', known };
-    const earlier = this.findEvent.get(chargerId, id, req.seqNo);
+    const earlier = this.findEvent.get(key, req.seqNo);
     const same = earlier?.event_type === req.eventType && earlier.timestamp === req.timestamp;
     return { seen: same ? 'repeat' : 'reused_seq_no', known };
   }

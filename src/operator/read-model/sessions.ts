@@ -164,7 +164,7 @@ export class SessionReads {
     if (v16) return { ...v16, accepted: v16.accepted === 1 };
     const v201 = this.db
       .prepare(
-        `SELECT 'ocpp2.0.1' AS protocol, t.transaction_id AS transactionId, t.evse_id AS evseId,
+        `SELECT t.tx_key AS txKey, 'ocpp2.0.1' AS protocol, t.transaction_id AS transactionId, t.evse_id AS evseId,
            t.meter_start_wh AS meterStartWh, t.verdict, t.first_seen_at AS firstSeenAt,
            t.ended_at AS endedAt, t.meter_stop_wh AS meterStopWh, t.stopped_reason AS stoppedReason
          FROM sessions s JOIN ocpp201_transactions t
@@ -172,15 +172,15 @@ export class SessionReads {
       )
       .get(sessionId) as Record<string, unknown> | undefined;
     if (!v201) return null;
+    const { txKey, ...tx } = v201;
     const events = this.db
       .prepare(
         `SELECT seq_no AS seqNo, event_type AS eventType, trigger_reason AS triggerReason,
            offline, timestamp, received_at AS receivedAt
-         FROM ocpp201_transaction_events e JOIN sessions s ON s.charger_id = e.charger_id
-         WHERE s.id = ? AND e.transaction_id = ? ORDER BY seq_no`,
+         FROM ocpp201_transaction_events WHERE tx_key = ? ORDER BY seq_no`,
       )
-      .all(sessionId, v201.transactionId) as Record<string, unknown>[];
-    return { ...v201, events: events.map((e) => ({ ...e, offline: e.offline === 1 })) };
+      .all(txKey) as Record<string, unknown>[];
+    return { ...tx, events: events.map((e) => ({ ...e, offline: e.offline === 1 })) };
   }
 
   /** Who asked the gateway to stop the session, if anyone did. */
