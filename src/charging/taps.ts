@@ -1,4 +1,3 @@
-import type { AlertStore } from '../alerts/alert-store.js';
 import type { SiteDirectory } from '../config/site.js';
 import type { TariffBook } from '../config/tariff-book.js';
 import type { Roster } from '../fleet/roster.js';
@@ -29,8 +28,11 @@ export interface TapDeskOptions {
   maxAmount: number;
   /** The full quote for the vehicle plugged at the connector (Charging), or null when none. */
   quote: (driverId: string, chargerId: string, connectorId: string) => number | null;
-  /** Where an offline start that nothing could be debited for is raised; absent: logged only. */
-  alerts?: AlertStore | undefined;
+  /**
+   * Told of an offline start that nothing could be debited for (the gateway raises it as an
+   * `operator_loss` alert on `subject`); absent: logged only.
+   */
+  unbilledOfflineStart?: (subject: string, detail: Record<string, unknown>, at: string) => void;
 }
 
 /** A tap's session, opened and debited: the lifecycle marks it charging in the same transaction. */
@@ -211,7 +213,7 @@ export class TapDesk {
       balance,
     };
     this.o.log.error(detail, 'offline start on a wallet that cannot pay: refused, unbilled');
-    this.o.alerts?.raise('operator_loss', `${e.chargerId}/${e.transactionRef}`, detail, at);
+    this.o.unbilledOfflineStart?.(`${e.chargerId}/${e.transactionRef}`, detail, at);
   }
 }
 

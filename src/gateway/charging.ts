@@ -91,7 +91,8 @@ export function buildCharging(d: ChargingDeps) {
     policies,
     maxAmount: config.sessions.maxAmount,
     quote: (driverId, chargerId, connectorId) => quote.of(driverId, chargerId, connectorId),
-    alerts: d.records.alertStore,
+    unbilledOfflineStart: (subject, detail, at) =>
+      d.records.alertStore.raise('operator_loss', subject, detail, at),
   });
   const lifecycle = new SessionLifecycle({
     db,
