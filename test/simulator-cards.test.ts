@@ -13,7 +13,11 @@ import type {
 import type { AuthorizationStatus as Status201 } from '../simulators/ocpp201/ocpp-types.js';
 import { validateConfig } from '../simulators/shared/cli-options.js';
 import { Personality } from '../simulators/shared/personalities.js';
-import { SimulatorRunner, type EventLine } from '../simulators/shared/simulator-runner.js';
+import {
+  SimulatorRunner,
+  type ChargePointFactory,
+  type EventLine,
+} from '../simulators/shared/simulator-runner.js';
 import type {
   ChargePointOptions,
   VehicleSpec,
@@ -139,6 +143,32 @@ async function connected<C extends { connect(): Promise<void>; disconnect(): Pro
   return cp;
 }
 
+/**
+ * The simulator's CLI runner for one charger whose connector 1 has `plug` (a --plug spec), its
+ * event lines collected; resolves once a transaction started, stopped after the test.
+ */
+async function cliRun(
+  make: ChargePointFactory,
+  url: string,
+  id: string,
+  plug: string,
+): Promise<EventLine[]> {
+  const lines: EventLine[] = [];
+  const config = validateConfig(
+    { url, id, password: PASSWORD, timeFactor: TIME_FACTOR, plug: [plug] },
+    undefined,
+  );
+  const runner = new SimulatorRunner(
+    config,
+    { event: (line) => lines.push(line), problem: () => undefined },
+    make,
+  );
+  open.push({ disconnect: () => runner.stop() });
+  await runner.start();
+  await waitUntil(() => lines.find((l) => l.event === 'transactionStarted'), 5000, 'started');
+  return lines;
+}
+
 async function closeChecked(cs: { close(): Promise<void>; validationFailures: unknown[] }) {
   await cs.close();
   expect(cs.validationFailures).toEqual([]);
@@ -246,25 +276,12 @@ describe('OCPP 1.6 cards and vehicles', () => {
   });
 
   it('the CLI plugs a vehicle and taps the card a --plug spec names (card=)', async () => {
-    const lines: EventLine[] = [];
-    const config = validateConfig(
-      {
-        url: cs.url,
-        id: 'CP-CLI',
-        password: PASSWORD,
-        timeFactor: TIME_FACTOR,
-        plug: ['1:model=Renault Zoe,batteryKwh=52,soc=20,card=04a23b1c'],
-      },
-      undefined,
-    );
-    const runner = new SimulatorRunner(
-      config,
-      { event: (line) => lines.push(line), problem: () => undefined },
+    const lines = await cliRun(
       (options) => new ChargePoint16(options),
+      cs.url,
+      'CP-CLI',
+      '1:model=Renault Zoe,batteryKwh=52,soc=20,card=04a23b1c',
     );
-    open.push({ disconnect: () => runner.stop() });
-    await runner.start();
-    await waitUntil(() => lines.find((l) => l.event === 'transactionStarted'), 5000, 'started');
     expect(lines.find((l) => l.event === 'tapped')).toMatchObject({
       cp: 'CP-CLI',
       // The reader reads bytes: the firmware writes them its way (upper case, well-behaved).
@@ -372,25 +389,12 @@ describe('OCPP 2.0.1 cards and vehicles', () => {
   );
 
   it('the CLI identifies a vehicle a --plug spec gives a MAC (mac=)', async () => {
-    const lines: EventLine[] = [];
-    const config = validateConfig(
-      {
-        url: cs.url,
-        id: 'CS-CLI',
-        password: PASSWORD,
-        timeFactor: TIME_FACTOR,
-        plug: ['1:model=Renault Zoe,mac=0023a7f1c2d4'],
-      },
-      undefined,
-    );
-    const runner = new SimulatorRunner(
-      config,
-      { event: (line) => lines.push(line), problem: () => undefined },
+    const lines = await cliRun(
       (options) => new ChargePoint201(options),
+      cs.url,
+      'CS-CLI',
+      '1:model=Renault Zoe,mac=0023a7f1c2d4',
     );
-    open.push({ disconnect: () => runner.stop() });
-    await runner.start();
-    await waitUntil(() => lines.find((l) => l.event === 'transactionStarted'), 5000, 'started');
     expect(lines.find((l) => l.event === 'tapped')).toMatchObject({
       idTag: '0023A7F1C2D4',
       source: 'vehicle',
