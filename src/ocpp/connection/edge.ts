@@ -45,6 +45,7 @@ const validators = load('ocpp-rpc/lib/standard-validators.js') as SchemaValidato
 const SCHEMA_FILES: Record<string, string> = {
   'ocpp1.6': 'ocpp-rpc/lib/schemas/ocpp1_6.json',
   'ocpp2.0.1': 'ocpp-rpc/lib/schemas/ocpp2_0_1.json',
+  'ocpp2.1': 'ocpp-rpc/lib/schemas/ocpp2_1.json',
 };
 const schemaCache = new Map<string, Map<string, JsonSchema>>();
 

@@ -30,7 +30,6 @@ import { measurandGap, samplingGap } from '../metering/sampling-gap.js';
 import { settingHeld } from '../charger-state/setting-held.js';
 import { triggerMessage } from './calls/trigger-message.js';
 import { unlockConnector } from './calls/unlock-connector.js';
-import type { Requests201 } from './normalize.js';
 import { ROUTES201 } from './routes.js';
 import { Screen201 } from './screen.js';
 import type { Handler201, ConnectionContext201 } from './connection-context.js';
@@ -45,8 +44,8 @@ const UPDATED = 'TxUpdatedMeasurands';
 /** The units the station's charging schedules take: A, W or both. */
 const RATE_UNIT = 'SmartChargingCtrlr.RateUnit';
 
-/** The calls this version answers: one set for all its connections. */
-const METHODS201: ReadonlySet<string> = new Set(Object.keys(ROUTES201));
+/** The calls a station may send, each with its handler: 2.0.1's, or a later version's superset. */
+export type Routes201 = Readonly<Record<string, Handler201>>;
 
 /** The 2.0.1 messages for the calls both adapters make alike (calls/shared-adapter.ts). */
 const MESSAGES201: VersionMessages<ConnectionContext201> = {
@@ -65,10 +64,10 @@ const MESSAGES201: VersionMessages<ConnectionContext201> = {
  * EVSE, so a multi-cable EVSE works as one charging point, as 2.0.1 intends.
  */
 export class Adapter201 extends SharedAdapter<ConnectionContext201> implements ChargerAdapter {
-  constructor(ctx: AdapterContext) {
+  constructor(ctx: AdapterContext, routes: Routes201 = ROUTES201 as Routes201) {
     super(connection201(ctx), MESSAGES201);
-    ctx.rpc.serve(METHODS201, ({ method, params }) =>
-      (ROUTES201[method as keyof Requests201] as Handler201)(this.conn, params),
+    ctx.rpc.serve(methodsOf(routes), ({ method, params }) =>
+      (routes[method] as Handler201)(this.conn, params),
     );
   }
 
@@ -188,6 +187,14 @@ export class Adapter201 extends SharedAdapter<ConnectionContext201> implements C
       idle: true,
     };
   }
+}
+
+/** The calls a route table answers: one set per table, shared by all its connections. */
+const METHODS = new WeakMap<Routes201, ReadonlySet<string>>();
+function methodsOf(routes: Routes201): ReadonlySet<string> {
+  let methods = METHODS.get(routes);
+  if (!methods) METHODS.set(routes, (methods = new Set(Object.keys(routes))));
+  return methods;
 }
 
 function connection201(ctx: AdapterContext): ConnectionContext201 {

@@ -82,24 +82,29 @@ function endsTransaction(params: unknown): boolean {
 
 /**
  * The one place where a 2.0.1 station's frame becomes the request a handler reads (and its reply
- * to our call the result we read): the schema-guided repairs of tolerant.ts, then unit case.
+ * to our call the result we read): the schema-guided repairs of tolerant.ts against the
+ * subprotocol's own schemas (2.0.1's, or 2.1's for its successor), then unit case.
  */
-export const normalize201: FrameNormalizer = {
-  request: (method, params, note) => {
-    const req = conformMessage('ocpp2.0.1', `urn:${method}.req`, params, method, note);
-    if (withMeterValues(method)) {
-      canonicalUnits(method, (req as { meterValue?: unknown } | null)?.meterValue, note);
-    }
-    return req;
-  },
-  result: (method, result, note) =>
-    conformMessage('ocpp2.0.1', `urn:${method}.conf`, result, `${method}.conf`, note),
-  repairsValid: (method, params) =>
-    holdsPaddedIdentifier(params) ||
-    (withMeterValues(method) &&
-      canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null)),
-  answerAnyway: (method, params) =>
-    method === 'MeterValues' || (method === 'TransactionEvent' && endsTransaction(params))
-      ? {}
-      : undefined,
-};
+export function normalizerOf201Family(subprotocol: 'ocpp2.0.1' | 'ocpp2.1'): FrameNormalizer {
+  return {
+    request: (method, params, note) => {
+      const req = conformMessage(subprotocol, `urn:${method}.req`, params, method, note);
+      if (withMeterValues(method)) {
+        canonicalUnits(method, (req as { meterValue?: unknown } | null)?.meterValue, note);
+      }
+      return req;
+    },
+    result: (method, result, note) =>
+      conformMessage(subprotocol, `urn:${method}.conf`, result, `${method}.conf`, note),
+    repairsValid: (method, params) =>
+      holdsPaddedIdentifier(params) ||
+      (withMeterValues(method) &&
+        canonicalUnits(method, (params as { meterValue?: unknown } | null)?.meterValue, null)),
+    answerAnyway: (method, params) =>
+      method === 'MeterValues' || (method === 'TransactionEvent' && endsTransaction(params))
+        ? {}
+        : undefined,
+  };
+}
+
+export const normalize201: FrameNormalizer = normalizerOf201Family('ocpp2.0.1');
