@@ -58,7 +58,7 @@ export function schemaOf(subprotocol: string, id: string): JsonSchema | undefine
     schemas = new Map(list.map((s) => [s.$id, s]));
     schemaCache.set(subprotocol, schemas);
   }
-  return schemas.get(id);
+  return schemas.get(officialId(subprotocol, id));
 }
 
 /** The schema-guided repair of one message of a subprotocol (unknown messages pass as they are). */
@@ -126,7 +126,17 @@ function timestampsCanonical(subprotocol: string, id: string, message: unknown):
 function validatorOf(subprotocol: string): SchemaValidator {
   const validator = validators.find((v) => v.subprotocol === subprotocol);
   if (!validator) throw new Error(`no schema validator for ${subprotocol}`);
-  return validator;
+  if (subprotocol !== 'ocpp2.1') return validator;
+  return {
+    subprotocol,
+    validate: (id, params) => validator.validate(officialId(subprotocol, id), params),
+  };
+}
+
+/** 2.1's schemas are named `urn:<Action>Request` / `Response`; 1.6's and 2.0.1's `.req` / `.conf`. */
+function officialId(subprotocol: string, id: string): string {
+  if (subprotocol !== 'ocpp2.1') return id;
+  return id.replace(/\.req$/, 'Request').replace(/\.conf$/, 'Response');
 }
 
 /**
