@@ -1,6 +1,8 @@
-import type { AdapterContext } from '../protocol-adapter.js';
+import type { ChargerSettings, StepOutcome, TransactionLimit } from '../port.js';
+import type { AdapterContext, Configured } from '../protocol-adapter.js';
 import { Adapter201 } from '../v201/adapter.js';
 import { ROUTES21 } from './routes.js';
+import { TransactionLimits21 } from './transaction-limit.js';
 
 /**
  * Speaks OCPP 2.1 with one connected charging station. 2.1 is 2.0.1's successor with the same
@@ -8,7 +10,22 @@ import { ROUTES21 } from './routes.js';
  * with 2.1's schemas at the edge and what 2.1 changed or added.
  */
 export class Adapter21 extends Adapter201 {
+  /** The paid limit and tariff the station holds itself (transaction-limit.ts). */
+  private readonly limits: TransactionLimits21;
+
   constructor(ctx: AdapterContext) {
     super(ctx, ROUTES21);
+    this.limits = new TransactionLimits21(this.conn);
+    this.conn.transactionEvents.extend(this.limits);
+  }
+
+  override async configure(settings: ChargerSettings): Promise<Configured> {
+    const configured = await super.configure(settings);
+    await this.limits.configure();
+    return configured;
+  }
+
+  setTransactionLimit(transactionRef: string, limit: TransactionLimit): Promise<StepOutcome> {
+    return this.limits.set(transactionRef, limit);
   }
 }

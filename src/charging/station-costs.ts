@@ -1,0 +1,45 @@
+import type { Statement } from 'better-sqlite3';
+import type { StationCost } from '../ocpp/port.js';
+import { costDown } from '../pricing/money.js';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import type { Session } from './session-store.js';
+
+/**
+ * The cost a charger computed itself (OCPP 2.1, on the session's tariff) against the gateway's
+ * own for the same energy: the gateway's cost of the energy the charger priced, rounded down to
+ * whole NGN as a settlement is. A difference within rounding (1 NGN, plus the price of the 1 Wh a
+ * charger's decimal energy may round away) is nothing; beyond it, the first running one and the
+ * final one of a session are recorded (station_cost_differences) and logged. The gateway's
+ * figure always bills (docs/money.md).
+ */
+export class StationCosts {
+  private readonly insert: Statement<[string, string, number, number, number, string]>;
+
+  constructor(
+    db: Db,
+    private readonly log: Logger,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO station_cost_differences
+         (session_id, kind, energy_wh, station_ngn, gateway_ngn, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, kind) DO NOTHING`,
+    );
+  }
+
+  compare(s: Session, cost: StationCost, at: string): void {
+    const energyWh = Math.max(0, Math.round(cost.energyWh));
+    const gatewayNgn = costDown(energyWh, s.microNgnPerWh);
+    if (!beyondRounding(cost.totalNgn, gatewayNgn, s.microNgnPerWh)) return;
+    this.insert.run(s.id, cost.kind, energyWh, cost.totalNgn, gatewayNgn, at);
+    this.log.warn(
+      { sessionId: s.id, kind: cost.kind, energyWh, stationNgn: cost.totalNgn, gatewayNgn },
+      "charger's own cost differs from the gateway's: recorded, not billed",
+    );
+  }
+}
+
+/** Whether two costs of the same energy differ by more than their rounding can explain. */
+export function beyondRounding(stationNgn: number, gatewayNgn: number, microNgnPerWh: number) {
+  return Math.abs(stationNgn - gatewayNgn) > 1 + microNgnPerWh / 1_000_000;
+}
