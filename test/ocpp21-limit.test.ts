@@ -1,17 +1,16 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
-import {
-  API_KEY,
-  CHARGER_PASSWORD,
-  DRIVERS,
-  startTestGateway,
-  type TestGateway,
-} from './helpers/gateway.js';
-import { mintToken, startSession } from './helpers/http.js';
+import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createOperator, op } from './helpers/operator.js';
 import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import {
+  ledgerVerifies,
+  notes21,
+  paidSession21,
+  sessionRow21,
+  station21,
+  transaction21,
+} from './helpers/station21.js';
 import { waitUntil } from './helpers/wait.js';
 
 /**
@@ -20,24 +19,6 @@ import { waitUntil } from './helpers/wait.js';
  * accepting TransactionEvent, again until the station confirms it, a new one prompted with
  * TriggerMessage, the station's own end at its limit and which line stopped the session.
  */
-
-const validator = (
-  createRequire(import.meta.url)('ocpp-rpc/lib/standard-validators.js') as {
-    subprotocol: string;
-    validate(schemaId: string, params: unknown): unknown;
-  }[]
-).find((v) => v.subprotocol === 'ocpp2.1');
-
-/** Throws unless the answer is a valid 2.1 TransactionEventResponse. */
-function valid21(answer: unknown): TransactionEventAnswer {
-  validator?.validate('urn:TransactionEventResponse', answer);
-  return answer as TransactionEventAnswer;
-}
-
-interface TransactionEventAnswer {
-  idTokenInfo?: { status: string };
-  transactionLimit?: { maxEnergy?: number; maxCost?: number };
-}
 
 const METRICS_TOKEN = 'fmt_test_metrics_token_0000000000000000000021';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -56,185 +37,18 @@ afterAll(async () => {
   await t.close();
 });
 
-interface RemoteStart {
-  evseId: number;
-  remoteStartId: number;
-  idToken: { idToken: string; type: string };
-}
-
-/**
- * A raw 2.1 station on CP-1: records the gateway's remote starts, stops, triggers and tariffs,
- * answers the stops as told, and says whether it computes cost (TariffCostCtrlr.Enabled[Tariff]).
- */
-async function station(o: { localCost?: boolean; stopReply?: string } = {}) {
-  const cp = await rawCharger(t.gw.ocppUrl, 'CP-1', CHARGER_PASSWORD, ['ocpp2.1']);
-  clients.push(cp);
-  const remoteStarts: RemoteStart[] = [];
-  const stops: string[] = [];
-  const triggers: unknown[] = [];
-  const tariffs: { transactionId: string; tariff: Record<string, unknown> }[] = [];
-  cp.handle('GetVariables', async ({ params }) => {
-    const { getVariableData } = params as {
-      getVariableData: {
-        component: { name: string };
-        variable: { name: string; instance?: string };
-      }[];
-    };
-    return {
-      getVariableResult: getVariableData.map((d) => {
-        const cost = d.component.name === 'TariffCostCtrlr' && d.variable.name === 'Enabled';
-        return cost
-          ? { attributeStatus: 'Accepted', attributeValue: String(o.localCost ?? false), ...d }
-          : { attributeStatus: 'UnknownVariable', ...d };
-      }),
-    };
-  });
-  cp.handle('SetVariables', async ({ params }) => {
-    const { setVariableData } = params as {
-      setVariableData: { component: { name: string }; variable: { name: string } }[];
-    };
-    return {
-      setVariableResult: setVariableData.map((d) => ({
-        attributeStatus: 'Accepted',
-        component: d.component,
-        variable: d.variable,
-      })),
-    };
-  });
-  cp.handle('RequestStartTransaction', async ({ params }) => {
-    remoteStarts.push(params as RemoteStart);
-    return { status: 'Accepted' };
-  });
-  cp.handle('RequestStopTransaction', async ({ params }) => {
-    stops.push((params as { transactionId: string }).transactionId);
-    return { status: o.stopReply ?? 'Accepted' };
-  });
-  cp.handle('TriggerMessage', async ({ params }) => {
-    triggers.push(params);
-    return { status: 'Accepted' };
-  });
-  cp.handle('ChangeTransactionTariff', async ({ params }) => {
-    tariffs.push(params as (typeof tariffs)[number]);
-    return { status: 'Accepted' };
-  });
-  await cp.call('BootNotification', {
-    reason: 'PowerUp',
-    chargingStation: { vendorName: 'Acme', model: 'DC150-21', firmwareVersion: '2.1-test' },
-  });
-  for (const evseId of [1, 2]) {
-    await cp.call('StatusNotification', {
-      timestamp: now(),
-      connectorStatus: 'Available',
-      evseId,
-      connectorId: 1,
-    });
-  }
-  return { cp, remoteStarts, stops, triggers, tariffs };
-}
-
-const now = () => new Date().toISOString();
-
-function register(wh: number, context = 'Sample.Periodic') {
-  return [
-    {
-      timestamp: now(),
-      sampledValue: [
-        {
-          value: wh,
-          context,
-          measurand: 'Energy.Active.Import.Register',
-          unitOfMeasure: { unit: 'Wh' },
-        },
-      ],
-    },
-  ];
-}
-
-/** One transaction of the station, its events numbered as it sends them. */
-function transaction(cp: RawClient, remote: RemoteStart) {
-  const transactionId = randomUUID();
-  let seqNo = 0;
-  const frame = (
-    eventType: 'Started' | 'Updated' | 'Ended',
-    triggerReason: string,
-    wh: number,
-    extra: { info?: Record<string, unknown>; costDetails?: unknown } = {},
-  ) => ({
-    eventType,
-    timestamp: now(),
-    triggerReason,
-    seqNo: seqNo++,
-    transactionInfo: {
-      transactionId,
-      chargingState: eventType === 'Ended' ? 'EVConnected' : 'Charging',
-      ...(eventType === 'Started' && { remoteStartId: remote.remoteStartId }),
-      ...extra.info,
-    },
-    ...(eventType === 'Started' && {
-      idToken: remote.idToken,
-      evse: { id: remote.evseId, connectorId: 1 },
-    }),
-    meterValue: register(
-      wh,
-      eventType === 'Started'
-        ? 'Transaction.Begin'
-        : eventType === 'Ended'
-          ? 'Transaction.End'
-          : 'Sample.Periodic',
-    ),
-    ...(extra.costDetails !== undefined && { costDetails: extra.costDetails }),
-  });
-  const send = async (f: ReturnType<typeof frame>) => valid21(await cp.call('TransactionEvent', f));
-  return { transactionId, frame, send };
-}
-
-/** A paid app session on CP-1 connector 1: 1,000 NGN, 2,424 Wh at 412.5 NGN/kWh. */
-async function paidSession(s: Awaited<ReturnType<typeof station>>) {
-  const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
-  const res = await startSession(
-    t.gw.url,
-    token,
-    { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
-    1_000,
-  );
-  expect(res.status).toBe(200);
-  return {
-    sessionId: (res.body as { sessionId: string }).sessionId,
-    remote: s.remoteStarts.at(-1) as RemoteStart,
-  };
-}
-
-const sessionRow = (id: string) =>
-  t.gw.db
-    .prepare(
-      'SELECT state, delivered_wh, cost, end_reason, stop_line, stop_line_gap_wh FROM sessions WHERE id = ?',
-    )
-    .get(id) as {
-    state: string;
-    delivered_wh: number | null;
-    cost: number | null;
-    end_reason: string | null;
-    stop_line: string | null;
-    stop_line_gap_wh: number | null;
-  };
-
-const notes = () =>
-  (
-    t.gw.db
-      .prepare("SELECT note FROM ocpp_events WHERE charger_id = 'CP-1' ORDER BY seq")
-      .all() as { note: string | null }[]
-  ).map((e) => e.note);
-
-function ledgerVerifies() {
-  const report = verifyLedger(t.gw.db);
-  expect(report.checks.filter((c) => c.violations.length > 0)).toEqual([]);
+/** A raw 2.1 station on CP-1, closed after the test. */
+async function station(o: Parameters<typeof station21>[1] = {}) {
+  const s = await station21(t, o);
+  clients.push(s.cp);
+  return s;
 }
 
 describe('OCPP 2.1: the paid limit on the station', () => {
   it('sends the paid energy with the accepting event, again until confirmed, and settles the station limit’s own end as the gateway bills it', async () => {
     const s = await station();
-    const { sessionId, remote } = await paidSession(s);
-    const tx = transaction(s.cp, remote);
+    const { sessionId, remote } = await paidSession21(t, s);
+    const tx = transaction21(s.cp, remote);
     const started = tx.frame('Started', 'RemoteStart', 10_000);
     const first = await tx.send(started);
     expect(first.idTokenInfo?.status).toBe('Accepted');
@@ -260,8 +74,8 @@ describe('OCPP 2.1: the paid limit on the station', () => {
         info: { stoppedReason: 'EnergyLimitReached' },
       }),
     );
-    await waitUntil(() => sessionRow(sessionId).state === 'settled', 5000, 'settlement');
-    expect(sessionRow(sessionId)).toEqual({
+    await waitUntil(() => sessionRow21(t, sessionId).state === 'settled', 5000, 'settlement');
+    expect(sessionRow21(t, sessionId)).toEqual({
       state: 'settled',
       delivered_wh: 2400,
       cost: 990, // 2,400 Wh at 412.5 NGN/kWh, rounded down: the gateway's figure bills
@@ -270,7 +84,7 @@ describe('OCPP 2.1: the paid limit on the station', () => {
       stop_line_gap_wh: -24,
     });
     expect(s.stops).toEqual([]);
-    ledgerVerifies();
+    ledgerVerifies(t);
     const story = (await op(t.gw.operatorUrl, operator, 'GET', `/sessions/${sessionId}`)).body as {
       stoppedBy: { by: string; line: string; gapWh: number; words: string };
       stationChecks: { limit: Record<string, unknown>; costDifferences: unknown[] };
@@ -297,39 +111,39 @@ describe('OCPP 2.1: the paid limit on the station', () => {
 
   it('takes a CostLimitReached end whatever its stoppedReason, and notes a station that confirms another limit or none', async () => {
     const s = await station();
-    const a = await paidSession(s);
-    const txA = transaction(s.cp, a.remote);
+    const a = await paidSession21(t, s);
+    const txA = transaction21(s.cp, a.remote);
     await txA.send(txA.frame('Started', 'RemoteStart', 0));
     await txA.send(
       txA.frame('Updated', 'LimitSet', 10, { info: { transactionLimit: { maxEnergy: 3000 } } }),
     );
-    expect(notes()).toContain('station holds another limit than sent');
+    expect(notes21(t)).toContain('station holds another limit than sent');
     await txA.send(
       txA.frame('Ended', 'CostLimitReached', 1_000, { info: { stoppedReason: 'Other' } }),
     );
-    await waitUntil(() => sessionRow(a.sessionId).state === 'settled', 5000, 'settlement A');
-    expect(sessionRow(a.sessionId)).toMatchObject({
+    await waitUntil(() => sessionRow21(t, a.sessionId).state === 'settled', 5000, 'settlement A');
+    expect(sessionRow21(t, a.sessionId)).toMatchObject({
       end_reason: 'CostLimitReached',
       stop_line: 'station_limit',
       stop_line_gap_wh: -1424,
     });
 
-    const b = await paidSession(s);
-    const txB = transaction(s.cp, b.remote);
+    const b = await paidSession21(t, s);
+    const txB = transaction21(s.cp, b.remote);
     await txB.send(txB.frame('Started', 'RemoteStart', 0));
     await txB.send(
       txB.frame('Ended', 'EVDeparted', 500, { info: { stoppedReason: 'EVDisconnected' } }),
     );
-    await waitUntil(() => sessionRow(b.sessionId).state === 'settled', 5000, 'settlement B');
-    expect(notes()).toContain('station never confirmed the limit sent');
-    expect(sessionRow(b.sessionId).stop_line).toBe('driver');
-    ledgerVerifies();
+    await waitUntil(() => sessionRow21(t, b.sessionId).state === 'settled', 5000, 'settlement B');
+    expect(notes21(t)).toContain('station never confirmed the limit sent');
+    expect(sessionRow21(t, b.sessionId).stop_line).toBe('driver');
+    ledgerVerifies(t);
   });
 
   it('lowers the station limit to the energy so far when it refuses the stop, prompting an event for it', async () => {
     const s = await station({ stopReply: 'Rejected' });
-    const { sessionId, remote } = await paidSession(s);
-    const tx = transaction(s.cp, remote);
+    const { sessionId, remote } = await paidSession21(t, s);
+    const tx = transaction21(s.cp, remote);
     await tx.send(tx.frame('Started', 'RemoteStart', 5_000));
     await tx.send(
       tx.frame('Updated', 'LimitSet', 5_000, { info: { transactionLimit: { maxEnergy: 2424 } } }),
@@ -350,10 +164,10 @@ describe('OCPP 2.1: the paid limit on the station', () => {
         info: { stoppedReason: 'EnergyLimitReached' },
       }),
     );
-    await waitUntil(() => sessionRow(sessionId).state === 'settled', 5000, 'settlement');
+    await waitUntil(() => sessionRow21(t, sessionId).state === 'settled', 5000, 'settlement');
     // The operator asked first: the operator's line, whatever limit the station ended on.
-    expect(sessionRow(sessionId)).toMatchObject({ delivered_wh: 1000, stop_line: 'operator' });
-    ledgerVerifies();
+    expect(sessionRow21(t, sessionId)).toMatchObject({ delivered_wh: 1000, stop_line: 'operator' });
+    ledgerVerifies(t);
   });
 
   it('says setTransactionLimit is not supported by a 2.0.1 station, and sends it nothing', async () => {

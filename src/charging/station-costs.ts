@@ -8,8 +8,8 @@ import type { Session } from './session-store.js';
 /**
  * The cost a charger computed itself (OCPP 2.1, on the session's tariff) against the gateway's
  * own for the same energy: the gateway's cost of the energy the charger priced, rounded down to
- * whole NGN as a settlement is. A difference within rounding (1 NGN, plus the price of the 1 Wh a
- * charger's decimal energy may round away) is nothing; beyond it, the first running one and the
+ * whole NGN as a settlement is. A difference within rounding (2 NGN plus the price of 1 Wh:
+ * ROUNDING_NGN) is nothing; beyond it, the first running one and the
  * final one of a session are recorded (station_cost_differences) and logged. The gateway's
  * figure always bills (docs/money.md).
  */
@@ -39,7 +39,14 @@ export class StationCosts {
   }
 }
 
+/**
+ * What rounding alone can put between two costs of the same energy: each side may round up to a
+ * whole naira away (the gateway down, a charger up), and a charger's energy in decimal Wh may be up
+ * to 1 Wh off the gateway's whole Wh (the price of 1 Wh, added below).
+ */
+const ROUNDING_NGN = 2;
+
 /** Whether two costs of the same energy differ by more than their rounding can explain. */
 export function beyondRounding(stationNgn: number, gatewayNgn: number, microNgnPerWh: number) {
-  return Math.abs(stationNgn - gatewayNgn) > 1 + microNgnPerWh / 1_000_000;
+  return Math.abs(stationNgn - gatewayNgn) > ROUNDING_NGN + microNgnPerWh / 1_000_000;
 }
