@@ -85,6 +85,14 @@ describe('OCPP 2.1: the paid limit on the station', () => {
     });
     expect(s.stops).toEqual([]);
     ledgerVerifies(t);
+    // The uplink's settled event says which line stopped it (schemas/mqtt/session.json).
+    const events = t.gw.db
+      .prepare("SELECT payload FROM outbox WHERE topic = 'sessions' AND payload LIKE ?")
+      .all(`%${sessionId}%`) as { payload: string }[];
+    const payloads = events.map((e) => JSON.parse(e.payload) as Record<string, unknown>);
+    expect(payloads).toContainEqual(
+      expect.objectContaining({ state: 'settled', stopLine: 'station_limit', cost: 990 }),
+    );
     const story = (await op(t.gw.operatorUrl, operator, 'GET', `/sessions/${sessionId}`)).body as {
       stoppedBy: { by: string; line: string; gapWh: number; words: string };
       stationChecks: { limit: Record<string, unknown>; costDifferences: unknown[] };
