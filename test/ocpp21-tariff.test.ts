@@ -3,6 +3,8 @@ import { beyondRounding } from '../src/charging/station-costs.js';
 import { costDown, microNgnPerWh } from '../src/pricing/money.js';
 import fc from 'fast-check';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { launchChromium } from './helpers/browser.js';
+import { logIn, shows } from './helpers/console-page.js';
 import { createOperator, op } from './helpers/operator.js';
 import type { RawClient } from './helpers/raw-charger.js';
 import {
@@ -119,6 +121,18 @@ describe('OCPP 2.1: the session tariff on the station', () => {
       tariffStatus: 'Accepted',
     });
     expect(story.stationChecks.costDifferences).toHaveLength(2);
+
+    // The console's session view shows the line, the station's limit and its differing costs.
+    const browser = await launchChromium();
+    try {
+      const page = await logIn(await browser.newContext(), t.gw.operatorUrl, 'otto', operator);
+      await page.goto(`${t.gw.operatorUrl}/console/sessions/${sessionId}`);
+      await shows(page.locator('[data-field="stopped-by"]'), "the charger's own limit");
+      await shows(page.locator('[data-field="station-limit"]'), 'sent, confirmed');
+      await shows(page.locator('[data-field="station-cost"]'), /running: .*; final: /);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('sends no tariff and no maxCost to a station that does not compute cost', async () => {
