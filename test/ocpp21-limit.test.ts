@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHARGER_PASSWORD, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { createOperator, op } from './helpers/operator.js';
-import { rawCharger, type RawClient } from './helpers/raw-charger.js';
+import { describe, expect, it } from 'vitest';
+import { CHARGER_PASSWORD } from './helpers/gateway.js';
+import { op } from './helpers/operator.js';
+import { rawCharger } from './helpers/raw-charger.js';
 import {
   ledgerVerifies,
   notes21,
   paidSession21,
   sessionRow21,
-  station21,
+  station21Site,
   transaction21,
 } from './helpers/station21.js';
 import { waitUntil } from './helpers/wait.js';
@@ -23,31 +23,13 @@ import { waitUntil } from './helpers/wait.js';
 const METRICS_TOKEN = 'fmt_test_metrics_token_0000000000000000000021';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-let t: TestGateway;
-let operator: string;
-const clients: RawClient[] = [];
-beforeAll(async () => {
-  t = await startTestGateway({ metrics: { bearerTokenSha256: sha256(METRICS_TOKEN) } });
-  operator = createOperator(t.gw.db, 'otto', 'operator');
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close({ force: true })));
-});
-afterAll(async () => {
-  await t.close();
-});
-
-/** A raw 2.1 station on CP-1, closed after the test. */
-async function station(o: Parameters<typeof station21>[1] = {}) {
-  const s = await station21(t, o);
-  clients.push(s.cp);
-  return s;
-}
+const site = station21Site({ metrics: { bearerTokenSha256: sha256(METRICS_TOKEN) } });
+const station = site.station;
 
 describe('OCPP 2.1: the paid limit on the station', () => {
   it('sends the paid energy with the accepting event, again until confirmed, and settles the station limit’s own end as the gateway bills it', async () => {
     const s = await station();
-    const { sessionId, remote } = await paidSession21(t, s);
+    const { sessionId, remote } = await paidSession21(site.t, s);
     const tx = transaction21(s.cp, remote);
     const started = tx.frame('Started', 'RemoteStart', 10_000);
     const first = await tx.send(started);
@@ -74,8 +56,8 @@ describe('OCPP 2.1: the paid limit on the station', () => {
         info: { stoppedReason: 'EnergyLimitReached' },
       }),
     );
-    await waitUntil(() => sessionRow21(t, sessionId).state === 'settled', 5000, 'settlement');
-    expect(sessionRow21(t, sessionId)).toEqual({
+    await waitUntil(() => sessionRow21(site.t, sessionId).state === 'settled', 5000, 'settlement');
+    expect(sessionRow21(site.t, sessionId)).toEqual({
       state: 'settled',
       delivered_wh: 2400,
       cost: 990, // 2,400 Wh at 412.5 NGN/kWh, rounded down: the gateway's figure bills
@@ -84,16 +66,17 @@ describe('OCPP 2.1: the paid limit on the station', () => {
       stop_line_gap_wh: -24,
     });
     expect(s.stops).toEqual([]);
-    ledgerVerifies(t);
+    ledgerVerifies(site.t);
     // The uplink's settled event says which line stopped it (schemas/mqtt/session.json).
-    const events = t.gw.db
+    const events = site.t.gw.db
       .prepare("SELECT payload FROM outbox WHERE topic = 'sessions' AND payload LIKE ?")
       .all(`%${sessionId}%`) as { payload: string }[];
     const payloads = events.map((e) => JSON.parse(e.payload) as Record<string, unknown>);
     expect(payloads).toContainEqual(
       expect.objectContaining({ state: 'settled', stopLine: 'station_limit', cost: 990 }),
     );
-    const story = (await op(t.gw.operatorUrl, operator, 'GET', `/sessions/${sessionId}`)).body as {
+    const story = (await op(site.t.gw.operatorUrl, site.operator, 'GET', `/sessions/${sessionId}`))
+      .body as {
       stoppedBy: { by: string; line: string; gapWh: number; words: string };
       stationChecks: { limit: Record<string, unknown>; costDifferences: unknown[] };
     };
@@ -110,7 +93,7 @@ describe('OCPP 2.1: the paid limit on the station', () => {
       tariffStatus: null,
     });
     const metrics = await (
-      await fetch(`${t.gw.operatorUrl}/metrics`, {
+      await fetch(`${site.t.gw.operatorUrl}/metrics`, {
         headers: { authorization: `Bearer ${METRICS_TOKEN}` },
       })
     ).text();
@@ -119,45 +102,58 @@ describe('OCPP 2.1: the paid limit on the station', () => {
 
   it('takes a CostLimitReached end whatever its stoppedReason, and notes a station that confirms another limit or none', async () => {
     const s = await station();
-    const a = await paidSession21(t, s);
+    const a = await paidSession21(site.t, s);
     const txA = transaction21(s.cp, a.remote);
     await txA.send(txA.frame('Started', 'RemoteStart', 0));
     await txA.send(
       txA.frame('Updated', 'LimitSet', 10, { info: { transactionLimit: { maxEnergy: 3000 } } }),
     );
-    expect(notes21(t)).toContain('station holds another limit than sent');
+    expect(notes21(site.t)).toContain('station holds another limit than sent');
     await txA.send(
       txA.frame('Ended', 'CostLimitReached', 1_000, { info: { stoppedReason: 'Other' } }),
     );
-    await waitUntil(() => sessionRow21(t, a.sessionId).state === 'settled', 5000, 'settlement A');
-    expect(sessionRow21(t, a.sessionId)).toMatchObject({
+    await waitUntil(
+      () => sessionRow21(site.t, a.sessionId).state === 'settled',
+      5000,
+      'settlement A',
+    );
+    expect(sessionRow21(site.t, a.sessionId)).toMatchObject({
       end_reason: 'CostLimitReached',
       stop_line: 'station_limit',
       stop_line_gap_wh: -1424,
     });
 
-    const b = await paidSession21(t, s);
+    const b = await paidSession21(site.t, s);
     const txB = transaction21(s.cp, b.remote);
     await txB.send(txB.frame('Started', 'RemoteStart', 0));
     await txB.send(
       txB.frame('Ended', 'EVDeparted', 500, { info: { stoppedReason: 'EVDisconnected' } }),
     );
-    await waitUntil(() => sessionRow21(t, b.sessionId).state === 'settled', 5000, 'settlement B');
-    expect(notes21(t)).toContain('station never confirmed the limit sent');
-    expect(sessionRow21(t, b.sessionId).stop_line).toBe('driver');
-    ledgerVerifies(t);
+    await waitUntil(
+      () => sessionRow21(site.t, b.sessionId).state === 'settled',
+      5000,
+      'settlement B',
+    );
+    expect(notes21(site.t)).toContain('station never confirmed the limit sent');
+    expect(sessionRow21(site.t, b.sessionId).stop_line).toBe('driver');
+    ledgerVerifies(site.t);
   });
 
   it('lowers the station limit to the energy so far when it refuses the stop, prompting an event for it', async () => {
     const s = await station({ stopReply: 'Rejected' });
-    const { sessionId, remote } = await paidSession21(t, s);
+    const { sessionId, remote } = await paidSession21(site.t, s);
     const tx = transaction21(s.cp, remote);
     await tx.send(tx.frame('Started', 'RemoteStart', 5_000));
     await tx.send(
       tx.frame('Updated', 'LimitSet', 5_000, { info: { transactionLimit: { maxEnergy: 2424 } } }),
     );
     await tx.send(tx.frame('Updated', 'MeterValuePeriodic', 6_000));
-    const stop = await op(t.gw.operatorUrl, operator, 'POST', `/sessions/${sessionId}/stop`);
+    const stop = await op(
+      site.t.gw.operatorUrl,
+      site.operator,
+      'POST',
+      `/sessions/${sessionId}/stop`,
+    );
     expect(stop.status).toBeLessThan(300);
     await waitUntil(() => s.triggers.length > 0, 10_000, 'TriggerMessage');
     expect(s.triggers[0]).toEqual({ requestedMessage: 'TransactionEvent', evse: { id: 1 } });
@@ -172,15 +168,18 @@ describe('OCPP 2.1: the paid limit on the station', () => {
         info: { stoppedReason: 'EnergyLimitReached' },
       }),
     );
-    await waitUntil(() => sessionRow21(t, sessionId).state === 'settled', 5000, 'settlement');
+    await waitUntil(() => sessionRow21(site.t, sessionId).state === 'settled', 5000, 'settlement');
     // The operator asked first: the operator's line, whatever limit the station ended on.
-    expect(sessionRow21(t, sessionId)).toMatchObject({ delivered_wh: 1000, stop_line: 'operator' });
-    ledgerVerifies(t);
+    expect(sessionRow21(site.t, sessionId)).toMatchObject({
+      delivered_wh: 1000,
+      stop_line: 'operator',
+    });
+    ledgerVerifies(site.t);
   });
 
   it('says setTransactionLimit is not supported by a 2.0.1 station, and sends it nothing', async () => {
-    const cp = await rawCharger(t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD, ['ocpp2.0.1']);
-    clients.push(cp);
+    const cp = await rawCharger(site.t.gw.ocppUrl, 'CP-AC', CHARGER_PASSWORD, ['ocpp2.0.1']);
+    site.closeAfter(cp);
     const calls: string[] = [];
     cp.handle(async ({ method }) => {
       calls.push(String(method));
@@ -192,7 +191,7 @@ describe('OCPP 2.1: the paid limit on the station', () => {
     });
     const sent = calls.length;
     expect(
-      await t.gw.chargers.setTransactionLimit('CP-AC', 'tx-1', { energyWh: 10, costNgn: 5 }),
+      await site.t.gw.chargers.setTransactionLimit('CP-AC', 'tx-1', { energyWh: 10, costNgn: 5 }),
     ).toBe('not_supported');
     expect(calls.slice(sent)).not.toContain('TriggerMessage');
   });

@@ -1,17 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { beyondRounding } from '../src/charging/station-costs.js';
 import { costDown, microNgnPerWh } from '../src/pricing/money.js';
 import fc from 'fast-check';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { launchChromium } from './helpers/browser.js';
 import { logIn, shows } from './helpers/console-page.js';
-import { createOperator, op } from './helpers/operator.js';
-import type { RawClient } from './helpers/raw-charger.js';
+import { op } from './helpers/operator.js';
 import {
   ledgerVerifies,
   paidSession21,
   sessionRow21,
   station21,
+  station21Site,
   transaction21,
 } from './helpers/station21.js';
 import { waitUntil } from './helpers/wait.js';
@@ -23,23 +22,10 @@ import { waitUntil } from './helpers/wait.js';
  * charger's own cost"), never billed.
  */
 
-let t: TestGateway;
-let operator: string;
-const clients: RawClient[] = [];
-beforeAll(async () => {
-  t = await startTestGateway();
-  operator = createOperator(t.gw.db, 'otto', 'operator');
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close({ force: true })));
-});
-afterAll(async () => {
-  await t.close();
-});
+const site = station21Site();
 
 async function station(o: Parameters<typeof station21>[1] = {}) {
-  const s = await station21(t, o);
-  clients.push(s.cp);
+  const s = await site.station(o);
   // The gateway reads whether it computes cost when it configures it, after the boot.
   await waitUntil(() => s.reads.includes('TariffCostCtrlr.Enabled[Tariff]'), 5000, 'cost read');
   return s;
@@ -54,7 +40,7 @@ function costDetails(total: number, energyWh: number) {
 }
 
 const differences = (sessionId: string) =>
-  t.gw.db
+  site.t.gw.db
     .prepare(
       'SELECT kind, energy_wh, station_ngn, gateway_ngn FROM station_cost_differences WHERE session_id = ? ORDER BY id',
     )
@@ -63,7 +49,7 @@ const differences = (sessionId: string) =>
 describe('OCPP 2.1: the session tariff on the station', () => {
   it('sends the tariff to a station that computes cost, then maxCost, and records its cost only where it differs', async () => {
     const s = await station({ localCost: true });
-    const { sessionId, remote } = await paidSession21(t, s);
+    const { sessionId, remote } = await paidSession21(site.t, s);
     const tx = transaction21(s.cp, remote);
     // Not taken yet: the paid energy alone.
     expect((await tx.send(tx.frame('Started', 'RemoteStart', 0))).transactionLimit).toEqual({
@@ -100,19 +86,20 @@ describe('OCPP 2.1: the session tariff on the station', () => {
         costDetails: costDetails(1100, 2424),
       }),
     );
-    await waitUntil(() => sessionRow21(t, sessionId).state === 'settled', 5000, 'settlement');
+    await waitUntil(() => sessionRow21(site.t, sessionId).state === 'settled', 5000, 'settlement');
     expect(differences(sessionId)).toEqual([
       { kind: 'running', energy_wh: 1000, station_ngn: 500, gateway_ngn: 412 },
       { kind: 'final', energy_wh: 2424, station_ngn: 1100, gateway_ngn: 999 },
     ]);
     // The gateway's figure bills, whatever the station computed.
-    expect(sessionRow21(t, sessionId)).toMatchObject({
+    expect(sessionRow21(site.t, sessionId)).toMatchObject({
       cost: 999,
       stop_line: 'station_limit',
       stop_line_gap_wh: 0,
     });
-    ledgerVerifies(t);
-    const story = (await op(t.gw.operatorUrl, operator, 'GET', `/sessions/${sessionId}`)).body as {
+    ledgerVerifies(site.t);
+    const story = (await op(site.t.gw.operatorUrl, site.operator, 'GET', `/sessions/${sessionId}`))
+      .body as {
       stationChecks: { limit: Record<string, unknown>; costDifferences: unknown[] };
     };
     expect(story.stationChecks.limit).toMatchObject({
@@ -125,8 +112,13 @@ describe('OCPP 2.1: the session tariff on the station', () => {
     // The console's session view shows the line, the station's limit and its differing costs.
     const browser = await launchChromium();
     try {
-      const page = await logIn(await browser.newContext(), t.gw.operatorUrl, 'otto', operator);
-      await page.goto(`${t.gw.operatorUrl}/console/sessions/${sessionId}`);
+      const page = await logIn(
+        await browser.newContext(),
+        site.t.gw.operatorUrl,
+        'otto',
+        site.operator,
+      );
+      await page.goto(`${site.t.gw.operatorUrl}/console/sessions/${sessionId}`);
       await shows(page.locator('[data-field="stopped-by"]'), "the charger's own limit");
       await shows(page.locator('[data-field="station-limit"]'), 'sent, confirmed');
       await shows(page.locator('[data-field="station-cost"]'), /running: .*; final: /);
@@ -137,7 +129,7 @@ describe('OCPP 2.1: the session tariff on the station', () => {
 
   it('sends no tariff and no maxCost to a station that does not compute cost', async () => {
     const s = await station({ localCost: false });
-    const { remote } = await paidSession21(t, s);
+    const { remote } = await paidSession21(site.t, s);
     const tx = transaction21(s.cp, remote);
     expect((await tx.send(tx.frame('Started', 'RemoteStart', 0))).transactionLimit).toEqual({
       maxEnergy: 2424,

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { verifyLedger } from '../../src/cli/offline/verify-ledger.js';
-import { API_KEY, CHARGER_PASSWORD, DRIVERS, type TestGateway } from './gateway.js';
+import {
+  API_KEY,
+  CHARGER_PASSWORD,
+  DRIVERS,
+  startTestGateway,
+  type TestGateway,
+} from './gateway.js';
 import { mintToken, startSession } from './http.js';
+import { createOperator } from './operator.js';
 import { rawCharger, type RawClient } from './raw-charger.js';
 
 /**
@@ -213,3 +220,35 @@ export function ledgerVerifies(t: TestGateway) {
 }
 
 export type Station21 = Awaited<ReturnType<typeof station21>>;
+
+/**
+ * A test file's gateway for raw 2.1 stations: started before its tests with an operator `otto`,
+ * closed after them; `station` opens a raw 2.1 station on CP-1, closed after its test.
+ */
+export function station21Site(overrides: Parameters<typeof startTestGateway>[0] = {}) {
+  const clients: RawClient[] = [];
+  const site = {
+    t: undefined as unknown as TestGateway,
+    operator: '',
+    async station(o: Parameters<typeof station21>[1] = {}): Promise<Station21> {
+      const s = await station21(site.t, o);
+      clients.push(s.cp);
+      return s;
+    },
+    /** For a test's own raw client: closed after the test like the stations. */
+    closeAfter(cp: RawClient): void {
+      clients.push(cp);
+    },
+  };
+  beforeAll(async () => {
+    site.t = await startTestGateway(overrides);
+    site.operator = createOperator(site.t.gw.db, 'otto', 'operator');
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close({ force: true })));
+  });
+  afterAll(async () => {
+    await site.t.close();
+  });
+  return site;
+}
