@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CHARGER_PASSWORD } from './helpers/gateway.js';
 import { op } from './helpers/operator.js';
+import { CARDS, TAP_WH, TAPS_CONFIG } from './helpers/tap-site.js';
+import { IdTokenStore } from '../src/id-tokens/id-token-store.js';
 import { rawCharger } from './helpers/raw-charger.js';
 import {
   ledgerVerifies,
@@ -23,7 +25,10 @@ import { waitUntil } from './helpers/wait.js';
 const METRICS_TOKEN = 'fmt_test_metrics_token_0000000000000000000021';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-const site = station21Site({ metrics: { bearerTokenSha256: sha256(METRICS_TOKEN) } });
+const site = station21Site({
+  metrics: { bearerTokenSha256: sha256(METRICS_TOKEN) },
+  taps: TAPS_CONFIG,
+});
 const station = site.station;
 
 describe('OCPP 2.1: the paid limit on the station', () => {
@@ -174,6 +179,27 @@ describe('OCPP 2.1: the paid limit on the station', () => {
       delivered_wh: 1000,
       stop_line: 'operator',
     });
+    ledgerVerifies(site.t);
+  });
+
+  it('sends a card’s tap start its paid energy too, and again on the repeated frame', async () => {
+    const s = await station();
+    const { db } = site.t.gw;
+    new IdTokenStore(db).bind({ ...CARDS.ada, source: 'operator' }, new Date().toISOString());
+    const tap = { evseId: 2, idToken: { idToken: CARDS.ada.value, type: CARDS.ada.type } };
+    const tx = transaction21(s.cp, tap);
+    const started = tx.frame('Started', 'Authorized', 3_000);
+    const first = await tx.send(started);
+    expect(first).toMatchObject({
+      idTokenInfo: { status: 'Accepted' },
+      transactionLimit: { maxEnergy: TAP_WH },
+    });
+    expect((await tx.send(started)).transactionLimit).toEqual({ maxEnergy: TAP_WH });
+    await tx.send(tx.frame('Ended', 'StopAuthorized', 4_000, { info: { stoppedReason: 'Local' } }));
+    const row = db
+      .prepare("SELECT state, stop_line FROM sessions WHERE origin = 'card' AND connector_id = '2'")
+      .get() as { state: string; stop_line: string };
+    expect(row).toEqual({ state: 'settled', stop_line: 'driver' });
     ledgerVerifies(site.t);
   });
 

@@ -39,7 +39,8 @@ export interface TransactionEventAnswer {
 
 export interface RemoteStart {
   evseId: number;
-  remoteStartId: number;
+  /** Absent: the station started the transaction itself (a tap). */
+  remoteStartId?: number;
   idToken: { idToken: string; type: string };
 }
 
@@ -156,7 +157,8 @@ export function transaction21(cp: RawClient, remote: RemoteStart) {
     transactionInfo: {
       transactionId,
       chargingState: eventType === 'Ended' ? 'EVConnected' : 'Charging',
-      ...(eventType === 'Started' && { remoteStartId: remote.remoteStartId }),
+      ...(eventType === 'Started' &&
+        remote.remoteStartId !== undefined && { remoteStartId: remote.remoteStartId }),
       ...extra.info,
     },
     ...(eventType === 'Started' && {
