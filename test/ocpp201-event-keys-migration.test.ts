@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/store/database.js';
 import { migrations } from '../src/store/migrations.js';
 import { LATEST_ON_EVSE } from '../src/ocpp/v201/transactions.js';
 
@@ -48,9 +47,11 @@ describe('2.0.1 events keyed by their transaction (migration 031)', () => {
       .all();
     old.close();
 
-    const db = openDatabase(path);
+    // Up to 031 only: 034 stores the events in another shape (its own test).
+    const db = new Database(path);
+    db.pragma('foreign_keys = ON');
+    db.exec(migrations[30] as string);
     try {
-      expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
       expect(
         db
           .prepare(
