@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../src/store/migrations.js';
 import { LATEST_ON_EVSE } from '../src/ocpp/v201/transactions.js';
+import { databaseAtVersion } from './helpers/old-schema.js';
 
 /**
  * Migration 031 keys 2.0.1 events by their transaction's small key: every transaction and event a
@@ -18,11 +19,7 @@ describe('2.0.1 events keyed by their transaction (migration 031)', () => {
   it('carries every transaction and event over, keys in the order they were first heard of', () => {
     dir = mkdtempSync(join(tmpdir(), 'fleetgw-031-'));
     const path = join(dir, 'gateway.db');
-    const old = new Database(path);
-    old.pragma('journal_mode = WAL');
-    old.pragma('foreign_keys = ON');
-    for (const sql of migrations.slice(0, 30)) old.exec(sql);
-    old.pragma('user_version = 30');
+    const old = databaseAtVersion(path, 30);
     const tx = old.prepare(
       `INSERT INTO ocpp201_transactions (charger_id, transaction_id, evse_id, verdict, first_seen_at)
        VALUES (?, ?, 1, 'accepted', ?)`,

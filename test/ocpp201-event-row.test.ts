@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +16,7 @@ import type { TransactionEventReq } from '../src/ocpp/v201/messages.js';
 import { Transactions201 } from '../src/ocpp/v201/transactions.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { migrations } from '../src/store/migrations.js';
+import { databaseAtVersion } from './helpers/old-schema.js';
 
 /**
  * 2.0.1 events in a compact row (migration 034, src/ocpp/v201/event-row.ts): the code tables never
@@ -218,11 +218,7 @@ describe('2.0.1 event rows: kept as they came', () => {
 describe('2.0.1 event rows: migration 034', () => {
   it('carries every event a schema-31 gateway kept over, reading back identical', () => {
     const path = join(dir, 'gateway.db');
-    const old = new Database(path);
-    old.pragma('journal_mode = WAL');
-    old.pragma('foreign_keys = ON');
-    for (const sql of migrations.slice(0, 31)) old.exec(sql);
-    old.pragma('user_version = 31');
+    const old = databaseAtVersion(path, 31);
     const tx = old.prepare(
       `INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at)
        VALUES ('CP-2', ?, '2026-11-01T08:00:00.000Z')`,
