@@ -1,4 +1,3 @@
-import { isoAt } from '../../shared/clock.js';
 import type { TransactionEventType } from './messages.js';
 
 /**
@@ -59,14 +58,18 @@ export interface KeptTime {
   text: string | null;
 }
 
+// Spelled here with toISOString, not the clock's isoAt: a charger's time would evict the instant
+// isoAt remembers for the group commit's samples.
+const spell = (ms: number): string => new Date(ms).toISOString();
+
 export function keptTime(text: string): KeptTime {
   const ms = Date.parse(text);
   if (!Number.isFinite(ms)) return { ms: null, text };
-  return { ms, text: isoAt(ms) === text ? null : text };
+  return { ms, text: spell(ms) === text ? null : text };
 }
 
 export function spelledTime(t: KeptTime): string {
-  return t.text ?? isoAt(t.ms as number);
+  return t.text ?? spell(t.ms as number);
 }
 
 /**
@@ -153,6 +156,6 @@ export function eventOfRow(row: EventRow): TransactionEvent201 {
     triggerReason: row.trigger_text ?? (TRIGGER_REASONS[row.trigger_code as number] as string),
     offline: row.offline === 1,
     timestamp: spelledTime({ ms: row.timestamp_ms, text: row.timestamp_text }),
-    receivedAt: isoAt(row.received_at_ms),
+    receivedAt: spell(row.received_at_ms),
   };
 }
