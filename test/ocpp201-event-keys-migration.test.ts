@@ -44,7 +44,7 @@ describe('2.0.1 events keyed by their transaction (migration 031)', () => {
       .all();
     old.close();
 
-    // Up to 031 only: 034 stores the events in another shape (its own test).
+    // Up to 031 only: 032 stores the events in another shape (its own test).
     const db = new Database(path);
     db.pragma('foreign_keys = ON');
     db.exec(migrations[30] as string);

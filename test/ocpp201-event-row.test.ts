@@ -19,7 +19,7 @@ import { migrations } from '../src/store/migrations.js';
 import { databaseAtVersion } from './helpers/old-schema.js';
 
 /**
- * 2.0.1 events in a compact row (migration 034, src/ocpp/v201/event-row.ts): the code tables never
+ * 2.0.1 events in a compact row (migration 032, src/ocpp/v201/event-row.ts): the code tables never
  * change meaning, every row a schema-31 gateway kept reads back as it was, whatever a charger
  * sent is kept, and a repeat is the same instant however it was spelled.
  */
@@ -89,7 +89,7 @@ const INSERT = `INSERT INTO ocpp201_transaction_events (tx_key, seq_no, type_cod
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'fleetgw-034-'));
+  dir = mkdtempSync(join(tmpdir(), 'fleetgw-032-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -215,7 +215,7 @@ describe('2.0.1 event rows: kept as they came', () => {
   });
 });
 
-describe('2.0.1 event rows: migration 034', () => {
+describe('2.0.1 event rows: migration 032', () => {
   it('carries every event a schema-31 gateway kept over, reading back identical', () => {
     const path = join(dir, 'gateway.db');
     const old = databaseAtVersion(path, 31);

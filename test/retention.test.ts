@@ -68,7 +68,7 @@ function retention(batchRows = 1000): Retention {
 const count = (table: string) =>
   (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
-/** An Updated MeterValuePeriodic event received at `at`, in the compact row (migration 034). */
+/** An Updated MeterValuePeriodic event received at `at`, in the compact row (migration 032). */
 function insertEvent(txKey: number, seq: number, at: number): void {
   db.prepare(
     `INSERT INTO ocpp201_transaction_events (tx_key, seq_no, type_code, trigger_code, trigger_text,

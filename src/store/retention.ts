@@ -43,8 +43,8 @@ const noneYet = (): PrunedCounts => ({
  * is written with every sample. Only transactions first heard of before the window's start can
  * hold events past it; the walk starts at the oldest transaction that still holds events (the rest
  * were pruned) and stops at the first one heard of after that start. An open session's events
- * are skipped (and refused by the schema, migrations/031 and 034). Events keep their received time
- * in ms (migrations/034): the window's start is given as ISO text like every other table's.
+ * are skipped (and refused by the schema, migrations/031 and 032). Events keep their received time
+ * in ms (migrations/032): the window's start is given as ISO text like every other table's.
  * test/retention.test.ts holds the plan.
  */
 export const PRUNE_TRANSACTION_EVENTS = `WITH cut(at) AS (SELECT ?),

@@ -1,7 +1,7 @@
 import type { TransactionEventType } from './messages.js';
 
 /**
- * How a 2.0.1 (or 2.1) TransactionEvent is kept in `ocpp201_transaction_events` (migration 034):
+ * How a 2.0.1 (or 2.1) TransactionEvent is kept in `ocpp201_transaction_events` (migration 032):
  * a compact row, so that a 1 KiB leaf holds about three times as many events as when the times,
  * type and trigger were text. Every reader gets the text back through `eventOfRow`.
  *

@@ -108,7 +108,7 @@ export class Transactions201 {
       `SELECT type_code, timestamp_ms, timestamp_text FROM ocpp201_transaction_events
        WHERE tx_key = ? AND seq_no = ?`,
     );
-    // Keyed by the transaction's small key (migrations/031), in a compact row (034, event-row.ts).
+    // Keyed by the transaction's small key (migrations/031), in a compact row (032, event-row.ts).
     this.insertEvent = db.prepare(
       `INSERT INTO ocpp201_transaction_events (tx_key, seq_no, type_code, trigger_code,
          trigger_text, offline, timestamp_ms, timestamp_text, received_at_ms)

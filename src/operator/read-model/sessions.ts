@@ -174,7 +174,7 @@ export class SessionReads {
       .get(sessionId) as Record<string, unknown> | undefined;
     if (!v201) return null;
     const { txKey, ...tx } = v201;
-    // Kept in a compact row (store/migrations/034), read back as the text they came as.
+    // Kept in a compact row (store/migrations/032), read back as the text they came as.
     const events = this.db.prepare(EVENTS_OF_TRANSACTION).all(txKey) as EventRow[];
     return { ...tx, events: events.map(eventOfRow) };
   }
