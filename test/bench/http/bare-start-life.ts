@@ -1,4 +1,4 @@
-import ocppRpc from 'ocpp-rpc';
+import { bareRpcServer } from '../lib/bare-rpc-server.js';
 import { openBareDatabase } from '../lib/bare-database.js';
 import { BareGroupCommit } from '../lib/bare-group-commit.js';
 import { prepareDebit, prepareSettlement } from '../lib/bare-money.js';
@@ -19,7 +19,6 @@ import type { BareLifeReady, BareLifeRequest, BareLifeResult } from './messages.
  * (the transaction's start, which the gateway commits on its own): the settlement's statement
  * settles only a charging session.
  */
-const { RPCServer } = ocppRpc;
 
 interface ServerClient {
   identity: string;
@@ -42,14 +41,7 @@ async function setup(
        last_meter_wh = 1500, started_at = ? WHERE id = ? AND state = 'authorizing'`,
   );
   const commits = new BareGroupCommit(db);
-  const server = new RPCServer({
-    protocols: ['ocpp1.6', 'ocpp2.0.1'],
-    strictMode: true,
-    callTimeoutMs: 15_000,
-    pingIntervalMs: 30_000,
-    respondWithDetailedErrors: false,
-    wssOptions: { maxPayload: 65_536 },
-  });
+  const server = bareRpcServer();
   server.on('client', (client: ServerClient) => {
     clients.push(client);
     clients.sort((a, b) => a.identity.localeCompare(b.identity));

@@ -1,4 +1,4 @@
-import ocppRpc from 'ocpp-rpc';
+import { bareRpcServer } from '../lib/bare-rpc-server.js';
 import { registerOf, sampleWrites } from './bare-writes.js';
 import type { BareReady } from './protocol.js';
 
@@ -10,18 +10,10 @@ import type { BareReady } from './protocol.js';
  * sample as the gateway does before answering it (bare-writes.ts), so that what the gateway adds
  * beyond the sample's own write can be told.
  */
-const { RPCServer } = ocppRpc;
 const dbPath = process.argv[2];
 const writes = dbPath ? sampleWrites(dbPath) : undefined;
 
-const server = new RPCServer({
-  protocols: ['ocpp1.6', 'ocpp2.0.1'],
-  strictMode: true,
-  callTimeoutMs: 15_000,
-  pingIntervalMs: 30_000,
-  respondWithDetailedErrors: false,
-  wssOptions: { maxPayload: 65_536 },
-});
+const server = bareRpcServer();
 
 const currentTime = () => new Date().toISOString();
 let nextTransactionId = 1;

@@ -366,29 +366,22 @@ async function measureAll(
       profiling('gateway', probe),
     );
     const child = gw;
+    /** A bare server's side: its chargers start their transactions themselves. */
+    const bareSide = (name: string, server: BareServerChild, memory: string): Side => ({
+      name,
+      server: serverOf(server, memory),
+      gens: newGens(),
+      startSessions: async (g) => {
+        await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
+      },
+      readsSettings: false,
+      ...(profileDir ? { profiled: { pid: server.pid } } : {}),
+    });
     const [bareMeasured, writtenMeasured, gwMeasured] = await measureSides(
       ctx,
       [
-        {
-          name: 'bare ocpp-rpc',
-          server: serverOf(bare, bareMemory),
-          gens: newGens(),
-          startSessions: async (g) => {
-            await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
-          },
-          readsSettings: false,
-          ...(profileDir ? { profiled: { pid: bare.pid } } : {}),
-        },
-        {
-          name: 'bare ocpp-rpc writing each sample',
-          server: serverOf(written, writtenMemory),
-          gens: newGens(),
-          startSessions: async (g) => {
-            await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
-          },
-          readsSettings: false,
-          ...(profileDir ? { profiled: { pid: written.pid } } : {}),
-        },
+        bareSide('bare ocpp-rpc', bare, bareMemory),
+        bareSide('bare ocpp-rpc writing each sample', written, writtenMemory),
         {
           name: 'gateway',
           server: serverOf(child, memoryFile),
