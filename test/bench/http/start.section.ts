@@ -102,7 +102,9 @@ export const startSection: BenchSection = {
         const r = await life.run(connections, seconds);
         const used = (await cpuSeconds(life.pid)) - before;
         lives += r.lives;
-        if (counted) lifeCpu.get(connections)?.push((used * 1e6) / Math.max(1, r.lives));
+        // No Start made is no figure (a round's median leaves it out), not the CPU of none.
+        if (counted)
+          lifeCpu.get(connections)?.push(r.lives > 0 ? (used * 1e6) / r.lives : Number.NaN);
         return r;
       };
       let offset = 0;
@@ -144,7 +146,7 @@ export const startSection: BenchSection = {
           const cpuAfter = await cpuNow();
           const wallS = (performance.now() - wallFrom) / 1000;
           const micros = (k: string) =>
-            (((cpuAfter[k] ?? 0) - (cpuBefore[k] ?? 0)) * 1e6) / Math.max(1, r.ok);
+            r.ok > 0 ? (((cpuAfter[k] ?? 0) - (cpuBefore[k] ?? 0)) * 1e6) / r.ok : Number.NaN;
           const perStart = Object.fromEntries(Object.keys(processes).map((k) => [k, micros(k)]));
           const total = Object.values(perStart).reduce((a, b) => a + b, 0);
           cpuRuns.get(connections)?.push({ perStart, cores: (total * r.ok) / 1e6 / wallS });
