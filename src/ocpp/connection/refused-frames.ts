@@ -11,8 +11,9 @@ export interface RefusingClient {
 
 /**
  * ocpp-rpc 2.2.1 knows CALL, CALLRESULT and CALLERROR only: a SEND frame never reaches a handler,
- * and ocpp-rpc answers it with a CALLERROR MessageTypeNotSupported (a SEND wants no answer; a
- * station ignores a CALLERROR it did not ask for). Each one is counted as a deviation and kept, so
+ * and ocpp-rpc answers it with a CALLERROR MessageTypeNotSupported under message id -1 (it refuses
+ * the frame before reading its id; a SEND wants no answer, and a station ignores a CALLERROR for an
+ * id it never used). Each one is counted as a deviation and kept, so
  * the operator sees what a station streamed and that the gateway could not take it. Other frames
  * ocpp-rpc refuses are its own business (it answers them, as before).
  */

@@ -11,8 +11,7 @@ export interface EventData {
 
 /** What one eventData says of availability: whose (EVSE 0 the station) and which status. */
 export type AvailabilityReading =
-  | { evseId: number; status: ConnectorStatus201; respelled: boolean }
-  | { problem: string };
+  { evseId: number; status: ConnectorStatus201; respelled: boolean } | { problem: string };
 
 const STATUSES: readonly ConnectorStatus201[] = [
   'Available',

@@ -20,7 +20,8 @@ export function notifyEvent(conn: ConnectionContext201, req: NotifyEventReq) {
       ctx.reports.noted('NotifyEvent', reading.problem, data);
       continue;
     }
-    if (reading.respelled) ctx.reports.deviation('NotifyEvent eventData[].actualValue availability_case', data);
+    if (reading.respelled)
+      ctx.reports.deviation('NotifyEvent eventData[].actualValue availability_case', data);
     connectorStatusReported(conn, reading.evseId, reading.status, 'NotifyEvent', data);
   }
   return {};
