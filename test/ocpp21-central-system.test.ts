@@ -28,7 +28,13 @@ type Asked = Map<string, unknown[]>;
 
 /** Station answers that are valid 2.1, so the gateway reads each as a charger would answer. */
 function answering(station: RawStation, asked: Asked): void {
-  const variables = new Map<string, string>([['SmartChargingCtrlr.RateUnit', 'W']]);
+  const variables = new Map<string, string>([
+    ['SmartChargingCtrlr.RateUnit', 'W'],
+    ['LocalAuthListCtrlr.Enabled', 'false'],
+    // A screen (DisplayMessageCtrlr) and cost in its answers (TariffCostCtrlr, any instance).
+    ['DisplayMessageCtrlr.Enabled', 'true'],
+    ['TariffCostCtrlr.Enabled', 'true'],
+  ]);
   const answer = (action: string, reply: (params: unknown) => Record<string, unknown>) =>
     station.cp.handle(action, async ({ params }) => {
       asked.set(action, [...(asked.get(action) ?? []), params]);
@@ -58,6 +64,10 @@ function answering(station: RawStation, asked: Asked): void {
     answer(action, () => ({ status: 'Accepted' }));
   answer('SetVariables', acceptVariables);
   answer('UnlockConnector', () => ({ status: 'Unlocked' }));
+  answer('SendLocalList', () => ({ status: 'Accepted' }));
+  answer('CostUpdated', () => ({}));
+  answer('SetDisplayMessage', () => ({ status: 'Accepted' }));
+  answer('GetLocalListVersion', () => ({ versionNumber: 0 }));
   answer('GetLog', () => ({ status: 'Accepted', filename: 'diagnostics.log' }));
 }
 
@@ -118,6 +128,8 @@ describe('OCPP 2.1 station', () => {
     const { tx, reply } = await station.start(10_000);
     expect(reply).toMatchObject({ idTokenInfo: { status: 'Accepted' } });
     expect(h.session(sessionId).state).toBe('charging');
+    // The driver is told at the station's screen what was paid.
+    await waitUntil(() => asked.has('SetDisplayMessage'), 5000, 'SetDisplayMessage');
     const stoppedAt = await chargeUntilStopped(station, tx, 10_000, 10_000 + LIMIT_WH + 1_000);
     expect(station.stops).toEqual([tx.ref]);
     expect(stoppedAt - 10_000).toBeGreaterThanOrEqual(LIMIT_WH);
@@ -132,6 +144,13 @@ describe('OCPP 2.1 station', () => {
       protocol: 'ocpp2.1',
       transactionId: tx.ref,
     });
+    // What was checked: the calls the gateway made and its answers to the station's.
+    expect(sent.calls).toEqual(
+      expect.arrayContaining(['GetVariables', 'SetVariables', 'SetDisplayMessage']),
+    );
+    expect(sent.answered).toEqual(
+      expect.arrayContaining(['BootNotification', 'StatusNotification', 'TransactionEvent']),
+    );
     allValid(sent);
   });
 
@@ -241,6 +260,32 @@ describe('OCPP 2.1 station', () => {
         'GetLog',
       ]),
     );
+    allValid(sent);
+  });
+
+  it('a local list takes 2.1’s longer tokens (255 characters, 2.0.1: 36)', async () => {
+    const { sent, asked } = await connected21();
+    const chargers = h.t.gw.chargers;
+    const capability = await chargers.prepareLocalAuthorization('CP-1', {
+      listEnabled: true,
+      offlineStarts: false,
+    });
+    expect(capability).toMatchObject({ listSupported: true, maxTokenLength: 255 });
+    // A 64-character token (the longest a driver's token may be) goes in the list as it is.
+    const long = 'C'.repeat(64);
+    const put = [{ value: long, type: 'ISO14443', status: 'accepted' as const, expiresAt: null }];
+    expect(
+      await chargers.sendLocalList('CP-1', { kind: 'full', version: 1, put, remove: [] }),
+    ).toBe('accepted');
+    expect(asked.get('SendLocalList')).toEqual([
+      {
+        versionNumber: 1,
+        updateType: 'Full',
+        localAuthorizationList: [
+          { idToken: { idToken: long, type: 'ISO14443' }, idTokenInfo: { status: 'Accepted' } },
+        ],
+      },
+    ]);
     allValid(sent);
   });
 
