@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { ChargerLocalAuthorization } from '../src/ocpp/port.js';
 import { SessionReads } from '../src/operator/read-model/sessions.js';
 import { API_KEY, DRIVERS } from './helpers/gateway.js';
 import { mintToken, startSession } from './helpers/http.js';
@@ -265,7 +266,8 @@ describe('OCPP 2.1 station', () => {
 
   it('a local list takes 2.1’s longer tokens (255 characters, 2.0.1: 36)', async () => {
     const { sent, asked } = await connected21();
-    const chargers = h.t.gw.chargers;
+    // The port the local-list sync uses (charging/local-lists), on the same calls object.
+    const chargers = h.t.gw.chargers as typeof h.t.gw.chargers & ChargerLocalAuthorization;
     const capability = await chargers.prepareLocalAuthorization('CP-1', {
       listEnabled: true,
       offlineStarts: false,
