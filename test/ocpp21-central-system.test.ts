@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ChargerLocalAuthorization } from '../src/ocpp/port.js';
 import { SessionReads } from '../src/operator/read-model/sessions.js';
-import { API_KEY, DRIVERS } from './helpers/gateway.js';
-import { mintToken, startSession } from './helpers/http.js';
+import { DRIVERS } from './helpers/gateway.js';
 import { createOperator, op } from './helpers/operator.js';
 import { rawCharger } from './helpers/raw-charger.js';
 import { acceptVariables, raw21, type RawStation } from './helpers/raw-stations.js';
-import { AMOUNT, chargeUntilStopped, cost, LIMIT_WH } from './helpers/session-harness.js';
+import { chargeUntilStopped, cost, LIMIT_WH } from './helpers/session-harness.js';
 import { checkSentFrames, noFrames, type SentFrames } from './helpers/strict21.js';
 import { costOf, TAP, tapSite } from './helpers/tap-site.js';
 import { uploadFirmware } from './helpers/transfers.js';
@@ -116,15 +115,7 @@ describe('OCPP 2.1 station', () => {
     // Boot: the same sampling variables as 2.0.1, read first.
     await waitUntil(() => asked.has('GetVariables'), 5000, 'GetVariables');
     const start = balance(DRIVERS.ada.id);
-    const token = await mintToken(h.t.gw.url, API_KEY, DRIVERS.ada.email);
-    const res = await startSession(
-      h.t.gw.url,
-      token,
-      { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
-      AMOUNT,
-    );
-    expect(res.status).toBe(200);
-    const sessionId = (res.body as { sessionId: string }).sessionId;
+    const sessionId = await h.appSession();
     expect(sent.calls).toContain('RequestStartTransaction');
     const { tx, reply } = await station.start(10_000);
     expect(reply).toMatchObject({ idTokenInfo: { status: 'Accepted' } });
@@ -296,7 +287,7 @@ describe('OCPP 2.1 station', () => {
     await waitUntil(() => asked.has('GetVariables'), 5000, 'GetVariables');
     const chargers = h.t.gw.chargers;
     expect(await chargers.setPowerLimit('CP-1', '2', { watts: 11_000 })).toBe('accepted');
-    const { sessionId } = await appStart();
+    const sessionId = await h.appSession();
     const { tx } = await station.start(10_000);
     expect(
       await chargers.setPowerLimit('CP-1', '1', {
@@ -493,16 +484,3 @@ describe('OCPP 2.1 station', () => {
     expect(sent.problems[0]).toMatch(/^CALLERROR to -1: \["MessageTypeNotSupported"/);
   });
 });
-
-/** An app session on CP-1 connector 1 (the remote start recorded by the station). */
-async function appStart(): Promise<{ sessionId: string }> {
-  const token = await mintToken(h.t.gw.url, API_KEY, DRIVERS.ada.email);
-  const res = await startSession(
-    h.t.gw.url,
-    token,
-    { chargerId: 'CP-1', connectorId: '1', driverEmail: DRIVERS.ada.email },
-    AMOUNT,
-  );
-  expect(res.status).toBe(200);
-  return { sessionId: (res.body as { sessionId: string }).sessionId };
-}
