@@ -33,6 +33,7 @@ import { migrationIdTokens } from './migrations/028-id-tokens.js';
 import { migrationTaps } from './migrations/029-taps.js';
 import { migrationLocalLists } from './migrations/030-local-lists.js';
 import { migrationOcpp201EventKeys } from './migrations/031-ocpp201-event-keys.js';
+import { migrationOcpp201CompactEvents } from './migrations/032-ocpp201-compact-events.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -70,6 +71,7 @@ export const migrations: readonly string[] = [
   migrationTaps,
   migrationLocalLists,
   migrationOcpp201EventKeys,
+  migrationOcpp201CompactEvents,
 ];
 
 /**

@@ -8,6 +8,7 @@ import {
 import type { SessionTariff } from '../../charging/session-store.js';
 import type { Db } from '../../store/database.js';
 import { maskToken } from '../../id-tokens/token-key.js';
+import { EVENTS_OF_TRANSACTION, eventOfRow, type EventRow } from '../../ocpp/v201/event-row.js';
 import type { StopAskerRow } from '../stopped-by.js';
 import { allPages, bind, where, type Page } from './query.js';
 
@@ -180,14 +181,9 @@ export class SessionReads {
       .get(sessionId) as Record<string, unknown> | undefined;
     if (!v201) return null;
     const { txKey, ...tx } = v201;
-    const events = this.db
-      .prepare(
-        `SELECT seq_no AS seqNo, event_type AS eventType, trigger_reason AS triggerReason,
-           offline, timestamp, received_at AS receivedAt
-         FROM ocpp201_transaction_events WHERE tx_key = ? ORDER BY seq_no`,
-      )
-      .all(txKey) as Record<string, unknown>[];
-    return { ...tx, events: events.map((e) => ({ ...e, offline: e.offline === 1 })) };
+    // Kept in a compact row (store/migrations/032), read back as the text they came as.
+    const events = this.db.prepare(EVENTS_OF_TRANSACTION).all(txKey) as EventRow[];
+    return { ...tx, events: events.map(eventOfRow) };
   }
 
   /** Who asked the gateway to stop the session, if anyone did. */
