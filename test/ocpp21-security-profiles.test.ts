@@ -12,6 +12,10 @@ import { checkSentFrames, noFrames } from './helpers/strict21.js';
  */
 
 const TLS_PASSWORD = 'profile-two-password-0021';
+const oneConnector = (id: string) => ({
+  id,
+  connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
+});
 let pki: TestPki;
 let t: TestGateway;
 
@@ -20,17 +24,8 @@ beforeAll(async () => {
   t = await startTestGateway({
     ocpp: { tls: { port: 0, cert: pki.serverCert, key: pki.serverKey, ca: pki.caCert } },
     chargers: [
-      {
-        id: 'CP-TLS',
-        securityProfile: 2,
-        passwordHash: hashPassword(TLS_PASSWORD),
-        connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
-      },
-      {
-        id: 'CP-MTLS',
-        securityProfile: 3,
-        connectors: [{ id: '1', tariff: 'dc', maxPowerKw: UNPHYSICAL_KW }],
-      },
+      { ...oneConnector('CP-TLS'), securityProfile: 2, passwordHash: hashPassword(TLS_PASSWORD) },
+      { ...oneConnector('CP-MTLS'), securityProfile: 3 },
     ],
   });
 });
