@@ -151,7 +151,10 @@ export class SessionReads {
     };
   }
 
-  /** The charger's own record of the session's transaction (1.6 or 2.0.1 tables). */
+  /**
+   * The charger's own record of the session's transaction (1.6 or 2.0.1 tables). The 2.0.1 tables
+   * hold 2.1 stations' transactions too: their protocol is the one the charger last spoke.
+   */
   transaction(sessionId: string): Record<string, unknown> | null {
     const v16 = this.db
       .prepare(
@@ -165,11 +168,15 @@ export class SessionReads {
     if (v16) return { ...v16, accepted: v16.accepted === 1 };
     const v201 = this.db
       .prepare(
-        `SELECT t.tx_key AS txKey, 'ocpp2.0.1' AS protocol, t.transaction_id AS transactionId, t.evse_id AS evseId,
+        `SELECT t.tx_key AS txKey,
+           CASE ci.protocol WHEN 'ocpp2.1' THEN 'ocpp2.1' ELSE 'ocpp2.0.1' END AS protocol,
+           t.transaction_id AS transactionId, t.evse_id AS evseId,
            t.meter_start_wh AS meterStartWh, t.verdict, t.first_seen_at AS firstSeenAt,
            t.ended_at AS endedAt, t.meter_stop_wh AS meterStopWh, t.stopped_reason AS stoppedReason
          FROM sessions s JOIN ocpp201_transactions t
-           ON t.charger_id = s.charger_id AND t.id_token = s.id_token WHERE s.id = ?`,
+           ON t.charger_id = s.charger_id AND t.id_token = s.id_token
+         LEFT JOIN charger_info ci ON ci.charger_id = s.charger_id
+         WHERE s.id = ?`,
       )
       .get(sessionId) as Record<string, unknown> | undefined;
     if (!v201) return null;
