@@ -31,6 +31,23 @@ const RENAMED: Record<string, (id: string) => string> = {
   'ocpp2.1': (id) => id.replace(/Request$/, '.req').replace(/Response$/, '.conf'),
 };
 
+/**
+ * 2.1's enum definitions carry `additionalProperties: false`, a keyword only an object has: ajv
+ * prints a strict-mode warning to stderr for each one it compiles (not a pino line, and said on
+ * every 2.1 connection's first use of a message). It says nothing about a string, so it goes.
+ */
+function withoutStringAdditionalProperties(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutStringAdditionalProperties);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  const isString = (node as { type?: unknown }).type === 'string';
+  for (const [key, value] of Object.entries(node)) {
+    if (isString && key === 'additionalProperties') continue;
+    out[key] = withoutStringAdditionalProperties(value);
+  }
+  return out;
+}
+
 const schemaLists = new Map<string, OfficialSchema[]>();
 
 /** A subprotocol's official schemas, each `$id` spelled `urn:<Action>.req` / `.conf`. */
@@ -40,7 +57,12 @@ export function officialSchemas(subprotocol: string): OfficialSchema[] {
     const file = SCHEMA_FILES[subprotocol];
     const raw = file ? (load(file) as OfficialSchema[]) : [];
     const rename = RENAMED[subprotocol];
-    list = rename ? raw.map((s) => ({ ...s, $id: rename(s.$id) })) : raw;
+    list = rename
+      ? raw.map((s) => ({
+          ...(withoutStringAdditionalProperties(s) as OfficialSchema),
+          $id: rename(s.$id),
+        }))
+      : raw;
     schemaLists.set(subprotocol, list);
   }
   return list;
