@@ -201,9 +201,17 @@ describe('the gateway against the strict 2.1 peer', () => {
     return (res.body as { status: string }).status;
   };
   const callsOf = (action: string) => station.calls.filter((c) => c.action === action);
+  /** Any limit the gateway hands the station for a transaction is its session's paid energy. */
+  const limitsArePaidEnergy = (tx: PeerTx, paidWh: number) => {
+    for (const { limit } of station.limits.filter((l) => l.transactionId === tx.transactionId))
+      expect(limit.maxEnergy).toBe(paidWh);
+  };
 
   it('boots, reports status and takes the configuration by its own device model', async () => {
     expect(await station.boot()).toBe('Accepted');
+    expect(
+      t.gw.db.prepare("SELECT protocol FROM charger_info WHERE charger_id = 'CP-1'").get(),
+    ).toEqual({ protocol: 'ocpp2.1' });
     await waitUntil(
       () => station.model.value('SampledDataCtrlr.TxUpdatedInterval') === '10',
       5000,
@@ -228,23 +236,25 @@ describe('the gateway against the strict 2.1 peer', () => {
     const sessionId = (res.body as { sessionId: string }).sessionId;
     const tx = await waitUntil(() => station.active(1), 5000, 'the remote start');
     expect(callsOf('RequestStartTransaction')).toHaveLength(1);
-    // The station draws 400 Wh a sample until one of the two lines stops it.
-    for (let i = 0; i < 20 && !tx.ended; i++) {
-      await station.charge(tx, 400);
-      await waitUntil(() => tx.ended ?? session(sessionId).state, 2000, 'the sample read');
-    }
-    const row = await settled(sessionId);
+    // The station draws 400 Wh a sample up to the paid energy; then one of the two lines stops it.
+    const paidWh = session(sessionId).limit_wh;
+    while (!tx.ended && station.register(1) - tx.startWh < paidWh) await station.charge(tx, 400);
+    await waitUntil(() => tx.ended, 5000, 'the stop at the paid energy');
     // The gateway's stop, or the station's own at the limit the gateway handed it.
     expect(['RemoteStop', 'EnergyLimitReached']).toContain(tx.ended?.triggerReason);
-    expect(row.cost).toBeLessThanOrEqual(1_000);
+    const row = await settled(sessionId);
     expect(row.delivered_wh).toBe(station.register(1) - tx.startWh);
-    // Any limit the gateway hands the station is the session's paid energy.
-    for (const { limit } of station.limits.filter((l) => l.transactionId === tx.transactionId))
-      expect(limit.maxEnergy).toBe(row.limit_wh);
+    expect(row.delivered_wh).toBeGreaterThanOrEqual(paidWh);
+    expect(row.delivered_wh).toBeLessThan(paidWh + 400);
+    expect(row.cost).toBeLessThanOrEqual(1_000);
+    limitsArePaidEnergy(tx, row.limit_wh);
     ledgerClean();
   });
 
   it('starts a session from a card at the station and settles the station’s own stop', async () => {
+    const stranger = await station.tap(2, { idToken: 'NOT-A-FLEET-CARD', type: 'ISO14443' });
+    expect(stranger.status).not.toBe('Accepted');
+    expect(stranger.tx).toBeUndefined();
     const card = { idToken: CARDS.ada.value, type: 'ISO14443' };
     const { status, tx } = await station.tap(2, card);
     expect(status).toBe('Accepted');
@@ -265,6 +275,7 @@ describe('the gateway against the strict 2.1 peer', () => {
     const row = await settled(sessionId);
     expect(row.delivered_wh).toBe(2_000);
     expect(row.cost).toBe(Math.floor((2_000 * 412.5) / 1_000));
+    limitsArePaidEnergy(started, row.limit_wh);
     ledgerClean();
   });
 
