@@ -3,9 +3,12 @@ import WebSocket from 'ws';
 import { OCPP21 } from 'typed-ocpp';
 import { frameProblems } from './strict-frames.js';
 
-/** A frame the 2.1 schemas refuse: one the gateway sent (`from: 'gateway'`) or the peer's own. */
+/**
+ * A frame the 2.1 schemas refuse, the gateway's or the peer's own; or (`follow-up`) what the
+ * station does once it has answered a call (a transaction started) that failed.
+ */
 export interface Violation {
-  from: 'gateway' | 'peer';
+  from: 'gateway' | 'peer' | 'follow-up';
   frame: unknown;
   problems: string[];
 }
@@ -160,7 +163,7 @@ export class Link21 {
     }
     this.ws.send(JSON.stringify(result));
     void answer.then?.().catch((error: unknown) => {
-      this.violations.push({ from: 'peer', frame: action, problems: [String(error)] });
+      this.violations.push({ from: 'follow-up', frame, problems: [String(error)] });
     });
   }
 
