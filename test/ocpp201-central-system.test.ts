@@ -502,6 +502,18 @@ describe('OCPP 2.0.1 central system', () => {
       [1, 'Updated'],
       [2, 'Ended'],
     ]);
+    // Kept in a compact row (codes, ms), answered as the text the charger sent.
+    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    expect(record?.events).toEqual(
+      ['RemoteStart', 'MeterValuePeriodic', 'StopAuthorized'].map((triggerReason, seqNo) => ({
+        seqNo,
+        eventType: ['Started', 'Updated', 'Ended'][seqNo],
+        triggerReason,
+        offline: false,
+        timestamp: expect.stringMatching(iso),
+        receivedAt: expect.stringMatching(iso),
+      })),
+    );
     ledgerVerifies();
   });
 

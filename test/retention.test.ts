@@ -8,6 +8,7 @@ import { applySeed } from '../src/cli/offline/seed.js';
 import { verifyLedger } from '../src/cli/offline/verify-ledger.js';
 import { SessionStore } from '../src/charging/session-store.js';
 import { parseConfig } from '../src/config/read-config.js';
+import { eventColumns } from '../src/ocpp/v201/event-row.js';
 import { createLogger } from '../src/shared/log.js';
 import { openDatabase, type Db } from '../src/store/database.js';
 import { Outbox } from '../src/store/outbox.js';
@@ -67,6 +68,15 @@ function retention(batchRows = 1000): Retention {
 const count = (table: string) =>
   (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
+/** An Updated MeterValuePeriodic event received at `at`, in the compact row (migration 032). */
+function insertEvent(txKey: number, seq: number, at: number): void {
+  db.prepare(
+    `INSERT INTO ocpp201_transaction_events (tx_key, seq_no, type_code, trigger_code, trigger_text,
+       offline, timestamp_ms, timestamp_text, received_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(txKey, seq, ...eventColumns('Updated', 'MeterValuePeriodic', false, iso(at), at));
+}
+
 /** A session of Ada's on a 2.0.1 charger's transaction, with its key and its events. */
 function session(id: string, at: number, outcome: 'open' | 'refunded'): void {
   const sessions = new SessionStore(db);
@@ -93,11 +103,7 @@ function session(id: string, at: number, outcome: 'open' | 'refunded'): void {
       )
       .run('CP-201', `tx-${id}`, iso(at)).lastInsertRowid;
     for (let seq = 0; seq < 3; seq++) {
-      db.prepare(
-        `INSERT INTO ocpp201_transaction_events
-           (tx_key, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
-         VALUES (?, ?, 'Updated', 'MeterValuePeriodic', 0, ?, ?)`,
-      ).run(txKey, seq, iso(at), iso(at));
+      insertEvent(Number(txKey), seq, at);
     }
     db.prepare("UPDATE sessions SET state = 'charging', transaction_ref = ? WHERE id = ?").run(
       `tx-${id}`,
@@ -204,11 +210,7 @@ describe('retention', () => {
           .get(transactionId) as { tx_key: number }
       ).tx_key;
     for (const seq of [3, 4]) {
-      db.prepare(
-        `INSERT INTO ocpp201_transaction_events
-           (tx_key, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
-         VALUES (?, ?, 'Updated', 'MeterValuePeriodic', 0, ?, ?)`,
-      ).run(key('tx-s-long'), seq, iso(T0 + 60 * DAY), iso(T0 + 60 * DAY));
+      insertEvent(key('tx-s-long'), seq, T0 + 60 * DAY);
     }
     const left = () =>
       db

@@ -6,8 +6,15 @@ import type { AlertKind } from './alert.js';
 import type { AlertStore } from './alert-store.js';
 import type { Observation } from './conditions.js';
 
-/** Kinds raised once per session ever, from rows the stop assurance wrote. */
-const LATCHED: ReadonlySet<AlertKind> = new Set(['stop_escalated', 'operator_loss']);
+/**
+ * Kinds that are facts, raised once, not conditions that go away: a session's (from rows the stop
+ * assurance wrote) and a station's own payment (raised as it is told).
+ */
+const LATCHED: ReadonlySet<AlertKind> = new Set([
+  'stop_escalated',
+  'operator_loss',
+  'station_payment',
+]);
 
 export interface AlertWatchOptions {
   db: Db;

@@ -7,6 +7,7 @@ export const ALERT_KINDS = [
   'outbox_backlog',
   'disk_space',
   'certificate_expiry',
+  'station_payment',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

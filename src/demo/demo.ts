@@ -19,7 +19,7 @@ const demoChargers = z.array(
     .object({
       id: z.string(),
       /** Which simulator plays this charger; the gateway itself takes whatever the charger speaks. */
-      protocol: z.enum(['ocpp1.6', 'ocpp2.0.1']),
+      protocol: z.enum(['ocpp1.6', 'ocpp2.0.1', 'ocpp2.1']),
       model: z.string(),
       password: z.string(),
       connectors: z.number().int().positive(),
@@ -70,7 +70,11 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const chargers = demoChargers.parse(
     parse(readFileSync(join(ROOT, 'config', 'demo-chargers.yaml'), 'utf8')),
   );
-  const simulatorCli = { 'ocpp1.6': 'ocpp16', 'ocpp2.0.1': 'ocpp201' } as const;
+  const simulatorCli = {
+    'ocpp1.6': 'ocpp16',
+    'ocpp2.0.1': 'ocpp201',
+    'ocpp2.1': 'ocpp21',
+  } as const;
   const children: ChildProcess[] = chargers.map((c) =>
     spawn(
       process.execPath,

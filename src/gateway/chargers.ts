@@ -77,6 +77,14 @@ export function buildChargers(d: ChargersDeps) {
     onCredentialUsed: (chargerId, credential) =>
       chargerRegistry.credentialUsed(chargerId, credential, clock.now()),
     onTransferStatus: (chargerId, status) => transfers.get().statusReported(chargerId, status),
+    // Money the gateway did not move: an alert for the operator to reconcile, never a ledger entry.
+    onStationPayment: (chargerId, payment) =>
+      alertStore.raise(
+        'station_payment',
+        `${chargerId}/${payment.pspRef}`,
+        { chargerId, ...payment },
+        new Date(clock.now()).toISOString(),
+      ),
     ...(d.settingsPacing ? { settingsPacing: d.settingsPacing } : {}),
   });
   central.set(chargers);

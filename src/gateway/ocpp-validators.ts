@@ -3,7 +3,8 @@ import { createRequire, Module } from 'node:module';
 /**
  * ocpp-rpc builds its validators for OCPP 1.6, 2.0.1 and 2.1 when it is first required
  * (lib/standard-validators.js, which its client and server require): ajv, then each schema file
- * added, about 70 ms of start-up, 2.1's for a version nobody here speaks. This module, imported
+ * added, about 70 ms of start-up (2.1's, under ocpp-rpc's names, the edge never asks for:
+ * connection/official-schemas.ts builds its own). This module, imported
  * before anything that loads ocpp-rpc, puts in that file's place in the require cache the same
  * three validators, each built by ocpp-rpc's own createValidator on its first call: the gateway
  * validates in edge.ts, ocpp-rpc only in strict mode, which the gateway leaves off. A process

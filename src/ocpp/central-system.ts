@@ -16,6 +16,7 @@ import { clockStore } from './charger-state/clock-store.js';
 import { ChargerConfiguration } from './charger-state/configuration.js';
 import { ConnectorStateStore } from './charger-state/connector-state.js';
 import { KeptReports, type ReportKeepers } from './charger-state/kept-reports.js';
+import type { StationPayment } from './charger-state/reports.js';
 import { ChargerScreens } from './charger-state/screen-support.js';
 import {
   SETTINGS_PACING,
@@ -30,6 +31,7 @@ import { keptAliveSocket } from './connection/link-liveness.js';
 import { limitMessageRate, type MessageRate } from './connection/message-rate.js';
 import type { OcppDirection, OcppObserver, OcppOutcome } from './connection/observed-connection.js';
 import { connectionPipeline } from './connection/pipeline.js';
+import { countRefusedFrames } from './connection/refused-frames.js';
 import { bareRefusal, takeUpgrades, type UpgradeRefusal } from './connection/upgrades.js';
 import { ChargerMetering } from './metering/metering.js';
 import type { ChargerEvents, ConnectorView, TransferStatus } from './port.js';
@@ -70,6 +72,8 @@ export interface CentralSystemOptions {
   onCall?: (chargerId: string, call: OcppCall) => void;
   /** Optional: a charger's firmware or log job progress (its status notifications). */
   onTransferStatus?: (chargerId: string, status: TransferStatus) => void;
+  /** Optional: a payment a station's own terminal settled (never billed: the operator reconciles). */
+  onStationPayment?: (chargerId: string, payment: StationPayment) => void;
   /** When booted chargers' settings are read (settings-pacing.ts); default SETTINGS_PACING. */
   settingsPacing?: SettingsPacingOptions;
   /** A charger holding several passwords was admitted with the one stored as `credential`. */
@@ -170,6 +174,7 @@ export class CentralSystem {
       },
       ...(opts.onDeviation ? { onDeviation: opts.onDeviation } : {}),
       ...(opts.onTransferStatus ? { onTransferStatus: opts.onTransferStatus } : {}),
+      ...(opts.onStationPayment ? { onStationPayment: opts.onStationPayment } : {}),
     };
     this.admission = new AdmissionGate({
       site,
@@ -317,6 +322,7 @@ export class CentralSystem {
       { chargerId, protocol: raw.protocol ?? `none offered, taken as ${protocol}` },
       'charger connected',
     );
+    countRefusedFrames(raw, chargerId, reports, this.opts.log);
     limitMessageRate(
       raw,
       () => void client.close({ code: 1008, reason: 'message rate exceeded' }),
@@ -342,4 +348,5 @@ interface ClientLike {
   protocol: string | undefined;
   on(event: 'close', listener: () => void): void;
   on(event: 'message', listener: (event: { message: unknown; outbound: boolean }) => void): void;
+  on(event: 'badMessage', listener: (event: { buffer: unknown }) => void): void;
 }

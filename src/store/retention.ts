@@ -43,7 +43,9 @@ const noneYet = (): PrunedCounts => ({
  * is written with every sample. Only transactions first heard of before the window's start can
  * hold events past it; the walk starts at the oldest transaction that still holds events (the rest
  * were pruned) and stops at the first one heard of after that start. An open session's events
- * are skipped (and refused by the schema, migrations/031). test/retention.test.ts holds the plan.
+ * are skipped (and refused by the schema, migrations/031 and 032). Events keep their received time
+ * in ms (migrations/032): the window's start is given as ISO text like every other table's.
+ * test/retention.test.ts holds the plan.
  */
 export const PRUNE_TRANSACTION_EVENTS = `WITH cut(at) AS (SELECT ?),
    upto(tx_key) AS (SELECT coalesce(
@@ -53,7 +55,8 @@ export const PRUNE_TRANSACTION_EVENTS = `WITH cut(at) AS (SELECT ?),
      9223372036854775807))
    DELETE FROM ocpp201_transaction_events WHERE (tx_key, seq_no) IN
      (SELECT e.tx_key, e.seq_no FROM ocpp201_transaction_events e
-       WHERE e.tx_key < (SELECT tx_key FROM upto) AND e.received_at < (SELECT at FROM cut)
+       WHERE e.tx_key < (SELECT tx_key FROM upto)
+         AND e.received_at_ms < (SELECT CAST(round(unixepoch(at, 'subsec') * 1000) AS INTEGER) FROM cut)
          AND NOT EXISTS (
          SELECT 1 FROM ocpp201_transactions t JOIN sessions s
            ON s.charger_id = t.charger_id AND s.transaction_ref = t.transaction_id

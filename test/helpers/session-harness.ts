@@ -90,6 +90,10 @@ export function harness(
       const station = await protocol.connect(t.gw.ocppUrl, 'CP-1');
       stations.push(station);
       await station.boot();
+      return { station, sessionId: await h.appSession() };
+    },
+    /** Ada's app session on CP-1 connector 1, paid AMOUNT: its id (the remote start has gone). */
+    async appSession(): Promise<string> {
       const token = await mintToken(t.gw.url, API_KEY, DRIVERS.ada.email);
       const res = await startSession(
         t.gw.url,
@@ -98,7 +102,7 @@ export function harness(
         AMOUNT,
       );
       expect(res.status).toBe(200);
-      return { station, sessionId: (res.body as { sessionId: string }).sessionId };
+      return (res.body as { sessionId: string }).sessionId;
     },
     session: (id: string) =>
       t.gw.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow,

@@ -34,6 +34,7 @@ const KIND_WORDS: Record<string, string> = {
   outbox_backlog: 'Uplink backlog',
   disk_space: 'Disk space low',
   certificate_expiry: 'Certificate expiring',
+  station_payment: 'Payment at the charger',
 };
 
 const STATES = [
@@ -61,6 +62,8 @@ export function alertText(a: Alert): string {
       return `${num(d.depth) ?? '?'} messages unsent, the oldest ${num(d.oldestAgeSeconds) ?? '?'} s old`;
     case 'disk_space':
       return `${num(d.freePercent) ?? '?'} % free (alert below ${num(d.minPercent) ?? '?'} %)`;
+    case 'station_payment':
+      return `${str(d.status) ?? '?'} ${num(d.amount) ?? '?'} at the charger's terminal (${str(d.pspRef) ?? '?'}): not billed`;
     case 'certificate_expiry':
       return str(d.error)
         ? `Cannot be read: ${str(d.error)}`
@@ -223,7 +226,7 @@ export function AlertsView(props: { canAct: boolean }) {
                               : props.canAct
                                 ? html`<${ConfirmButton}
                                     label="Acknowledge"
-                                    question=${`Acknowledge "${KIND_WORDS[a.kind] ?? a.kind}" for ${a.subject}?${a.kind === 'operator_loss' ? ' This also clears it.' : ''}`}
+                                    question=${`Acknowledge "${KIND_WORDS[a.kind] ?? a.kind}" for ${a.subject}?${a.kind === 'operator_loss' || a.kind === 'station_payment' ? ' This also clears it.' : ''}`}
                                     run=${() => acknowledge(a)}
                                   />`
                                 : '–'

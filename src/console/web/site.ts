@@ -149,7 +149,12 @@ function ChargerTile(props: {
 }
 
 export function protocolName(p: string): string {
-  return p === 'ocpp2.0.1' ? 'OCPP 2.0.1' : p === 'ocpp1.6' ? 'OCPP 1.6J' : p;
+  const names: Record<string, string> = {
+    'ocpp2.1': 'OCPP 2.1',
+    'ocpp2.0.1': 'OCPP 2.0.1',
+    'ocpp1.6': 'OCPP 1.6J',
+  };
+  return names[p] ?? p;
 }
 
 function ConnectorRow(props: {

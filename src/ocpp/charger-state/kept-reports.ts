@@ -5,7 +5,7 @@ import type { ChargerMetering } from '../metering/metering.js';
 import type { ChargerClocks } from './charger-clocks.js';
 import type { ChargerInfo } from './charger-info.js';
 import { WHOLE_CHARGER, type ConnectorStateStore } from './connector-state.js';
-import type { BootInfo, ChargerReports, VehicleInfo } from './reports.js';
+import type { BootInfo, ChargerReports, StationPayment, VehicleInfo } from './reports.js';
 
 /** Where the central system keeps what adapters report about their chargers (one for all). */
 export interface ReportKeepers {
@@ -20,6 +20,7 @@ export interface ReportKeepers {
   afterBoot: (chargerId: string) => void;
   onDeviation?: (chargerId: string, kind: string) => void;
   onTransferStatus?: (chargerId: string, status: TransferStatus) => void;
+  onStationPayment?: (chargerId: string, payment: StationPayment) => void;
 }
 
 /**
@@ -72,6 +73,10 @@ export class KeptReports implements ChargerReports {
 
   transfer(status: TransferStatus): void {
     this.keep.onTransferStatus?.(this.chargerId, status);
+  }
+
+  stationPayment(payment: StationPayment): void {
+    this.keep.onStationPayment?.(this.chargerId, payment);
   }
 
   metering(measurands: string[]): void {

@@ -14,6 +14,15 @@ export interface VehicleInfo {
   batteryWh?: number;
 }
 
+/** A payment a station's own terminal settled (OCPP 2.1 NotifySettlement); never billed here. */
+export interface StationPayment {
+  pspRef: string;
+  status: string;
+  amount: number;
+  at: string;
+  transactionId: string | null;
+}
+
 /**
  * What an adapter reports about its charger that is not about a session: boot, connector status,
  * the vehicle on a connector, and anything odd for the operator. The central system keeps these;
@@ -42,4 +51,6 @@ export interface ChargerReports {
   transfer(status: TransferStatus): void;
   /** The measurands the charger says it will send during a transaction (read back). */
   metering(measurands: string[]): void;
+  /** A payment the station's own terminal settled: for the operator to reconcile. */
+  stationPayment(payment: StationPayment): void;
 }

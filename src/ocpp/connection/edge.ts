@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import ocppRpc from 'ocpp-rpc';
 import type { Dispatch, HandlerArgs, RpcConnection } from './rpc.js';
+import { officialSchemas, validatorOf, type SchemaValidator } from './official-schemas.js';
 import { conformToSchema, type JsonSchema, type NoteDeviation } from './tolerant.js';
 
 const { createRPCError } = ocppRpc;
@@ -34,31 +34,17 @@ export interface EdgeReports {
   ourMistake(method: string, err: unknown): void;
 }
 
-interface SchemaValidator {
-  subprotocol: string;
-  validate(schemaId: string, params: unknown): unknown;
-}
-
-const load = createRequire(import.meta.url);
-// ocpp-rpc's validators for the official schemas, and the schemas themselves.
-const validators = load('ocpp-rpc/lib/standard-validators.js') as SchemaValidator[];
-const SCHEMA_FILES: Record<string, string> = {
-  'ocpp1.6': 'ocpp-rpc/lib/schemas/ocpp1_6.json',
-  'ocpp2.0.1': 'ocpp-rpc/lib/schemas/ocpp2_0_1.json',
-  'ocpp2.1': 'ocpp-rpc/lib/schemas/ocpp2_1.json',
-};
 const schemaCache = new Map<string, Map<string, JsonSchema>>();
 
 /** The official schema of `urn:<Action>.req` / `.conf` in a subprotocol. */
 export function schemaOf(subprotocol: string, id: string): JsonSchema | undefined {
   let schemas = schemaCache.get(subprotocol);
   if (!schemas) {
-    const file = SCHEMA_FILES[subprotocol];
-    const list = file ? (load(file) as (JsonSchema & { $id: string })[]) : [];
+    const list = officialSchemas(subprotocol) as (JsonSchema & { $id: string })[];
     schemas = new Map(list.map((s) => [s.$id, s]));
     schemaCache.set(subprotocol, schemas);
   }
-  return schemas.get(officialId(subprotocol, id));
+  return schemas.get(id);
 }
 
 /** The schema-guided repair of one message of a subprotocol (unknown messages pass as they are). */
@@ -121,22 +107,6 @@ function timestampsCanonical(subprotocol: string, id: string, message: unknown):
     timestampPathCache.set(key, paths);
   }
   return paths.every((path) => canonicalAt(message, path, 0));
-}
-
-function validatorOf(subprotocol: string): SchemaValidator {
-  const validator = validators.find((v) => v.subprotocol === subprotocol);
-  if (!validator) throw new Error(`no schema validator for ${subprotocol}`);
-  if (subprotocol !== 'ocpp2.1') return validator;
-  return {
-    subprotocol,
-    validate: (id, params) => validator.validate(officialId(subprotocol, id), params),
-  };
-}
-
-/** 2.1's schemas are named `urn:<Action>Request` / `Response`; 1.6's and 2.0.1's `.req` / `.conf`. */
-function officialId(subprotocol: string, id: string): string {
-  if (subprotocol !== 'ocpp2.1') return id;
-  return id.replace(/\.req$/, 'Request').replace(/\.conf$/, 'Response');
 }
 
 /**

@@ -25,9 +25,13 @@ const ID_TOKEN_LENGTH = 36;
  * it knows LocalAuthListCtrlr.Enabled; AuthCacheCtrlr.Enabled false turns its cache off where it
  * takes it, a station that refuses it is taken to cache, one without the component has none. The
  * list's capacity is the maxLimit of LocalAuthListCtrlr.Entries, which only a device-model report
- * tells: the gateway's own bound (localLists.maxEntries) holds instead.
+ * tells: the gateway's own bound (localLists.maxEntries) holds instead. `maxTokenLength`: the
+ * version's IdTokenType.idToken length (a later version's own).
  */
-export function localAuthorization201(target: CallTarget): LocalAuthCalls {
+export function localAuthorization201(
+  target: CallTarget,
+  maxTokenLength = ID_TOKEN_LENGTH,
+): LocalAuthCalls {
   return {
     async prepare(settings: LocalAuthSettings): Promise<LocalAuthCapability> {
       const held = await readVariables(target, [ITEMS, BYTES, ...Object.values(NAMES)]);
@@ -46,7 +50,7 @@ export function localAuthorization201(target: CallTarget): LocalAuthCalls {
         maxEntries: null,
         itemsPerMessage: positiveSetting(value(ITEMS)),
         bytesPerMessage: positiveSetting(value(BYTES)),
-        maxTokenLength: ID_TOKEN_LENGTH,
+        maxTokenLength,
         ...applied,
       };
     },

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/database.js';
 import { perDatabase } from '../../store/per-database.js';
+import { eventColumns, keptTime, sameTime, typeCodeOf, type EventColumns } from './event-row.js';
 import type { TransactionEventReq } from './messages.js';
 
 export interface Transaction201 {
@@ -75,9 +76,9 @@ export class Transactions201 {
   private readonly endStmt: Statement<[string, number | null, string, string, string]>;
   private readonly findEvent: Statement<
     [number, number],
-    { event_type: string; timestamp: string }
+    { type_code: number; timestamp_ms: number | null; timestamp_text: string | null }
   >;
-  private readonly insertEvent: Statement<[number, number, string, string, number, string, string]>;
+  private readonly insertEvent: Statement<[number, number, ...EventColumns]>;
   private readonly remoteStartInsert: Statement<[string, number, string, string]>;
   private readonly remoteStartToken: Statement<[number, string], { id_token: string }>;
 
@@ -104,13 +105,14 @@ export class Transactions201 {
        WHERE charger_id = ? AND transaction_id = ? AND ended_at IS NULL`,
     );
     this.findEvent = db.prepare(
-      'SELECT event_type, timestamp FROM ocpp201_transaction_events WHERE tx_key = ? AND seq_no = ?',
+      `SELECT type_code, timestamp_ms, timestamp_text FROM ocpp201_transaction_events
+       WHERE tx_key = ? AND seq_no = ?`,
     );
-    // Keyed by the transaction's small key (migrations/031): one b-tree, a few bytes a key.
+    // Keyed by the transaction's small key (migrations/031), in a compact row (032, event-row.ts).
     this.insertEvent = db.prepare(
-      `INSERT INTO ocpp201_transaction_events
-         (tx_key, seq_no, event_type, trigger_reason, offline, timestamp, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO ocpp201_transaction_events (tx_key, seq_no, type_code, trigger_code,
+         trigger_text, offline, timestamp_ms, timestamp_text, received_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tx_key, seq_no) DO NOTHING`,
     );
     this.remoteStartInsert = db.prepare(
@@ -144,10 +146,11 @@ export class Transactions201 {
   }
 
   /**
-   * Records the event under its seqNo. A repeat (same seqNo, type and timestamp: a retry after a
-   * lost reply, or an offline queue sent twice) is reported as such and must change nothing. A
-   * seqNo reused for a different event is a charger bug: it is recorded and acted on. `known` is
-   * the transaction as it stood before this event (undefined: first heard of now), for `fill`.
+   * Records the event under its seqNo. A repeat (same seqNo, type and instant: a retry after a
+   * lost reply, or an offline queue sent twice, its time spelled alike or not) is reported as
+   * such and must change nothing. A seqNo reused for a different event is a charger bug: it is
+   * recorded and acted on. `known` is the transaction as it stood before this event (undefined:
+   * first heard of now), for `fill`.
    */
   see(
     chargerId: string,
@@ -162,15 +165,20 @@ export class Transactions201 {
     const inserted = this.insertEvent.run(
       key,
       req.seqNo,
-      req.eventType,
-      req.triggerReason,
-      req.offline ? 1 : 0,
-      req.timestamp,
-      receivedAt,
+      ...eventColumns(
+        req.eventType,
+        req.triggerReason,
+        req.offline === true,
+        req.timestamp,
+        Date.parse(receivedAt),
+      ),
     );
     if (inserted.changes === 1) return { seen: 'new', known };
     const earlier = this.findEvent.get(key, req.seqNo);
-    const same = earlier?.event_type === req.eventType && earlier.timestamp === req.timestamp;
+    const same =
+      earlier !== undefined &&
+      earlier.type_code === typeCodeOf(req.eventType) &&
+      sameTime({ ms: earlier.timestamp_ms, text: earlier.timestamp_text }, keptTime(req.timestamp));
     return { seen: same ? 'repeat' : 'reused_seq_no', known };
   }
 

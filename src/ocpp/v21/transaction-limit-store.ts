@@ -3,7 +3,7 @@ import type { Db } from '../../store/database.js';
 import { perDatabase } from '../../store/per-database.js';
 import type { SessionTariff, TransactionLimit } from '../port.js';
 
-/** What the gateway holds, sent and heard of one 2.1 transaction's limit (migrations/032). */
+/** What the gateway holds, sent and heard of one 2.1 transaction's limit (migrations/033). */
 export interface HeldLimit {
   evseId: number | null;
   energyWh: number;

@@ -8,6 +8,7 @@ import {
 import type { SessionTariff } from '../../charging/session-store.js';
 import type { Db } from '../../store/database.js';
 import { maskToken } from '../../id-tokens/token-key.js';
+import { EVENTS_OF_TRANSACTION, eventOfRow, type EventRow } from '../../ocpp/v201/event-row.js';
 import type { KeptLine, StopAskerRow } from '../stopped-by.js';
 
 /** The session's charger's own limit and cost, where it holds them (OCPP 2.1). */
@@ -171,7 +172,10 @@ export class SessionReads {
     };
   }
 
-  /** The charger's own record of the session's transaction (1.6 or 2.0.1 tables). */
+  /**
+   * The charger's own record of the session's transaction (1.6 or 2.0.1 tables). The 2.0.1 tables
+   * hold 2.1 stations' transactions too: their protocol is the one the charger last spoke.
+   */
   transaction(sessionId: string): Record<string, unknown> | null {
     const v16 = this.db
       .prepare(
@@ -185,23 +189,22 @@ export class SessionReads {
     if (v16) return { ...v16, accepted: v16.accepted === 1 };
     const v201 = this.db
       .prepare(
-        `SELECT t.tx_key AS txKey, 'ocpp2.0.1' AS protocol, t.transaction_id AS transactionId, t.evse_id AS evseId,
+        `SELECT t.tx_key AS txKey,
+           CASE ci.protocol WHEN 'ocpp2.1' THEN 'ocpp2.1' ELSE 'ocpp2.0.1' END AS protocol,
+           t.transaction_id AS transactionId, t.evse_id AS evseId,
            t.meter_start_wh AS meterStartWh, t.verdict, t.first_seen_at AS firstSeenAt,
            t.ended_at AS endedAt, t.meter_stop_wh AS meterStopWh, t.stopped_reason AS stoppedReason
          FROM sessions s JOIN ocpp201_transactions t
-           ON t.charger_id = s.charger_id AND t.id_token = s.id_token WHERE s.id = ?`,
+           ON t.charger_id = s.charger_id AND t.id_token = s.id_token
+         LEFT JOIN charger_info ci ON ci.charger_id = s.charger_id
+         WHERE s.id = ?`,
       )
       .get(sessionId) as Record<string, unknown> | undefined;
     if (!v201) return null;
     const { txKey, ...tx } = v201;
-    const events = this.db
-      .prepare(
-        `SELECT seq_no AS seqNo, event_type AS eventType, trigger_reason AS triggerReason,
-           offline, timestamp, received_at AS receivedAt
-         FROM ocpp201_transaction_events WHERE tx_key = ? ORDER BY seq_no`,
-      )
-      .all(txKey) as Record<string, unknown>[];
-    return { ...tx, events: events.map((e) => ({ ...e, offline: e.offline === 1 })) };
+    // Kept in a compact row (store/migrations/032), read back as the text they came as.
+    const events = this.db.prepare(EVENTS_OF_TRANSACTION).all(txKey) as EventRow[];
+    return { ...tx, events: events.map(eventOfRow) };
   }
 
   /** Which line stopped the session, as kept at its settlement (charging/stop-line.ts). */

@@ -66,12 +66,12 @@ const alert = {
 } as const;
 
 /** Kinds an acknowledgement also clears: facts about a session with no condition to go away. */
-const CLEARED_BY_ACKNOWLEDGING = new Set(['operator_loss']);
+const CLEARED_BY_ACKNOWLEDGING = new Set(['operator_loss', 'station_payment']);
 
 /**
  * The site's alerts (docs/alerts.md): a read for anyone, with each event's webhook delivery; an
  * acknowledgement for an operator (audited) that says someone has seen it, which clears only an
- * operator loss; and a test event an operator sends through the webhook (audited).
+ * operator loss or a station's payment; and a test event an operator sends through the webhook (audited).
  */
 export function alertRoutes(store: AlertStore): OperatorRoutes {
   return (app: FastifyInstance, deps) => {

@@ -19,7 +19,9 @@ export type SiteRequest =
   /** Runs the site's traffic for `seconds`, then answers with what was sent. */
   | { window: { seconds: number; traffic: SiteTraffic } }
   /** Session lives one after another on these chargers' connector 1, each started by the section. */
-  | { life: { chargerId: string; samples: number; sampleMs: number } };
+  | { life: { chargerId: string; samples: number; sampleMs: number } }
+  /** These chargers start a transaction on connector 1 on their own (a server that sends no remote start). */
+  | { startOwn: { chargers: string[] } };
 
 export interface SiteReady {
   connected: number;

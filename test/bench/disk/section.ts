@@ -8,12 +8,16 @@ import { stopAll } from '../http/site.js';
 import { API_KEY, driverEmail, startGatewayChild } from '../lib/gateway-child.js';
 import type { BenchSection, Figure } from '../lib/results.js';
 import { comparedRounds, measuredRounds, withGoal } from '../lib/results.js';
+import { formatNumber } from '../lib/report.js';
+import { cpuSeconds } from '../lib/stats.js';
+import { BareServerChild } from '../ocpp/children.js';
 import { writeBytes } from './io.js';
 import type {
   BareRequest,
   BareResult,
   LifeDone,
   SiteReady,
+  SiteRequest,
   SiteSent,
   SiteStarted,
   SiteTraffic,
@@ -41,12 +45,14 @@ type SiteChild = Child<SiteReady | SiteStarted | SiteSent | LifeDone | { error: 
  * What the gateway writes to the disk, from its own I/O counters (io.ts): per meter sample at a
  * 100-charger site in its ordinary hours, per day there, and per session's whole life; against the
  * sample's own write on bare better-sqlite3 (bare-samples.ts) running the same schedule at the
- * same time. Real time throughout: how many writes share a page before the kernel writes it back
- * depends on their pace, so a site sped up would show fewer bytes than a real one writes.
+ * same time. And the gateway's CPU in those hours against bare ocpp-rpc writing each sample
+ * (../ocpp/bare-server.ts) with the same traffic at the same time. Real time throughout: how many
+ * writes share a page before the kernel writes it back depends on their pace, so a site sped up
+ * would show fewer bytes than a real one writes.
  */
 export const diskSection: BenchSection = {
   key: 'disk',
-  title: 'Bytes written to the disk',
+  title: 'A site’s ordinary hours: bytes written to the disk, CPU',
   async run(ctx) {
     const started: { stop(): Promise<void> }[] = [];
     try {
@@ -62,19 +68,8 @@ export const diskSection: BenchSection = {
         balance: 100_000_000,
       });
       started.push(gw);
-      const site: SiteChild = forkChild('../disk/site-chargers.js');
-      started.push(site);
-      const ask = async <T>(m: unknown, timeoutMs?: number): Promise<T> => {
-        site.send(m);
-        return unwrap(await site.next(timeoutMs)) as T;
-      };
-      const ready = await ask<SiteReady>({
-        connect: {
-          ocppUrl: gw.ocppUrl,
-          chargers: chargerIds.map((id, i) => ({ id, protocol: i % 2 === 0 ? '1.6' : '2.0.1' })),
-        },
-      });
-      if (ready.connected !== CHARGERS) throw new Error(`${ready.connected} chargers connected`);
+      const site = await connectSite(gw.ocppUrl, chargerIds, started);
+      const ask = site.ask;
       const tokens: string[] = [];
       for (let i = 0; i < CHARGING + lives; i += 1)
         tokens.push(await mintToken(gw.url, API_KEY, driverEmail(i)));
@@ -98,9 +93,9 @@ export const diskSection: BenchSection = {
         const chargerId = chargerIds[CHARGING + i] as string;
         const mark = walPages(gw.dbPath).mark;
         const before = writeBytes(gw.pid);
-        site.send({ life: { chargerId, samples: LIFE_SAMPLES, sampleMs: LIFE_SAMPLE_MS } });
+        site.child.send({ life: { chargerId, samples: LIFE_SAMPLES, sampleMs: LIFE_SAMPLE_MS } });
         await start(CHARGING + i, chargerId);
-        unwrap(await site.next(60_000));
+        unwrap(await site.child.next(60_000));
         // The gateway's own sync of what waited for one comes within 20 ms (durability.ts).
         await sleep(200);
         lifeBytes.push(writeBytes(gw.pid) - before);
@@ -116,6 +111,13 @@ export const diskSection: BenchSection = {
         30_000,
         'the site transactions to start',
       );
+      // The CPU reference: bare ocpp-rpc writing each sample, the same site's traffic from its own
+      // chargers, the same sessions charging (started by the chargers, as it sends no remote start).
+      const refDb = join(ctx.tempDir(), 'reference.db');
+      const ref = await BareServerChild.start({}, refDb);
+      started.push({ stop: () => ref.kill() });
+      const refSite = await connectSite(ref.ocppUrl, chargerIds, started);
+      await refSite.ask<SiteStarted>({ startOwn: { chargers: chargerIds.slice(0, CHARGING) } });
       await sleep(2_000);
       const bare = forkChild<BareResult | { error: string }>('../disk/bare-samples.js');
       started.push(bare);
@@ -127,6 +129,9 @@ export const diskSection: BenchSection = {
       const perDay: number[] = [];
       const barePerDay: number[] = [];
       let samplesSent = 0;
+      let refSamplesSent = 0;
+      const cpu: number[] = [];
+      const refCpu: number[] = [];
       let windowWal = '';
       const rss: number[] = [];
       for (let r = 0; r < rounds; r += 1) {
@@ -139,15 +144,22 @@ export const diskSection: BenchSection = {
         bare.send(req);
         const mark = walPages(gw.dbPath).mark;
         const before = writeBytes(gw.pid);
-        const sent = await ask<SiteSent>(
-          { window: { seconds, traffic: TRAFFIC } },
-          seconds * 1000 + 60_000,
-        );
+        const cpuBefore = [await cpuSeconds(gw.pid), await cpuSeconds(ref.pid)];
+        const t0 = performance.now();
+        const window = { window: { seconds, traffic: TRAFFIC } };
+        const [sent, refSent] = await Promise.all([
+          ask<SiteSent>(window, seconds * 1000 + 60_000),
+          refSite.ask<SiteSent>(window, seconds * 1000 + 60_000),
+        ]);
+        const cores = (used: number) => (used / ((performance.now() - t0) / 1000)) * 100;
+        cpu.push(cores((await cpuSeconds(gw.pid)) - (cpuBefore[0] ?? 0)));
+        refCpu.push(cores((await cpuSeconds(ref.pid)) - (cpuBefore[1] ?? 0)));
+        refSamplesSent += refSent.samples;
         const bytes = writeBytes(gw.pid) - before;
         rss.push((await gw.rss()) / 2 ** 20);
         windowWal = walSummary(gw.dbPath, mark);
-        const ref = unwrap(await bare.next(seconds * 1000 + 60_000));
-        if (ref.writeBytes === 0) {
+        const bareWrote = unwrap(await bare.next(seconds * 1000 + 60_000));
+        if (bareWrote.writeBytes === 0) {
           throw new Error(
             `the bare reference wrote 0 bytes to ${bareDir}: a tmpfs counts no writes; ` +
               'set TMPDIR to a folder on the disk',
@@ -155,15 +167,18 @@ export const diskSection: BenchSection = {
         }
         samplesSent += sent.samples;
         perSample.push(bytes / sent.samples / KB);
-        barePerSample.push(ref.writeBytes / ref.samples / KB);
+        barePerSample.push(bareWrote.writeBytes / bareWrote.samples / KB);
         perDay.push(((bytes / seconds) * 86_400) / 1e6);
-        barePerDay.push(((ref.writeBytes / seconds) * 86_400) / 1e6);
+        barePerDay.push(((bareWrote.writeBytes / seconds) * 86_400) / 1e6);
         ctx.log(
           `round ${r + 1}: ${sent.samples} samples, ${sent.heartbeats} heartbeats, ` +
-            `${sent.statuses} statuses: ${bytes} bytes; bare ${ref.samples} samples ${ref.writeBytes} bytes`,
+            `${sent.statuses} statuses: ${bytes} bytes, ${formatNumber(cpu.at(-1) ?? Number.NaN)} % of a core; ` +
+            `bare ${bareWrote.samples} samples ${bareWrote.writeBytes} bytes; bare ocpp-rpc ` +
+            `${refSent.samples} samples, ${formatNumber(refCpu.at(-1) ?? Number.NaN)} % of a core`,
         );
       }
       verifyStored(gw.dbPath, CHARGING, samplesSent * TRAFFIC.whPerSample);
+      verifyStored(refDb, CHARGING, refSamplesSent * TRAFFIC.whPerSample);
 
       const figures: Figure[] = [
         withGoal(
@@ -178,6 +193,18 @@ export const diskSection: BenchSection = {
           label: 'the samples’ writes on bare better-sqlite3',
           rounds: barePerDay,
         }),
+        withGoal(
+          measuredRounds('gateway CPU at the site’s ordinary hours', '% of a core', cpu),
+          'at most',
+          2,
+        ),
+        comparedRounds(
+          'gateway CPU at the site’s ordinary hours, against the bare server',
+          '% of a core',
+          cpu,
+          { label: 'bare ocpp-rpc writing each sample', rounds: refCpu },
+          { ratio: 1.5, direction: 'at most' },
+        ),
         measuredRounds('gateway RSS at the site’s ordinary hours, end of each window', 'MiB', rss),
         measuredRounds(
           `bytes written per session's whole life (${LIFE_SAMPLES} samples)`,
@@ -200,6 +227,13 @@ export const diskSection: BenchSection = {
             'schedule in its own process at the same time.',
           `A session's whole life: Start over HTTP, the charger's transaction start, ${LIFE_SAMPLES} samples ` +
             `${LIFE_SAMPLE_MS} ms apart, the stop, Available; ${lives} one after another on a quiet site.`,
+          'CPU: utime + stime of the gateway process (/proc/<pid>/stat, 10 ms ticks) over each window, as % of ' +
+            'one core. Reference, at the same time on the same schedule: bare ocpp-rpc writing each sample ' +
+            '(test/bench/ocpp/bare-server.ts with a database: each sample’s register update committed at ' +
+            'synchronous=NORMAL before its answer, the sessions’ rows opened by their transaction starts) with ' +
+            `the same ${CHARGERS} chargers' traffic from its own charger process, ${CHARGING} sessions charging ` +
+            'that the chargers started themselves; its CPU measured the same way. Every sample’s energy is checked ' +
+            'in its rows as in the gateway’s.',
           `The gateway's WAL in the last window: ${windowWal}; in the last session's life: ${lifeWal}.`,
         ],
       };
@@ -208,6 +242,28 @@ export const diskSection: BenchSection = {
     }
   },
 };
+
+/** The site's chargers in their own process, connected to `ocppUrl` and booted. */
+async function connectSite(
+  ocppUrl: string,
+  chargerIds: string[],
+  started: { stop(): Promise<void> }[],
+): Promise<{ child: SiteChild; ask<T>(m: SiteRequest, timeoutMs?: number): Promise<T> }> {
+  const child: SiteChild = forkChild('../disk/site-chargers.js');
+  started.push(child);
+  const ask = async <T>(m: SiteRequest, timeoutMs?: number): Promise<T> => {
+    child.send(m);
+    return unwrap(await child.next(timeoutMs)) as T;
+  };
+  const ready = await ask<SiteReady>({
+    connect: {
+      ocppUrl,
+      chargers: chargerIds.map((id, i) => ({ id, protocol: i % 2 === 0 ? '1.6' : '2.0.1' })),
+    },
+  });
+  if (ready.connected !== CHARGERS) throw new Error(`${ready.connected} chargers connected`);
+  return { child, ask };
+}
 
 /** The bench stops unless every sample's energy is in the session rows. */
 function verifyStored(dbPath: string, sessions: number, sentWh: number): void {

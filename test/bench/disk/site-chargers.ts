@@ -18,9 +18,10 @@ import type {
 
 /**
  * The chargers of the disk section (own process): raw-frame OCPP 1.6J and 2.0.1 stations that
- * start a transaction on each remote start and keep it open for the site's window, or run one
- * armed session's whole life (samples, stop, Available) and tell the section when it is settled:
- * the stop's answer comes after the settlement's commit (docs/money.md).
+ * start a transaction on each remote start (or on their own, for the bare reference server) and
+ * keep it open for the site's window, or run one armed session's whole life (samples, stop,
+ * Available) and tell the section when it is settled: the stop's answer comes after the
+ * settlement's commit (docs/money.md).
  */
 interface Site {
   station: RawStation;
@@ -82,6 +83,19 @@ async function connect(req: Extract<SiteRequest, { connect: unknown }>['connect'
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   return { connected: sites.size } satisfies SiteReady;
+}
+
+/** Each of these chargers starts a transaction on connector 1 itself, its token a constant. */
+async function startOwn(chargerIds: string[]): Promise<SiteStarted> {
+  await Promise.all(
+    chargerIds.map((id) => {
+      const site = sites.get(id);
+      if (!site) throw new Error(`no charger ${id}`);
+      return begin(site, { connector: 1, idToken: 'BENCH-OWN' });
+    }),
+  );
+  if (firstFailure) throw new Error(`site chargers: ${firstFailure}`);
+  return { started };
 }
 
 /**
@@ -150,6 +164,7 @@ serveParent<SiteRequest, SiteReady | SiteStarted | SiteSent | LifeDone>(async (m
     return { started };
   }
   if ('window' in m) return window(m.window.seconds, m.window.traffic);
+  if ('startOwn' in m) return startOwn(m.startOwn.chargers);
   const site = sites.get(m.life.chargerId);
   if (!site) throw new Error(`no charger ${m.life.chargerId}`);
   const { samples, sampleMs } = m.life;

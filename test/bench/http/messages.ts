@@ -86,3 +86,29 @@ export interface ShellApiReady {
   /** One driver token per driver, in order, minted by the shell's own token store. */
   tokens: string[];
 }
+
+/** To the bare Start-life reference (bare-start-life.ts): set up once, then one run per round. */
+export type BareLifeRequest =
+  | { setup: { dbPath: string; drivers: number; amount: number; chargers: number } }
+  | { run: { seconds: number; concurrency: number } };
+
+export interface BareLifeReady {
+  ocppUrl: string;
+}
+
+export interface BareLifeResult {
+  /** Starts whose whole life (debit, remote start answered, settlement) ended in the window. */
+  lives: number;
+  perSecond: number;
+}
+
+/** To the bare reference's chargers (bare-start-chargers.ts). */
+export interface BareChargersRequest {
+  ocppUrl: string;
+  chargers: number;
+}
+
+export interface BareChargersReady {
+  connected: number;
+  remoteStarts: number;
+}

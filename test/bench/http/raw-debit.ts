@@ -1,8 +1,5 @@
-import { uuid7 } from '../../../src/shared/uuid7.js';
-import Database from 'better-sqlite3';
-import { newIdToken, newSessionId } from '../../../src/charging/id-tokens.js';
-import { migrate } from '../../../src/store/migrations.js';
-import { PAGE_SIZE } from '../../../src/store/page-size.js';
+import { openBareDatabase } from '../lib/bare-database.js';
+import { prepareDebit } from '../lib/bare-money.js';
 import { seedBenchFleet } from '../lib/seed.js';
 import { percentile } from '../lib/stats.js';
 import { serveParent } from './children.js';
@@ -16,99 +13,9 @@ import type { RawDebitRequest, RawDebitResult } from './messages.js';
  * a time, so this loop is also the ceiling at any concurrency.
  */
 function run(req: RawDebitRequest): RawDebitResult {
-  const db = new Database(req.dbPath);
-  // The pragmas of src/store/database.ts (its page size), then its schema.
-  db.pragma(`page_size = ${PAGE_SIZE}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+  const db = openBareDatabase(req.dbPath);
   const drivers = seedBenchFleet(db, req.drivers, 100_000_000);
-
-  // The same SQL as SessionStore.insert, Wallet.balance/append and Outbox.enqueue.
-  const insertSession = db.prepare(
-    `INSERT INTO sessions (id, driver_id, charger_id, connector_id, state, amount, price_micro_ngn_per_wh,
-       limit_wh, id_token, created_at)
-     VALUES (@id, @driverId, @chargerId, @connectorId, 'authorizing', @amount, @microNgnPerWh,
-       @limitWh, @idToken, @createdAt)`,
-  );
-  const balance = db.prepare<[string], { balance: number }>(
-    'SELECT balance FROM wallets WHERE driver_id = ?',
-  );
-  const insertEntry = db.prepare(
-    `INSERT INTO ledger_entries (id, driver_id, kind, amount, balance_after, session_id, reference, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertOutbox = db.prepare(
-    'INSERT INTO outbox (id, topic, payload, created_at) VALUES (?, ?, ?, ?)',
-  );
-  const amount = req.amount;
-  const microNgnPerWh = 412_500;
-  const limitWh = Math.floor((amount * 1_000_000) / microNgnPerWh);
-
-  const debit = db.transaction((driverId: string, connectorId: string) => {
-    const at = new Date().toISOString();
-    const sessionId = newSessionId();
-    const session = { id: sessionId, driverId, chargerId: 'RAW', connectorId, amount };
-    insertSession.run({
-      ...session,
-      microNgnPerWh,
-      limitWh,
-      idToken: newIdToken(),
-      createdAt: at,
-    });
-    // Wallet.debitSession checks the balance, then Wallet.append reads it again.
-    const before = balance.get(driverId)?.balance ?? 0;
-    if (before < amount) throw new Error(`raw debit: balance ${before} < ${amount}`);
-    const balanceAfter = (balance.get(driverId)?.balance ?? 0) - amount;
-    const entry = {
-      id: uuid7(),
-      driverId,
-      kind: 'session_debit',
-      amount: -amount,
-      balanceAfter,
-      sessionId,
-      reference: null,
-      createdAt: at,
-    };
-    insertEntry.run(
-      entry.id,
-      driverId,
-      entry.kind,
-      entry.amount,
-      balanceAfter,
-      sessionId,
-      null,
-      at,
-    );
-    const ledgerId = uuid7();
-    insertOutbox.run(
-      ledgerId,
-      'ledger',
-      JSON.stringify({ id: ledgerId, type: 'ledger_entry', entry }),
-      at,
-    );
-    const eventId = uuid7();
-    insertOutbox.run(
-      eventId,
-      'sessions',
-      JSON.stringify({
-        id: eventId,
-        type: 'session_state',
-        sessionId,
-        driverId,
-        chargerId: session.chargerId,
-        connectorId,
-        state: 'authorizing',
-        amount,
-        at,
-        limitWh,
-      }),
-      at,
-    );
-    return balanceAfter;
-  });
+  const debit = prepareDebit(db, req.amount);
 
   const latencies: number[] = [];
   const started = process.hrtime.bigint();

@@ -12,6 +12,9 @@ import type { BenchContext } from '../lib/results.js';
 import { forkChild, unwrap, type Child } from './children.js';
 import type {
   BareApiReady,
+  BareChargersReady,
+  BareLifeReady,
+  BareLifeResult,
   ChargerFleetReady,
   ChargerFleetStats,
   LoadRequest,
@@ -147,6 +150,43 @@ export async function startBareApi(
   const { pid } = bare.proc;
   if (pid === undefined) throw new Error('bare API child has no pid');
   return { url, pid };
+}
+
+/** The bare Start-life reference (bare-start-life.ts), with its chargers connected. */
+export interface BareLife {
+  pid: number;
+  run(concurrency: number, seconds: number): Promise<BareLifeResult>;
+  /** Remote starts the chargers answered so far. */
+  remoteStarts(): Promise<number>;
+}
+
+export async function startBareLife(
+  o: { dbPath: string; drivers: number; amount: number; chargers: number },
+  started: { stop(): Promise<void> }[],
+): Promise<BareLife> {
+  const life = forkChild<BareLifeReady | BareLifeResult | { error: string }>('bare-start-life.js');
+  started.push(life);
+  life.send({ setup: o });
+  const { ocppUrl } = unwrap(await life.next()) as BareLifeReady;
+  const chargers = forkChild<BareChargersReady | { error: string }>('bare-start-chargers.js');
+  started.push(chargers);
+  chargers.send({ ocppUrl, chargers: o.chargers });
+  const ready = unwrap(await chargers.next());
+  if (ready.connected !== o.chargers)
+    throw new Error(`${ready.connected} of ${o.chargers} bare chargers connected`);
+  const { pid } = life.proc;
+  if (pid === undefined) throw new Error('bare Start-life child has no pid');
+  return {
+    pid,
+    async run(concurrency, seconds) {
+      life.send({ run: { concurrency, seconds } });
+      return unwrap(await life.next(seconds * 1000 + 60_000)) as BareLifeResult;
+    },
+    async remoteStarts() {
+      chargers.send({ stats: true });
+      return unwrap(await chargers.next()).remoteStarts;
+    },
+  };
 }
 
 /**

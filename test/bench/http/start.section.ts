@@ -17,6 +17,7 @@ import {
   load,
   onlyPlanned,
   startBareApi,
+  startBareLife,
   startSite,
   stopAll,
   type LoadChild,
@@ -33,6 +34,10 @@ const HOLD_MS = 50;
 const GATEWAY_S = 3;
 const BARE_S = 1;
 const RAW_S = 2;
+/** Seconds per concurrency and round (before BENCH_SCALE) of the bare parts doing a Start's whole life. */
+const LIFE_S = 1;
+/** Issue 39's goal: a Start's whole life ≤ 1.5× the CPU of the bare parts doing the same durable work. */
+const LIFE_GOAL = 1.5;
 /** Issue 30's goals: Starts/s against the raw debit at 10 and 100 connections (ratio of medians). */
 const RATE_GOALS = new Map([
   [10, 0.5],
@@ -78,6 +83,30 @@ export const startSection: BenchSection = {
       const bare = await startBareApi(started);
       const bareGen: LoadChild = forkChild('load.js');
       started.push(bareGen);
+      // One bare charger per Start in flight at the highest concurrency: ocpp-rpc sends one call
+      // at a time to a charger, as the gateway does.
+      const life = await startBareLife(
+        {
+          dbPath: join(ctx.tempDir(), 'life.db'),
+          drivers: DRIVERS,
+          amount: AMOUNT,
+          chargers: Math.max(...CONCURRENCY),
+        },
+        started,
+      );
+      const lifeCpu = new Map<number, number[]>(CONCURRENCY.map((c) => [c, []]));
+      let lives = 0;
+      /** The bare parts' Starts at `connections` in flight; `counted`: its CPU per Start kept. */
+      const bareLife = async (connections: number, seconds: number, counted = true) => {
+        const before = await cpuSeconds(life.pid);
+        const r = await life.run(connections, seconds);
+        const used = (await cpuSeconds(life.pid)) - before;
+        lives += r.lives;
+        // No Start made is no figure (a round's median leaves it out), not the CPU of none.
+        if (counted)
+          lifeCpu.get(connections)?.push(r.lives > 0 ? (used * 1e6) / r.lives : Number.NaN);
+        return r;
+      };
       let offset = 0;
       // CPU of each process per Start made, over a round's window and the settling after it: the
       // three share the machine's cores, so together they bound the Starts/s one machine can show.
@@ -117,7 +146,7 @@ export const startSection: BenchSection = {
           const cpuAfter = await cpuNow();
           const wallS = (performance.now() - wallFrom) / 1000;
           const micros = (k: string) =>
-            (((cpuAfter[k] ?? 0) - (cpuBefore[k] ?? 0)) * 1e6) / Math.max(1, r.ok);
+            r.ok > 0 ? (((cpuAfter[k] ?? 0) - (cpuBefore[k] ?? 0)) * 1e6) / r.ok : Number.NaN;
           const perStart = Object.fromEntries(Object.keys(processes).map((k) => [k, micros(k)]));
           const total = Object.values(perStart).reduce((a, b) => a + b, 0);
           cpuRuns.get(connections)?.push({ perStart, cores: (total * r.ok) / 1e6 / wallS });
@@ -141,6 +170,9 @@ export const startSection: BenchSection = {
       await gateway(10, ctx.window(2));
       await bareRoute(10, 1);
       await rawDebit(1);
+      await bareLife(10, 1, false);
+      // The warm-up's CPU is not a round's.
+      for (const runs of cpuRuns.values()) runs.length = 0;
       const ROUNDS = ctx.rounds(3);
       const measured = new Map<number, LoadResult[]>(CONCURRENCY.map((c) => [c, []]));
       const bareRuns = new Map<number, LoadResult[]>(CONCURRENCY.map((c) => [c, []]));
@@ -148,14 +180,18 @@ export const startSection: BenchSection = {
       // Each round: the gateway then the bare route at each concurrency, then the raw debit.
       for (let round = 0; round < ROUNDS; round++) {
         ctx.log(
-          `round ${round + 1} of ${ROUNDS}: gateway and bare route at ${CONCURRENCY.join(', ')} connections, raw debit`,
+          `round ${round + 1} of ${ROUNDS}: gateway and bare route at ${CONCURRENCY.join(', ')} connections, raw debit, bare Start lives`,
         );
         for (const c of CONCURRENCY) {
           measured.get(c)?.push(await gateway(c, ctx.window(GATEWAY_S)));
           bareRuns.get(c)?.push(await bareRoute(c, ctx.window(BARE_S)));
         }
         debits.push(await rawDebit(ctx.window(RAW_S)));
+        for (const c of CONCURRENCY) await bareLife(c, ctx.window(LIFE_S));
       }
+      const answered = await life.remoteStarts();
+      if (answered < lives)
+        throw new Error(`the bare chargers answered ${answered} remote starts for ${lives} Starts`);
       ctx.log('counting fsyncs per Start (strace)');
       // Even-numbered chargers speak 1.6J, odd ones 2.0.1; targets alternate charger by charger.
       const fsyncs = {
@@ -207,6 +243,19 @@ export const startSection: BenchSection = {
         figures.push(latency?.p50 ? withGoal(p50, 'at most', latency.p50) : p50);
         figures.push(latency?.p99 ? withGoal(p99, 'at most', latency.p99) : p99);
       }
+      // A Start's whole life in the gateway's own process against the bare parts' process doing its
+      // durable work: the chargers and the load generator are apart on both sides.
+      for (const c of CONCURRENCY) {
+        figures.push(
+          comparedRounds(
+            `CPU per Start's whole life (server process), ${c} connections`,
+            'µs',
+            (cpuRuns.get(c) ?? []).map((r) => r.perStart.gateway ?? Number.NaN),
+            { label: 'bare parts, the same durable work', rounds: lifeCpu.get(c) ?? [] },
+            { ratio: LIFE_GOAL, direction: 'at most' },
+          ),
+        );
+      }
       const debitP99 = spreadOf(debits.map((d) => d.p99));
       figures.push({
         ...measuredRounds(
@@ -234,6 +283,7 @@ export const startSection: BenchSection = {
           ? 'fsyncs per Start: not measured (strace unavailable).'
           : `fsyncs per Start (strace -c -w on the gateway while 40 Starts are made at 1 connection and settle, per protocol): ${formatNumber(fsyncs.v16.perStart)} with 1.6J, ${formatNumber(fsyncs.v201.perStart)} with 2.0.1, the gateway blocked in them ${formatNumber(fsyncs.v16.msPerStart)} / ${formatNumber(fsyncs.v201.msPerStart)} ms per Start (at ${formatNumber(fsyncs.v16.startsPerSecond)} / ${formatNumber(fsyncs.v201.startsPerSecond)} Starts/s). With synchronous=FULL in WAL mode each commit syncs the WAL, and the main thread waits for it (better-sqlite3 is synchronous). How long an fsync takes drifts with whatever else uses the disk, so compare these with the raw debit's p50 rather than across runs.`,
         `CPU per Start made, each process over its rounds' windows and the settling after them (/proc stat, medians of rounds): ${cpuNote}. The raw debit loop: ${formatNumber(spreadOf(rawCpu.slice(1)).median)} µs of CPU per transaction, ${formatNumber(spreadOf(debits.map((d) => 1e6 / d.perSecond)).median)} µs of wall time (the rest waits for fsync).`,
+        `CPU per Start's whole life: the gateway process's CPU per Start made (above) against the bare parts doing the same durable work in their own process (bare-start-life.ts), at the same number of Starts in flight, ${ctx.window(LIFE_S)} s per concurrency and round after the raw debit: per Start the debit transaction (test/bench/lib/bare-money.ts) committed at synchronous=FULL with its fsync before the remote start goes out, as the gateway's Start; one remote-start round trip on a bare ocpp-rpc server with the gateway's options (strictMode, both protocols) to bare ocpp-rpc chargers in their own process answering Accepted (${Math.max(...CONCURRENCY)} of them, half 1.6J RemoteStartTransaction, half 2.0.1 RequestStartTransaction, taken in turn); then the settlement transaction with its shortfall credit and outbox rows at synchronous=FULL, durable before it is done, as the gateway's stop answer waits for it. Both through a group commit like the gateway's (test/bench/lib/bare-group-commit.ts): Starts in flight at once share a commit and its fsync. The settlement's transaction first marks the session charging (the gateway's transaction start, which commits on its own there), so the gateway's settlement statement finds it as it does. Not in the bare parts: HTTP, the token check, the authorized mark, the charger's transaction start, stop and status messages (the gateway handles them; they are its own cost in this goal). ${formatNumber(lives)} bare Starts made.`,
         `Charger process: ${fleet.remoteStarts} remote starts accepted, ${fleet.ended} transactions ended, ${fleet.failures} failed frames; ledger invariants (src/cli/offline/verify-ledger.ts) checked after the run.`,
       ];
       return { figures, notes };

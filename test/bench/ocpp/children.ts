@@ -62,7 +62,7 @@ function assertNoFaults(f: Faults): void {
   );
 }
 
-/** The bare ocpp-rpc reference server, in its own process. */
+/** A bare ocpp-rpc reference server, in its own process (bare-server.ts). */
 export class BareServerChild {
   private constructor(
     private readonly child: ChildProcess,
@@ -70,9 +70,13 @@ export class BareServerChild {
     readonly pid: number,
   ) {}
 
-  /** `env`: added to the child's environment (e.g. the memory probe's NODE_OPTIONS). */
-  static async start(env: Record<string, string> = {}): Promise<BareServerChild> {
-    const child = fork(fileURLToPath(new URL('./bare-server.js', import.meta.url)), [], {
+  /**
+   * `env`: added to the child's environment (e.g. the memory probe's NODE_OPTIONS); `dbPath`: the
+   * server writes each meter sample to this database before answering it.
+   */
+  static async start(env: Record<string, string> = {}, dbPath?: string): Promise<BareServerChild> {
+    const args = dbPath === undefined ? [] : [dbPath];
+    const child = fork(fileURLToPath(new URL('./bare-server.js', import.meta.url)), args, {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, ...env },
     });

@@ -23,7 +23,8 @@ import {
   type BenchSection,
   type Figure,
 } from '../lib/results.js';
-import { cpuSeconds, percentile } from '../lib/stats.js';
+import { formatNumber } from '../lib/report.js';
+import { cpuSeconds, percentile, spreadOf } from '../lib/stats.js';
 import { BareServerChild, GeneratorChild } from './children.js';
 import { fullHistoryBytesPerCharger } from './history-memory.js';
 import {
@@ -143,15 +144,18 @@ interface Side {
  * bare server's step then the gateway's, round after round (the storms, the paced and the
  * saturation windows), so that a shared machine's drift falls on both alike.
  */
-async function measurePair(
+async function measureSides(
   ctx: BenchContext,
-  sides: [Side, Side],
+  sides: Side[],
   chargers: BenchCharger[],
-): Promise<[Measured, Measured]> {
-  const both = async <T>(step: (side: Side) => Promise<T>): Promise<[T, T]> => [
-    await step(sides[0]),
-    await step(sides[1]),
-  ];
+): Promise<Measured[]> {
+  /** The step on every side in turn, one after another. */
+  const both = async <T>(step: (side: Side) => Promise<T>): Promise<T[]> => {
+    const out: T[] = [];
+    for (const side of sides) out.push(await step(side));
+    return out;
+  };
+  const perSide = <T>(): T[][] => sides.map(() => []);
   await sleep(500);
   const rssBefore = await both((s) => s.server.rss());
   const memoryBefore = await both((s) => s.server.memory());
@@ -191,7 +195,7 @@ async function measurePair(
   // The reconnect storm (a gateway restart, a site network outage): every station back at once,
   // each after the gateway's reads of the one before; the median is the figure.
   const STORMS = ctx.rounds(3);
-  const storms: [Storm[], Storm[]] = [[], []];
+  const storms = perSide<Storm>();
   for (let i = 0; i < STORMS; i++) {
     const storm = await both(async (side) => {
       await Promise.all(side.gens.map((g) => g.request({ cmd: 'drop' })));
@@ -202,8 +206,7 @@ async function measurePair(
       if (profiled) process.kill(profiled.pid, 'SIGUSR2');
       return { ...connected, readMs: side.readsSettings ? await settingsRead(side) : null };
     });
-    storms[0].push(storm[0]);
-    storms[1].push(storm[1]);
+    storm.forEach((s, k) => storms[k]?.push(s));
   }
   for (const [k, side] of sides.entries())
     ctx.log(
@@ -234,22 +237,21 @@ async function measurePair(
   const ROUNDS = ctx.rounds(3);
   const roundMs = (seconds: number) =>
     Math.max(1, Math.round((seconds * ctx.scale) / ROUNDS)) * 1000;
-  const paced: [LoadResult[], LoadResult[]] = [[], []];
+  const paced = perSide<LoadResult>();
   for (let r = 0; r < ROUNDS; r++) {
     const round = await both(async (side) =>
       merged(
         await load(side, { cmd: 'paced', ms: roundMs(WINDOW_S), intervalMs: PACED_INTERVAL_MS }),
       ),
     );
-    paced[0].push(round[0]);
-    paced[1].push(round[1]);
+    round.forEach((r, k) => paced[k]?.push(r));
   }
   // A profile spans every saturation round of its server: the other server's rounds in between
   // show in it as idle time.
   const profiled = sides.flatMap((s) => (s.profiled ? [s.profiled.pid] : []));
   for (const pid of profiled) process.kill(pid, 'SIGUSR2');
-  const saturated: [LoadResult[][], LoadResult[][]] = [[], []];
-  const cpuPerMessage: [number[], number[]] = [[], []];
+  const saturated = perSide<LoadResult[]>();
+  const cpuPerMessage = perSide<number>();
   for (let r = 0; r < ROUNDS; r++) {
     const round = await both(async (side) => {
       const cpuBefore = await cpuSeconds(side.server.pid);
@@ -257,10 +259,10 @@ async function measurePair(
       const cpuUsed = (await cpuSeconds(side.server.pid)) - cpuBefore;
       return { each, cpuMicros: (cpuUsed * 1e6) / Math.max(1, merged(each).replies) };
     });
-    for (const k of [0, 1] as const) {
-      saturated[k].push(round[k].each);
-      cpuPerMessage[k].push(round[k].cpuMicros);
-    }
+    round.forEach((r, k) => {
+      saturated[k]?.push(r.each);
+      cpuPerMessage[k]?.push(r.cpuMicros);
+    });
   }
   if (profiled.length > 0) {
     for (const pid of profiled) process.kill(pid, 'SIGUSR2');
@@ -269,7 +271,7 @@ async function measurePair(
   // Every charger has now sent meter samples in its session: its console history is all there.
   const memoryAfter = await both((s) => s.server.memory());
   const closed = await both((s) => Promise.all(s.gens.map((g) => g.request({ cmd: 'close' }))));
-  return [0, 1].map((k): Measured => {
+  return sides.map((_, k): Measured => {
     const memory = perCharger(memoryBefore[k]!, memoryAfter[k]!, chargers.length);
     const settled = perCharger(memoryBefore[k]!.settled, memoryAfter[k]!.settled, chargers.length);
     ctx.log(
@@ -290,7 +292,7 @@ async function measurePair(
       ),
       reportedWh: closed[k]!.reduce((sum, r) => sum + (r.cmd === 'closed' ? r.reportedWh : 0), 0),
     };
-  }) as [Measured, Measured];
+  });
 }
 
 /** A server process as measured: its memory probe writes its snapshots to `memoryFile`. */
@@ -306,12 +308,17 @@ function serverOf(
   };
 }
 
-/** The bare ocpp-rpc server and the gateway, up side by side, measured in alternating rounds. */
-async function measureBoth(
+/**
+ * The bare ocpp-rpc server, the same writing each sample, and the gateway, up side by side,
+ * measured in alternating rounds.
+ */
+async function measureAll(
   ctx: BenchContext,
   chargers: BenchCharger[],
-): Promise<{ bare: Measured; gw: Measured }> {
+): Promise<{ bare: Measured; written: Measured; gw: Measured }> {
   const bareMemory = join(ctx.tempDir(), 'memory.json');
+  const writtenMemory = join(ctx.tempDir(), 'memory.json');
+  const writtenDb = join(ctx.tempDir(), 'bare-written.db');
   const profileDir = process.env.BENCH_OCPP_CPU_PROF;
   // Each server profiled in the same windows, so that what the gateway adds to a message can be
   // told from what ocpp-rpc, ws and the socket cost both.
@@ -325,6 +332,10 @@ async function measureBoth(
         }
       : env;
   const bare = await BareServerChild.start(profiling('bare', memoryProbeEnv(bareMemory)));
+  const written = await BareServerChild.start(
+    profiling('bare-written', memoryProbeEnv(writtenMemory)),
+    writtenDb,
+  );
   const gens: GeneratorChild[] = [];
   const newGens = () => {
     const made = Array.from({ length: GENERATORS }, () => new GeneratorChild());
@@ -355,19 +366,22 @@ async function measureBoth(
       profiling('gateway', probe),
     );
     const child = gw;
-    const [bareMeasured, gwMeasured] = await measurePair(
+    /** A bare server's side: its chargers start their transactions themselves. */
+    const bareSide = (name: string, server: BareServerChild, memory: string): Side => ({
+      name,
+      server: serverOf(server, memory),
+      gens: newGens(),
+      startSessions: async (g) => {
+        await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
+      },
+      readsSettings: false,
+      ...(profileDir ? { profiled: { pid: server.pid } } : {}),
+    });
+    const [bareMeasured, writtenMeasured, gwMeasured] = await measureSides(
       ctx,
       [
-        {
-          name: 'bare ocpp-rpc',
-          server: serverOf(bare, bareMemory),
-          gens: newGens(),
-          startSessions: async (g) => {
-            await Promise.all(g.map((x) => x.request({ cmd: 'startOwn' })));
-          },
-          readsSettings: false,
-          ...(profileDir ? { profiled: { pid: bare.pid } } : {}),
-        },
+        bareSide('bare ocpp-rpc', bare, bareMemory),
+        bareSide('bare ocpp-rpc writing each sample', written, writtenMemory),
         {
           name: 'gateway',
           server: serverOf(child, memoryFile),
@@ -379,12 +393,34 @@ async function measureBoth(
       ],
       chargers,
     );
-    assertMetered(ctx.log, child, chargers.length, gwMeasured.reportedWh);
-    return { bare: bareMeasured, gw: gwMeasured };
+    if (!bareMeasured || !writtenMeasured || !gwMeasured) throw new Error('a side not measured');
+    assertMetered(
+      ctx.log,
+      'gateway',
+      child.dbPath,
+      chargers.length,
+      gwMeasured.reportedWh,
+      () =>
+        'its last session log lines: ' +
+        child.lines
+          .filter((l) => l.includes('"msg":"session') || l.includes('paid energy'))
+          .slice(-3)
+          .join(' '),
+    );
+    assertMetered(
+      ctx.log,
+      'bare ocpp-rpc writing each sample',
+      writtenDb,
+      chargers.length,
+      writtenMeasured.reportedWh,
+      () => '',
+    );
+    return { bare: bareMeasured, written: writtenMeasured, gw: gwMeasured };
   } finally {
     await Promise.all(gens.map((g) => g.kill()));
     await gw?.stop();
     await bare.kill();
+    await written.kill();
   }
 }
 
@@ -416,16 +452,19 @@ async function startPaidSessions(
 }
 
 /**
- * Proof that the measured replies were the money path's: every session still charging, and the
- * registers the gateway stored moved by exactly the watt-hours the chargers' last samples reported.
+ * Proof that the measured replies were the money path's (or the samples' writes'): every session
+ * still charging, and the registers the server stored moved by exactly the watt-hours the
+ * chargers' last samples reported. `lastLines`: what to add to the error.
  */
 function assertMetered(
   log: (m: string) => void,
-  gw: GatewayChild,
+  server: string,
+  dbPath: string,
   sessions: number,
   reportedWh: number,
+  lastLines: () => string,
 ): void {
-  const db = new Database(gw.dbPath, { readonly: true });
+  const db = new Database(dbPath, { readonly: true });
   try {
     const row = db
       .prepare(
@@ -433,15 +472,13 @@ function assertMetered(
          FROM sessions WHERE state = 'charging'`,
       )
       .get() as { charging: number; wh: number };
-    log(`${row.charging} sessions charging, ${row.wh} Wh metered = ${reportedWh} Wh reported`);
+    log(
+      `${server}: ${row.charging} sessions charging, ${row.wh} Wh metered = ${reportedWh} Wh reported`,
+    );
     if (row.charging !== sessions || row.wh !== reportedWh) {
       throw new Error(
-        `gateway has ${row.charging} of ${sessions} sessions charging and ${row.wh} Wh metered ` +
-          `of the ${reportedWh} Wh the chargers reported; its last session log lines: ` +
-          gw.lines
-            .filter((l) => l.includes('"msg":"session') || l.includes('paid energy'))
-            .slice(-3)
-            .join(' '),
+        `${server} has ${row.charging} of ${sessions} sessions charging and ${row.wh} Wh metered ` +
+          `of the ${reportedWh} Wh the chargers reported; ${lastLines()}`,
       );
     }
   } finally {
@@ -485,7 +522,25 @@ function commitRate(dir: string, seconds: number): number {
 
 const ms = (v: number) => Number(v.toFixed(1));
 
-function figures(n: number, gw: Measured, bare: Measured, largest: boolean): Figure[] {
+/** The write's own cost: CPU and rate of the bare server writing each sample against the bare one. */
+function sampleWriteNote(bare: Measured, written: Measured): string {
+  const cpu = (m: Measured) => spreadOf(m.cpuPerMessageMicros).median;
+  const rate = (m: Measured) =>
+    spreadOf(m.saturated.map((r) => r.replies / (r.windowMs / 1000))).median;
+  return (
+    `${formatNumber(cpu(written))} µs of CPU per message against ${formatNumber(cpu(bare))} answering constants ` +
+    `(the write ${formatNumber(cpu(written) - cpu(bare))} µs a message, 3 of 4 being samples), ` +
+    `${formatNumber(rate(written))} msg/s at saturation against ${formatNumber(rate(bare))}`
+  );
+}
+
+function figures(
+  n: number,
+  gw: Measured,
+  bare: Measured,
+  written: Measured,
+  largest: boolean,
+): Figure[] {
   const ref = (value: number) => ({ label: 'bare ocpp-rpc', value });
   const refRounds = (rounds: number[]) => ({ label: 'bare ocpp-rpc', rounds });
   const rate = (r: LoadResult) => r.replies / (r.windowMs / 1000);
@@ -547,6 +602,13 @@ function figures(n: number, gw: Measured, bare: Measured, largest: boolean): Fig
       'µs',
       gw.cpuPerMessageMicros,
       refRounds(bare.cpuPerMessageMicros),
+    ),
+    // The goal: what the gateway adds beyond each sample's own write, stored before it is answered.
+    comparedRounds(
+      `CPU per message at saturation beyond the sample's write (server process), ${n} chargers`,
+      'µs',
+      gw.cpuPerMessageMicros,
+      { label: 'bare ocpp-rpc writing each sample', rounds: written.cpuPerMessageMicros },
       { ratio: 1.5, direction: 'at most' },
     ),
     comparedRounds(
@@ -624,9 +686,11 @@ export const ocppSection: BenchSection = {
     const generatorNotes: string[] = [];
     for (const [i, n] of SIZES.entries()) {
       const chargers = chargersOf(n);
-      ctx.log(`${n} chargers: bare ocpp-rpc server and gateway, in alternating rounds…`);
-      const { bare, gw } = await measureBoth(ctx, chargers);
-      all.push(...figures(n, gw, bare, i === SIZES.length - 1));
+      ctx.log(
+        `${n} chargers: bare ocpp-rpc server, the same writing each sample, and gateway, in alternating rounds…`,
+      );
+      const { bare, written, gw } = await measureAll(ctx, chargers);
+      all.push(...figures(n, gw, bare, written, i === SIZES.length - 1));
       settledRss.push({ n, gw: gw.settled.rss, bare: bare.settled.rss });
       const cpu = (m: Measured) => m.generatorCpu.map((c) => `${Math.round(c * 100)}%`).join(' + ');
       generatorNotes.push(
@@ -634,7 +698,9 @@ export const ocppSection: BenchSection = {
           `both ends): gateway ${describeBreakdown(gw.settled)}; bare ocpp-rpc ` +
           `${describeBreakdown(bare.settled)}. As the load left it (a full GC at both ends): ` +
           `gateway ${describeBreakdown(gw.memory)}; bare ocpp-rpc ${describeBreakdown(bare.memory)}.`,
-        `${n} chargers: load generators' CPU at saturation ${cpu(gw)} of a core (gateway), ${cpu(bare)} (bare).`,
+        `${n} chargers: load generators' CPU at saturation ${cpu(gw)} of a core (gateway), ${cpu(bare)} (bare), ` +
+          `${cpu(written)} (bare writing each sample).`,
+        `${n} chargers, bare ocpp-rpc writing each sample: ${sampleWriteNote(bare, written)}.`,
       );
     }
     all.push(memoryGoal(settledRss));
@@ -642,11 +708,23 @@ export const ocppSection: BenchSection = {
       figures: all,
       notes: [
         `Chargers half OCPP 1.6J, half 2.0.1, one connector each, held by ${GENERATORS} forked load ` +
-          'generators (raw ws clients); gateway (dist/cli.js serve, SQLite on disk) and bare ocpp-rpc ' +
-          'server (strictMode, constant replies, no auth) each in their own process and with its own ' +
-          `${GENERATORS} generators, both up throughout: every step runs on the bare server then on ` +
-          `the gateway, and the storms, the paced and the saturation load in ${ctx.rounds(3)} such alternating rounds; ` +
+          'generators (raw ws clients); gateway (dist/cli.js serve, SQLite on disk), bare ocpp-rpc ' +
+          'server (strictMode, constant replies, no auth) and the same bare server writing each meter ' +
+          'sample, each in their own process and with its own ' +
+          `${GENERATORS} generators, all three up throughout: every step runs on the bare server, then on the ` +
+          `bare server writing samples, then on the gateway, and the storms, the paced and the saturation load in ${ctx.rounds(3)} such alternating rounds; ` +
           'each figure with rounds is their median.',
+        'Bare ocpp-rpc writing each sample (bare-server.ts with a database, bare-writes.ts), the reference of ' +
+          "the CPU goal: better-sqlite3 on a file with the gateway's schema, page size and pragmas " +
+          '(WAL, synchronous=FULL, test/bench/lib/bare-database.ts); a transaction start opens the session row ' +
+          "(strict: committed at FULL with its fsync, as the gateway's start); each meter sample runs " +
+          "SessionStore's register update (the gateway's segment statement) on the session row and is " +
+          'answered after its commit, at the tier the gateway gives a sample (relaxed: synchronous=NORMAL, no ' +
+          "fsync), through a group commit like the gateway's (the writes handed in during one event-loop turn " +
+          'as one transaction, each in its savepoint; test/bench/lib/bare-group-commit.ts). Which row a ' +
+          'transaction is, it keeps in memory. Not in it: what the gateway writes besides the register (the ' +
+          "2.0.1 event row that makes a replayed event count once), which the goal counts as the gateway's own. " +
+          "Its rows are checked like the gateway's: every watt-hour the chargers reported is stored.",
         `Set-up: connect (basic auth with a generated key, ${IN_FLIGHT} at once per generator; on ` +
           'the gateway its HMAC check each) + BootNotification + StatusNotification, timed per connection from the ' +
           'WebSocket open to the status reply. Twice: the first boot (stations holding no settings: the ' +
