@@ -2,6 +2,7 @@ import type {
   ChargerEvents,
   ConnectorStatus,
   MeterSample,
+  StationCost,
   TokenVerdict,
   TransactionEnded,
   TransactionStarted,
@@ -67,6 +68,11 @@ export class ChargerEventDispatcher implements ChargerEvents {
   meterSample(sample: MeterSample): void {
     this.decider.meterSample(sample);
     for (const l of this.listeners) l.meterSample?.(sample);
+  }
+
+  /** Compared by the lifecycle alone (station-costs.ts): no listener reads a charger's cost. */
+  stationCost(cost: StationCost): void {
+    this.decider.stationCost?.(cost);
   }
 
   transactionEnded(event: TransactionEnded): void {

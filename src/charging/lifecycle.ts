@@ -4,6 +4,7 @@ import type {
   ConnectorStatus,
   MeasuredTime,
   MeterSample,
+  StationCost,
   TokenVerdict,
   TransactionEnded,
   TransactionStarted,
@@ -37,6 +38,9 @@ import { StopAssurance } from './stop-assurance.js';
 import type { PowerAllowance } from './power-allowance.js';
 import { RefusedTransactions } from './refused-transactions.js';
 import { StopRecords } from './stop-records.js';
+import { StationCosts } from './station-costs.js';
+import { withPaidLimit } from './station-limit.js';
+import { stopLineOf } from './stop-line.js';
 import type { TapDesk } from './taps.js';
 
 export interface LifecycleOptions {
@@ -94,6 +98,7 @@ export class SessionLifecycle implements ChargerEvents {
   private readonly watch: LimitWatch;
   private readonly stops: StopAssurance;
   private readonly records: StopRecords;
+  private readonly costs: StationCosts;
   private readonly refusedTx: RefusedTransactions;
   /** Sessions picked up after a restart whose charger has not connected since: refund reason. */
   private readonly awaitingCharger = new Map<string, string>();
@@ -107,6 +112,7 @@ export class SessionLifecycle implements ChargerEvents {
 
   constructor(private readonly o: LifecycleOptions) {
     this.records = new StopRecords(o.db);
+    this.costs = new StationCosts(o.db, o.log);
     this.refusedTx = new RefusedTransactions({
       log: o.log,
       chargers: o.chargers,
@@ -176,8 +182,19 @@ export class SessionLifecycle implements ChargerEvents {
       taps && this.o.sessions.byIdToken(e.idToken) === undefined
         ? this.tapStart(taps, e)
         : this.judgeStart(e);
-    if (!verdict.accepted) this.refusedTx.refused(e.chargerId, e.transactionRef);
-    return verdict;
+    if (!verdict.accepted) {
+      this.refusedTx.refused(e.chargerId, e.transactionRef);
+      return verdict;
+    }
+    // What the session paid for, for a charger that holds the limit itself (station-limit.ts).
+    const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
+    return s ? withPaidLimit(verdict, s) : verdict;
+  }
+
+  /** A charger computed the session's cost itself: compared with the gateway's, never billed. */
+  stationCost(cost: StationCost): void {
+    const s = this.o.sessions.byTransactionRef(cost.chargerId, cost.transactionRef);
+    if (s) this.costs.compare(s, cost, this.now());
   }
 
   private judgeStart(e: TransactionStarted): TokenVerdict {
@@ -679,6 +696,11 @@ export class SessionLifecycle implements ChargerEvents {
     this.startlessSince.delete(s.id);
     const at = this.now();
     const settled = this.o.db.transaction(() => {
+      // Kept before the settlement: a settled row never changes (stop-line.ts). Where the
+      // charger's limit ended it, what it delivered against the paid energy.
+      const line = stopLineOf(reason, this.o.sessions.stopAsker(s.id));
+      const gapWh = line === 'station_limit' ? delivered - s.limitWh : null;
+      this.o.sessions.setStopLine(s.id, line, gapWh);
       if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
       // Energy past the paid amount is the operator's: recorded, never charged. So is energy the
       // session may have delivered beyond what its readings proved (docs/money.md). A start the

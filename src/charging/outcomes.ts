@@ -63,6 +63,8 @@ export class SessionOutcomes {
         deliveredWh,
         cost: figures.cost,
         credited: figures.credit,
+        // Kept just before (lifecycle.ts): which line stopped it (stop-line.ts).
+        ...(session.stopLine && { stopLine: session.stopLine }),
       });
       killPoint('settle.uncommitted');
       return true;

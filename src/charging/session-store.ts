@@ -3,6 +3,7 @@ import type { Db } from '../store/database.js';
 import type { MeterTrack } from './meter-track.js';
 import type { MeterState } from './meter-model.js';
 import { idTokenKey } from './id-tokens.js';
+import type { StopLine } from './stop-line.js';
 
 /**
  * Session states, all in one place:
@@ -31,6 +32,12 @@ export type SessionState = (typeof SESSION_STATES)[number];
  * SQLite uses a partial index only for a WHERE that matches its own.
  */
 export const OPEN_STATE = "state IN ('authorizing', 'authorized', 'charging', 'stopping')";
+
+interface AskerRow {
+  origin: string;
+  operatorId: string | null;
+  operatorName: string | null;
+}
 
 /** Who asked the gateway to stop a session (session_stop_requests). */
 export type StopAsker =
@@ -89,6 +96,10 @@ export interface Session {
   idTokenId: string | null;
   /** Started by the charger offline and reported late (docs/money.md "Offline starts"). */
   startedOffline: boolean;
+  /** The tariff the price came from, as `id@version[/window]`; null: not recorded. */
+  tariffRef: string | null;
+  /** Which line stopped it (stop-line.ts), set at settlement; null before. */
+  stopLine: StopLine | null;
 }
 
 export type SessionOrigin = 'app' | 'card' | 'vehicle';
@@ -154,6 +165,10 @@ interface Row {
   origin: SessionOrigin;
   id_token_id: string | null;
   started_offline: number;
+  tariff_id: string | null;
+  tariff_version: number | null;
+  tariff_window: string | null;
+  stop_line: StopLine | null;
 }
 
 function toSession(row: Row): Session {
@@ -190,6 +205,11 @@ function toSession(row: Row): Session {
     origin: row.origin,
     idTokenId: row.id_token_id,
     startedOffline: row.started_offline === 1,
+    tariffRef:
+      row.tariff_id === null
+        ? null
+        : `${row.tariff_id}@${row.tariff_version ?? 0}${row.tariff_window ? `/${row.tariff_window}` : ''}`,
+    stopLine: row.stop_line,
   };
 }
 
@@ -289,6 +309,8 @@ export class SessionStore {
   private readonly askerStmt: Statement<[string, string, string | null, string | null]>;
   private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
   private readonly refundStmt: Statement<[string, string, string]>;
+  private readonly stopLineStmt: Statement<[StopLine, number | null, string]>;
+  private readonly askedStmt: Statement<[string], AskerRow>;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -366,10 +388,36 @@ export class SessionStore {
       `UPDATE sessions SET state = 'settled', delivered_wh = ?, cost = ?, credited = ?, end_reason = ?,
          ended_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
+    this.stopLineStmt = db.prepare(
+      `UPDATE sessions SET stop_line = ?, stop_line_gap_wh = ?
+       WHERE id = ? AND state IN ('charging', 'stopping')`,
+    );
+    this.askedStmt = db.prepare(
+      `SELECT origin, operator_id AS operatorId, operator_name AS operatorName
+       FROM session_stop_requests WHERE session_id = ?`,
+    );
     this.refundStmt = db.prepare(
       `UPDATE sessions SET state = 'refunded', end_reason = ?, ended_at = ?
        WHERE id = ? AND state IN ('authorizing', 'authorized')`,
     );
+  }
+
+  /** Which line stopped the session, written as it settles; `gapWh` for the station's limit. */
+  setStopLine(sessionId: string, line: StopLine, gapWh: number | null): void {
+    this.stopLineStmt.run(line, gapWh, sessionId);
+  }
+
+  /** Who asked the gateway to stop the session, if anyone did. */
+  stopAsker(sessionId: string): StopAsker | undefined {
+    const row = this.askedStmt.get(sessionId);
+    if (!row) return undefined;
+    return row.origin === 'operator'
+      ? {
+          origin: 'operator',
+          operatorId: row.operatorId ?? '',
+          operatorName: row.operatorName ?? '',
+        }
+      : { origin: 'paid_energy' };
   }
 
   insert({ tariff, tap, ...session }: NewSession): void {

@@ -4,6 +4,7 @@ import type { Logger } from '../shared/log.js';
 import type { Session, SessionStore } from './session-store.js';
 import type { StopRecords, StopReply, StopStep } from './stop-records.js';
 import { clearUnrefTimer } from '../shared/unref-timer.js';
+import { priceUp } from '../pricing/money.js';
 
 export interface StopAssuranceOptions {
   clock: Clock;
@@ -52,6 +53,8 @@ export class StopAssurance {
   private readonly loops = new Map<string, () => void>();
   /** Connectors taken out of service by the ladder, to put back once their transaction ended. */
   private readonly inoperative = new Map<string, { chargerId: string; connectorId: string }>();
+  /** Sessions whose charger answered the lowered limit (lowerLimit): asked once a process. */
+  private readonly lowered = new Set<string>();
   private closed = false;
 
   constructor(private readonly o: StopAssuranceOptions) {}
@@ -65,6 +68,7 @@ export class StopAssurance {
 
   /** The session's transaction has ended: a connector the ladder took out of service goes back. */
   ended(sessionId: string): void {
+    this.lowered.delete(sessionId);
     const connector = this.inoperative.get(sessionId);
     if (connector) this.o.background(sessionId, this.restore(sessionId, connector));
   }
@@ -107,6 +111,7 @@ export class StopAssurance {
         const reply = await this.send(s, step);
         if (reply !== 'accepted') {
           this.o.log.warn({ sessionId, step, reply }, 'stop step not taken');
+          if (step === 'remote_stop') await this.lowerLimit(s);
           await this.pause(sessionId, pauseMs);
           pauseMs = Math.min(pauseMs * 2, STOP_RETRY_MAX_MS);
           continue;
@@ -114,6 +119,7 @@ export class StopAssurance {
         pauseMs = this.o.stopRetryMs;
         if (!(await this.keptCharging(sessionId, s.chargerId, before))) return;
         this.o.log.warn({ sessionId, step }, 'stop accepted but energy kept rising: next step');
+        if (step === 'remote_stop') await this.lowerLimit(s);
       }
     } finally {
       this.loops.delete(sessionId);
@@ -167,6 +173,32 @@ export class StopAssurance {
       const replies = answered.get(step) ?? [];
       return replies.length < answers && !replies.includes('not_supported');
     })?.step;
+  }
+
+  /**
+   * The charger refused or ignored a stop: where it holds the session's limit itself (OCPP 2.1),
+   * that limit is lowered to the energy the session may have delivered so far, so that the
+   * charger ends the transaction at its own limit (and keeps it there with its link down). Sent
+   * after the first stop that did not work and before the zero power profile, which the ladder
+   * still sends if energy keeps rising; not a step of its own (stop_attempts): its answer is
+   * logged. A charger without such a limit says not_supported and nothing is sent.
+   */
+  private async lowerLimit(s: Session): Promise<void> {
+    if (this.lowered.has(s.id) || !this.o.chargers.isOnline(s.chargerId)) return;
+    const energyWh = Math.min(s.limitWh, Math.max(0, this.o.deliveredWh(s) ?? 0));
+    const costNgn = Math.min(s.amount, priceUp(energyWh, s.microNgnPerWh));
+    try {
+      const reply = await this.o.chargers.setTransactionLimit(
+        s.chargerId,
+        s.transactionRef as string,
+        { energyWh, costNgn },
+      );
+      this.lowered.add(s.id);
+      if (reply !== 'not_supported')
+        this.o.log.info({ sessionId: s.id, energyWh, reply }, "charger's own limit lowered");
+    } catch (err) {
+      this.o.log.warn({ sessionId: s.id, err: (err as Error).message }, 'limit not delivered');
+    }
   }
 
   private async send(s: Session, step: StopStep): Promise<StopReply> {

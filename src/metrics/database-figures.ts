@@ -1,4 +1,5 @@
 import { SESSION_STATES } from '../charging/session-store.js';
+import { STOP_LINES } from '../charging/stop-line.js';
 import type { Db } from '../store/database.js';
 
 type Labelled = { labels: Record<string, string>; value: number }[];
@@ -45,6 +46,16 @@ export class DatabaseFigures {
       labels: { origin },
       value: counts.get(origin) ?? 0,
     }));
+  }
+
+  /** Settled sessions by the line that stopped them (charging/stop-line.ts). */
+  stoppedByLine(): Labelled {
+    const counts = new Map(
+      this.rows<{ line: string; n: number }>(
+        'SELECT stop_line AS line, count(*) AS n FROM sessions WHERE stop_line IS NOT NULL GROUP BY stop_line',
+      ).map((r) => [r.line, r.n]),
+    );
+    return STOP_LINES.map((line) => ({ labels: { line }, value: counts.get(line) ?? 0 }));
   }
 
   /**

@@ -189,6 +189,12 @@ export class GatewayMetrics implements OcppObserver {
       ['origin'],
       () => figures.startedByOrigin(),
     );
+    counter(
+      'fleetgw_sessions_stopped_total',
+      'Settled sessions by the line that stopped them (station_limit, paid_energy, operator, driver, ev, charger, gateway)',
+      ['line'],
+      () => figures.stoppedByLine(),
+    );
     const settled = () => figures.settled();
     counter('fleetgw_energy_delivered_wh_total', 'Energy delivered in settled sessions', [], () =>
       one(settled().deliveredWh),

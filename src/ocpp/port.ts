@@ -159,6 +159,34 @@ export interface ChargerCommands {
    * connector takes no new session, whatever the charger itself reports.
    */
   operatorHold(chargerId: string, connectorId: string): string | null;
+  /**
+   * Hands the running transaction a new limit of what it may draw, held by the charger itself
+   * (OCPP 2.1 transactionLimit): 'accepted' when the charger was asked to report the transaction
+   * so that the limit rides on the answer; 'not_supported' (nothing sent) where the protocol has
+   * no such limit (1.6, 2.0.1); 'rejected' for a transaction it is not running.
+   */
+  setTransactionLimit(
+    chargerId: string,
+    transactionRef: string,
+    limit: TransactionLimit,
+  ): Promise<StepOutcome>;
+}
+
+/**
+ * What a session may draw, handed to a charger that holds it itself (OCPP 2.1): `energyWh` since
+ * the transaction's start (the paid energy), `costNgn` the whole NGN paid (sent only where the
+ * charger computes the cost on the session's tariff).
+ */
+export interface TransactionLimit {
+  energyWh: number;
+  costNgn: number;
+}
+
+/** The session's price as a charger that computes cost is given it (OCPP 2.1 TariffType). */
+export interface SessionTariff {
+  tariffId: string;
+  /** Micro-NGN per Wh, the gateway's exact price (pricing/money.ts). */
+  microNgnPerWh: number;
 }
 
 export interface TransactionStarted {
@@ -245,10 +273,29 @@ export interface TokenVerdict {
    * charger can show it (2.0.1 `personalMessage`, 1.6 the cost-and-price `SetUserPrice`).
    */
   message?: string;
+  /**
+   * What an accepted paid session may draw, for a charger that holds the limit itself (OCPP 2.1;
+   * 1.6 and 2.0.1 ignore it). Filled for every accepted paid start, a repeated one too.
+   */
+  limit?: TransactionLimit;
+  /** The session's price, for a charger that computes the cost itself (OCPP 2.1). */
+  tariff?: SessionTariff;
 }
 
 export function tokenStatusOf(verdict: TokenVerdict): TokenStatus {
   return verdict.status ?? (verdict.accepted ? 'accepted' : 'invalid');
+}
+
+/** A cost the charger computed itself on the session's tariff (OCPP 2.1 `costDetails`). */
+export interface StationCost {
+  chargerId: string;
+  transactionRef: string;
+  /** A running cost (an Updated event), or the final one (Ended). */
+  kind: 'running' | 'final';
+  /** The charger's total in the tariff's currency (NGN), decimals as it sent them. */
+  totalNgn: number;
+  /** The energy it priced, in Wh. */
+  energyWh: number;
 }
 
 export interface ChargerEvents {
@@ -257,6 +304,8 @@ export interface ChargerEvents {
   transactionStarted(event: TransactionStarted): TokenVerdict;
   meterSample(sample: MeterSample): void;
   transactionEnded(event: TransactionEnded): void;
+  /** A charger that computes the cost itself reported it (absent: such reports are dropped). */
+  stationCost?(cost: StationCost): void;
   chargerOnline(chargerId: string): void;
   /** The charger (re)booted: a register may have reset, transactions may have been lost. */
   chargerBooted(chargerId: string): void;

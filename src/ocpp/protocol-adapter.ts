@@ -21,6 +21,7 @@ import type {
   ScreenNote,
   ScreenOutcome,
   StepOutcome,
+  TransactionLimit,
   TransactionProbe,
   TriggerKind,
 } from './port.js';
@@ -69,6 +70,8 @@ export interface ChargerAdapter {
   setAvailability(connectorId: string, operative: boolean): Promise<StepOutcome>;
   unlockConnector(connectorId: string): Promise<StepOutcome>;
   probeTransaction(connectorId: string, transactionRef: string): Promise<TransactionProbe>;
+  /** The limit the charger holds itself (OCPP 2.1); absent where the protocol has none. */
+  setTransactionLimit?(transactionRef: string, limit: TransactionLimit): Promise<StepOutcome>;
   /** Reads what the charger can show, unless known: before a Start, so its first answer can. */
   prepareScreen(): void;
   /** Says the note the way this protocol can, if the charger advertised it; never throws. */

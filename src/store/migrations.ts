@@ -34,6 +34,7 @@ import { migrationTaps } from './migrations/029-taps.js';
 import { migrationLocalLists } from './migrations/030-local-lists.js';
 import { migrationOcpp201EventKeys } from './migrations/031-ocpp201-event-keys.js';
 import { migrationOcpp201CompactEvents } from './migrations/032-ocpp201-compact-events.js';
+import { migrationStationLimits } from './migrations/033-station-limits.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -72,6 +73,7 @@ export const migrations: readonly string[] = [
   migrationLocalLists,
   migrationOcpp201EventKeys,
   migrationOcpp201CompactEvents,
+  migrationStationLimits,
 ];
 
 /**

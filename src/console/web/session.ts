@@ -60,6 +60,8 @@ export function SessionView(props: { id: string }) {
       <div><dt>Delivered</dt><dd>${kwh(s.energyWh)}</dd></div>
       <div><dt>Cost</dt><dd>${ngn(s.cost)}</dd></div>
       <div><dt>Credited back</dt><dd>${ngn(s.credited)}</dd></div>
+      ${stationLimit(d)}
+      ${stationCosts(d)}
       <div><dt>Operator's loss</dt><dd data-field="loss">${loss ? `${kwh(loss.beyondPaidWh)} beyond paid, ${ngn(loss.beyondPaidNgn)}` : 'none'}</dd></div>
     </dl>
     <h2>Power and energy</h2>
@@ -71,6 +73,41 @@ export function SessionView(props: { id: string }) {
     <h2>Ledger entries</h2>
     <${LedgerTable} entries=${d.ledger} />
   `;
+}
+
+/** The limit an OCPP 2.1 station held itself: what was sent, what it confirmed. */
+function stationLimit(d: SessionDetail) {
+  const limit = d.stationChecks?.limit;
+  if (!limit) return null;
+  const confirmed =
+    limit.confirmedEnergyWh === null
+      ? 'not confirmed'
+      : limit.confirmedEnergyWh === limit.sentEnergyWh
+        ? 'confirmed'
+        : `confirmed ${kwh(limit.confirmedEnergyWh)}`;
+  return html`<div>
+    <dt>Station's limit</dt>
+    <dd data-field="station-limit">
+      ${limit.sentEnergyWh === null ? 'not sent' : `${kwh(limit.sentEnergyWh)} sent, ${confirmed}`}
+    </dd>
+  </div>`;
+}
+
+/** The station's own costs that differed from the gateway's (never billed). */
+function stationCosts(d: SessionDetail) {
+  const differences = d.stationChecks?.costDifferences ?? [];
+  if (differences.length === 0) return null;
+  return html`<div>
+    <dt>Station's cost</dt>
+    <dd data-field="station-cost">
+      ${differences
+        .map(
+          (c) =>
+            `${c.kind}: ${ngn(c.stationNgn)} for ${kwh(c.energyWh)}, the gateway's ${ngn(c.gatewayNgn)}`,
+        )
+        .join('; ')}
+    </dd>
+  </div>`;
 }
 
 export function LedgerTable(props: { entries: SessionDetail['ledger'] }) {

@@ -121,8 +121,28 @@ export interface SessionDetail {
     socPercent: number | null;
   }[];
   loss?: LossSession | null;
-  /** Who stopped it (an operator, the paid energy, the driver, the EV, the charger, the gateway). */
-  stoppedBy?: { by: string; operatorId: string | null; words: string } | null;
+  /**
+   * Who stopped it (an operator, the station's own limit, the paid energy, the driver, the EV, the
+   * charger, the gateway); `line`: as kept at settlement.
+   */
+  stoppedBy?: {
+    by: string;
+    operatorId: string | null;
+    words: string;
+    line?: string | null;
+    gapWh?: number | null;
+  } | null;
+  /** What an OCPP 2.1 station held of its limit, and its own costs that differed (docs/money.md). */
+  stationChecks?: {
+    limit: {
+      energyWh: number;
+      sentEnergyWh: number | null;
+      confirmedEnergyWh: number | null;
+      confirmedCostNgn: number | null;
+      tariffStatus: string | null;
+    } | null;
+    costDifferences: { kind: string; energyWh: number; stationNgn: number; gatewayNgn: number }[];
+  };
   timeline: { at: string; kind?: string; event: string }[];
 }
 

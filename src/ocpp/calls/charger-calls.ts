@@ -22,6 +22,7 @@ import type {
   StartRequest,
   PowerLimitOutcome,
   StepOutcome,
+  TransactionLimit,
   TransactionProbe,
 } from '../port.js';
 
@@ -121,6 +122,18 @@ export class ChargerCalls implements ChargerCommands, ChargerLocalAuthorization 
     transactionRef: string,
   ): Promise<TransactionProbe> {
     return this.adapter(chargerId).probeTransaction(connectorId, transactionRef);
+  }
+
+  /** 1.6 and 2.0.1 hold no limit of their own: nothing is sent. */
+  async setTransactionLimit(
+    chargerId: string,
+    transactionRef: string,
+    limit: TransactionLimit,
+  ): Promise<StepOutcome> {
+    const adapter = this.adapter(chargerId);
+    return adapter.setTransactionLimit
+      ? adapter.setTransactionLimit(transactionRef, limit)
+      : 'not_supported';
   }
 
   configure(chargerId: string): Promise<string[]> {

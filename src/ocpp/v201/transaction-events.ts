@@ -20,6 +20,9 @@ import type { Transaction201, Transactions201 } from './transactions.js';
  * brings them) and as ended once.
  */
 export class TransactionEvents201 {
+  /** What a later version adds (OCPP 2.1's transaction limit); none for a 2.0.1 station. */
+  private hook: TransactionEventHook | null = null;
+
   constructor(
     private readonly ctx: AdapterContext,
     private readonly txs: Transactions201,
@@ -53,6 +56,11 @@ export class TransactionEvents201 {
     return req.eventType === 'Updated' && !judging ? g.relaxed(work) : g.strict(work);
   }
 
+  /** A later version's additions to every event's answer and end (v21/transaction-limit.ts). */
+  extend(hook: TransactionEventHook): void {
+    this.hook = hook;
+  }
+
   /**
    * The charger answered a RequestStartTransaction with the id of a transaction it had already
    * started when the EV was plugged in (TxStartPoint EVConnected): that transaction is the
@@ -83,7 +91,7 @@ export class TransactionEvents201 {
     const note = { transactionId, seqNo: req.seqNo, eventType: req.eventType };
     if (seen === 'repeat') {
       ctx.reports.noted('TransactionEvent', 'repeated event answered again', note);
-      return this.answer(req, known);
+      return this.extended(req, known, this.answer(req, known));
     }
     if (seen === 'reused_seq_no') {
       ctx.reports.noted('TransactionEvent', 'seqNo reused for another event: applied', note);
@@ -129,7 +137,15 @@ export class TransactionEvents201 {
     }
 
     if (req.eventType === 'Ended') this.end(tx, req, receivedAtMs, time);
-    return this.answer(req, tx);
+    return this.extended(req, tx, this.answer(req, tx));
+  }
+
+  private extended(
+    req: TransactionEventReq,
+    tx: Bound | undefined,
+    conf: TransactionEventConf,
+  ): TransactionEventConf {
+    return this.hook ? this.hook.answer(req, tx, conf) : conf;
   }
 
   private connectorOf(tx: Transaction201): string | undefined {
@@ -205,7 +221,7 @@ export class TransactionEvents201 {
     const meterStopWh =
       registerAt(meterValues, 'Transaction.End') ?? latestReading201(meterValues)?.energyWh ?? null;
     // The spec leaves stoppedReason out for a normal local stop.
-    const reason = req.transactionInfo.stoppedReason ?? 'Local';
+    const reason = this.hook?.endReason(req) ?? req.transactionInfo.stoppedReason ?? 'Local';
     if (!this.txs.end(ctx.chargerId, tx.transactionId, this.now(), meterStopWh, reason)) {
       ctx.reports.noted('TransactionEvent', 'second Ended for the transaction: ignored', {
         transactionId: tx.transactionId,
@@ -255,4 +271,16 @@ function withScreen(conf: TransactionEventConf, screen: ScreenAnswer): Transacti
 }
 
 /** A transaction as this event left it; `answered`: the verdict of a start judged just now. */
-type Bound = Transaction201 & { answered?: TokenVerdict };
+export type Bound = Transaction201 & { answered?: TokenVerdict };
+
+/** What a later version adds to TransactionEvent, without changing what 2.0.1 sends. */
+export interface TransactionEventHook {
+  /** The event's answer, given what 2.0.1 answers; `tx` as the event left it (none: unknown). */
+  answer(
+    req: TransactionEventReq,
+    tx: Bound | undefined,
+    conf: TransactionEventConf,
+  ): TransactionEventConf;
+  /** The end reason when the version says more than `stoppedReason` (undefined: that one). */
+  endReason(req: TransactionEventReq): string | undefined;
+}

@@ -9,7 +9,28 @@ import type { SessionTariff } from '../../charging/session-store.js';
 import type { Db } from '../../store/database.js';
 import { maskToken } from '../../id-tokens/token-key.js';
 import { EVENTS_OF_TRANSACTION, eventOfRow, type EventRow } from '../../ocpp/v201/event-row.js';
-import type { StopAskerRow } from '../stopped-by.js';
+import type { KeptLine, StopAskerRow } from '../stopped-by.js';
+
+/** The session's charger's own limit and cost, where it holds them (OCPP 2.1). */
+export interface StationChecks {
+  limit: {
+    energyWh: number;
+    costNgn: number;
+    sentEnergyWh: number | null;
+    sentCostNgn: number | null;
+    confirmedEnergyWh: number | null;
+    confirmedCostNgn: number | null;
+    confirmedAt: string | null;
+    tariffStatus: string | null;
+  } | null;
+  costDifferences: {
+    kind: 'running' | 'final';
+    energyWh: number;
+    stationNgn: number;
+    gatewayNgn: number;
+    at: string;
+  }[];
+}
 import { allPages, bind, where, type Page } from './query.js';
 
 export const SESSION_STATES = [
@@ -184,6 +205,40 @@ export class SessionReads {
     // Kept in a compact row (store/migrations/032), read back as the text they came as.
     const events = this.db.prepare(EVENTS_OF_TRANSACTION).all(txKey) as EventRow[];
     return { ...tx, events: events.map(eventOfRow) };
+  }
+
+  /** Which line stopped the session, as kept at its settlement (charging/stop-line.ts). */
+  keptLine(sessionId: string): KeptLine {
+    return (
+      (this.db
+        .prepare('SELECT stop_line AS line, stop_line_gap_wh AS gapWh FROM sessions WHERE id = ?')
+        .get(sessionId) as KeptLine | undefined) ?? { line: null, gapWh: null }
+    );
+  }
+
+  /**
+   * What the session's charger held of its limit and its tariff (OCPP 2.1; null for other
+   * chargers), and its own costs that differed from the gateway's (docs/money.md).
+   */
+  stationChecks(sessionId: string): StationChecks {
+    const limit = this.db
+      .prepare(
+        `SELECT l.energy_wh AS energyWh, l.cost_ngn AS costNgn, l.sent_energy_wh AS sentEnergyWh,
+           l.sent_cost_ngn AS sentCostNgn, l.confirmed_energy_wh AS confirmedEnergyWh,
+           l.confirmed_cost_ngn AS confirmedCostNgn, l.confirmed_at AS confirmedAt,
+           l.tariff_status AS tariffStatus
+         FROM sessions s JOIN ocpp21_transaction_limits l
+           ON l.charger_id = s.charger_id AND l.transaction_id = s.transaction_ref
+         WHERE s.id = ?`,
+      )
+      .get(sessionId) as StationChecks['limit'] | undefined;
+    const costDifferences = this.db
+      .prepare(
+        `SELECT kind, energy_wh AS energyWh, station_ngn AS stationNgn, gateway_ngn AS gatewayNgn, at
+         FROM station_cost_differences WHERE session_id = ? ORDER BY id`,
+      )
+      .all(sessionId) as StationChecks['costDifferences'];
+    return { limit: limit ?? null, costDifferences };
   }
 
   /** Who asked the gateway to stop the session, if anyone did. */

@@ -18,6 +18,7 @@ import {
   query,
 } from '../schemas.js';
 import { stoppedBy } from '../stopped-by.js';
+import { STOP_LINES } from '../../charging/stop-line.js';
 import { ledgerRow } from './money.js';
 
 const states = SESSION_STATES.join('|');
@@ -147,16 +148,61 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
             stoppedBy: {
               type: ['object', 'null'],
               properties: {
-                by: {
-                  type: 'string',
-                  enum: ['operator', 'paid_energy', 'driver', 'ev', 'charger', 'gateway'],
-                },
+                by: { type: 'string', enum: STOP_LINES },
                 operatorId: nullable('string'),
                 operatorName: nullable('string'),
                 reason: nullable('string'),
                 words: { type: 'string' },
+                line: { type: ['string', 'null'], enum: [...STOP_LINES, null] },
+                gapWh: nullable('integer'),
               },
-              required: ['by', 'operatorId', 'operatorName', 'reason', 'words'],
+              required: ['by', 'operatorId', 'operatorName', 'reason', 'words', 'line', 'gapWh'],
+              additionalProperties: false,
+            },
+            stationChecks: {
+              type: 'object',
+              properties: {
+                limit: {
+                  type: ['object', 'null'],
+                  properties: {
+                    energyWh: { type: 'integer' },
+                    costNgn: { type: 'integer' },
+                    sentEnergyWh: nullable('integer'),
+                    sentCostNgn: nullable('integer'),
+                    confirmedEnergyWh: nullable('number'),
+                    confirmedCostNgn: nullable('number'),
+                    confirmedAt: nullable('string'),
+                    tariffStatus: nullable('string'),
+                  },
+                  required: [
+                    'energyWh',
+                    'costNgn',
+                    'sentEnergyWh',
+                    'sentCostNgn',
+                    'confirmedEnergyWh',
+                    'confirmedCostNgn',
+                    'confirmedAt',
+                    'tariffStatus',
+                  ],
+                  additionalProperties: false,
+                },
+                costDifferences: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      kind: { type: 'string', enum: ['running', 'final'] },
+                      energyWh: { type: 'integer' },
+                      stationNgn: { type: 'number' },
+                      gatewayNgn: { type: 'integer' },
+                      at: { type: 'string' },
+                    },
+                    required: ['kind', 'energyWh', 'stationNgn', 'gatewayNgn', 'at'],
+                    additionalProperties: false,
+                  },
+                },
+              },
+              required: ['limit', 'costDifferences'],
               additionalProperties: false,
             },
             uplink: { type: 'array', items: anyObject },
@@ -183,6 +229,7 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
             'meterSeries',
             'loss',
             'stoppedBy',
+            'stationChecks',
             'uplink',
             'timeline',
           ],
@@ -201,7 +248,7 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
       const at = (time: string | null, kind: TimelineKind, event: string) =>
         time === null ? [] : [{ at: time, kind, event }];
       const asked = read.sessions.stopAsker(sessionId);
-      const stopper = stoppedBy(session, asked);
+      const stopper = stoppedBy(session, asked, read.sessions.keptLine(sessionId));
       const stopSent =
         asked?.origin === 'operator'
           ? `${stopper?.words ?? 'an operator'} stopped the session: stop sent`
@@ -263,6 +310,7 @@ export function registerSessionReads(app: FastifyInstance, deps: OperatorDeps): 
         meterSeries,
         loss: read.losses.ofSession(session),
         stoppedBy: stopper,
+        stationChecks: read.sessions.stationChecks(sessionId),
         uplink,
         timeline,
       };
