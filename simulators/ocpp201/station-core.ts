@@ -5,7 +5,7 @@ import type { FaultCode } from '../shared/events.js';
 import { reportedSoc } from '../shared/meter-reading.js';
 import type { SimMeasurand } from '../shared/meter-reading.js';
 import { DeviceModel } from './device-model.js';
-import type { Ocpp201Protocol } from './events.js';
+import type { Ocpp201Family, Ocpp201Protocol } from './events.js';
 import { Evse } from './evse.js';
 import { meterValue } from './meter-values.js';
 import type {
@@ -39,6 +39,8 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
     intervalAfterReboot: this.settings.personality.has('interval-after-reboot'),
     costScreen: this.settings.personality.has('cost-screen'),
   });
+  /** ocpp2.0.1, or ocpp2.1 for the 2.1 station built on this one (a superset of its messages). */
+  readonly protocol: Ocpp201Family;
   // queued-burst: transaction samples still to hold back as if offline (then all go at once).
   protected heldSamples = 0;
   protected readonly transactionEvents: TransactionEventQueue;
@@ -46,9 +48,9 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
   protected bootReason: BootReason = 'PowerUp';
   private nextEventId = 1;
 
-  constructor(options: ChargePoint201Options) {
+  constructor(options: ChargePoint201Options, protocol: Ocpp201Family = 'ocpp2.0.1') {
     super(options, {
-      protocol: 'ocpp2.0.1',
+      protocol,
       bootFieldLimits: { vendor: 50, model: 20, firmwareVersion: 50 },
       createOutlet: (id, settings) =>
         new Evse(id, settings.meterStartWh, settings.maxPowerW, settings.timeFactor),
@@ -61,6 +63,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
       warn: (message, error) => this.warn(message, error),
     });
     this.transactionEvents.duplicate = options.duplicateTransactionEvents ?? false;
+    this.protocol = protocol;
   }
 
   get heartbeatIntervalSeconds(): number {

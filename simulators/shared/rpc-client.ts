@@ -7,7 +7,7 @@ export type RpcClient = InstanceType<typeof RPCClient>;
 type RpcClientOptions = ConstructorParameters<typeof RPCClient>[0];
 
 /** The subprotocols whose schemas ocpp-rpc enforces reliably in strict mode. */
-export type OcppProtocol = 'ocpp1.6' | 'ocpp2.0.1';
+export type OcppProtocol = 'ocpp1.6' | 'ocpp2.0.1' | 'ocpp2.1';
 
 /**
  * Request and response shapes keyed by action. Written as a self-referencing constraint so that
