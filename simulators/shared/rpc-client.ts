@@ -1,4 +1,5 @@
 import ocppRpc from 'ocpp-rpc';
+import { ocpp21Validator } from './ocpp21-validator.js';
 
 // ocpp-rpc is CommonJS; named ESM imports of some of its exports fail at runtime.
 const { RPCClient } = ocppRpc;
@@ -48,6 +49,7 @@ export function createRpcClient(settings: RpcClientSettings): RpcClient {
     // Strict mode validates both directions, so a schema-invalid message is a simulator bug
     // that surfaces as a rejected call instead of confusing the central system.
     strictMode: settings.strict,
+    ...(settings.protocol === 'ocpp2.1' ? { strictModeValidators: [ocpp21Validator()] } : {}),
     password: settings.password ?? null,
     reconnect: settings.reconnect,
     callTimeoutMs: settings.callTimeoutMs,
