@@ -131,7 +131,10 @@ export class TransactionCost {
       ((tariff.energy?.prices[0]?.priceKwh ?? 0) / 1000) * taxFactor(tariff.energy?.taxRates);
     const spent = this.totalInclTax(fromWh);
     if (perWh <= 0) return spent >= maxCost ? fromWh : Infinity;
-    return Math.max(0, Math.floor(fromWh + (maxCost - spent) / perWh));
+    let energyWh = Math.max(0, Math.floor(fromWh + (maxCost - spent) / perWh));
+    // The parts are rounded to the hundredth each: their sum may lie a hundredth above.
+    while (energyWh > 0 && this.totalInclTax(energyWh) > maxCost) energyWh -= 1;
+    return energyWh;
   }
 
   /** CostDetailsType for a TransactionEvent: the running or final cost. */
