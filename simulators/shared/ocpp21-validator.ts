@@ -32,7 +32,8 @@ export function ocpp21Validator(): ReturnType<typeof ocppRpc.createValidator> {
       definitions: Object.fromEntries(
         Object.entries(schema.definitions ?? {}).map(([name, definition]) => {
           if (definition.type === 'object') return [name, definition];
-          const { additionalProperties: _meaningless, ...rest } = definition;
+          const rest = { ...definition };
+          delete rest.additionalProperties;
           return [name, rest];
         }),
       ),
