@@ -1,7 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import ocppRpc from 'ocpp-rpc';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
@@ -21,6 +18,7 @@ import type { IncomingCalls, OutgoingCalls } from '../simulators/ocpp201/ocpp-me
 import type { SimulatedChargePoint } from '../simulators/shared/simulated-charge-point.js';
 import { CHARGING_EFFICIENCY } from '../simulators/shared/vehicle-physics.js';
 import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
+import { buildSimulatorsIfStale, simulatorCli } from './helpers/simulator-build.js';
 import { waitUntil } from './helpers/wait.js';
 
 // At runtime ocpp-rpc exports NOREPLY as a bare symbol (its .d.ts says otherwise).
@@ -37,7 +35,6 @@ const IONIQ: VehicleSpec = {
   socPercent: 35,
   maxPowerW: 150_000,
 };
-const ROOT = join(import.meta.dirname, '..');
 
 /** A bare OCPP 2.0.1 CSMS that answers everything a station sends and records it. */
 class FakeCsms extends RecordingCentralSystem<OutgoingCalls, IncomingCalls> {
@@ -973,34 +970,11 @@ async function startChargingOnPluggedEvse(cp: ChargePoint201): Promise<string> {
   return (await started).transactionId;
 }
 
-const SIMULATORS = join(ROOT, 'simulators');
-const CLI = join(ROOT, 'dist', 'simulators', 'ocpp201', 'cli.js');
-
-function newestSourceMs(dir: string): number {
-  return Math.max(
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) => {
-      const path = join(dir, entry.name);
-      return entry.isDirectory() ? newestSourceMs(path) : statSync(path).mtimeMs;
-    }),
-  );
-}
-
-/** `npm test` builds first; a bare vitest run compiles the simulators if dist is stale. */
-async function buildSimulatorsIfStale(): Promise<void> {
-  let builtMs = 0;
-  try {
-    builtMs = statSync(CLI).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  if (builtMs >= newestSourceMs(SIMULATORS)) return;
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(SIMULATORS, 'tsconfig.json')]);
-}
+const CLI = simulatorCli('ocpp201');
 
 describe('the ocpp201 CLI', () => {
   // Not inside the test's own time limit: compiling on a loaded machine can take most of it.
-  beforeAll(buildSimulatorsIfStale, 120_000);
+  beforeAll(() => buildSimulatorsIfStale(CLI), 120_000);
 
   it('runs a station that boots, plugs a vehicle and charges on a remote start', async () => {
     const child = spawn(

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VehicleSpec } from '../simulators/ocpp201/charge-point.js';
 import type { IncomingCalls, OutgoingCalls } from '../simulators/ocpp201/ocpp-messages.js';
 import type {
@@ -11,6 +12,7 @@ import type { ChargePoint21Options, Tariff } from '../simulators/ocpp21/charge-p
 import type { IncomingCalls21 } from '../simulators/ocpp21/ocpp-messages.js';
 import { ocpp21Validator } from '../simulators/shared/ocpp21-validator.js';
 import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
+import { buildSimulatorsIfStale, simulatorCli } from './helpers/simulator-build.js';
 import { waitUntil } from './helpers/wait.js';
 
 const PASSWORD = 'sim-secret-21';
@@ -491,5 +493,31 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
           personality: 'limit-ignored,limit-overshoot',
         }),
     ).toThrow(/conflict/);
+  });
+});
+
+describe('the ocpp21 CLI', () => {
+  const cli = simulatorCli('ocpp21');
+  // Not inside the test's own time limit: compiling on a loaded machine can take most of it.
+  beforeAll(() => buildSimulatorsIfStale(cli), 120_000);
+
+  it('runs a 2.1 station with a 2.1 personality that boots and reports its EVSEs', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        ...['--url', cs.url, '--id', 'CS-21', '--password', PASSWORD, '--connectors', '2'],
+        ...['--personality', 'limit-overshoot'],
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await cs.waitForMessage('StatusNotification', (s) => s.evseId === 2, 15_000);
+      expect(cs.messages('BootNotification')).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });
