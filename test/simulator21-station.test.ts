@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VehicleSpec } from '../simulators/ocpp201/charge-point.js';
-import type { IncomingCalls, OutgoingCalls } from '../simulators/ocpp201/ocpp-messages.js';
+import type { IncomingCalls } from '../simulators/ocpp201/ocpp-messages.js';
 import type {
   SampledValue,
   TransactionEventRequest,
@@ -11,7 +11,7 @@ import { ChargePoint21 } from '../simulators/ocpp21/charge-point.js';
 import type { ChargePoint21Options, Tariff } from '../simulators/ocpp21/charge-point.js';
 import type { IncomingCalls21 } from '../simulators/ocpp21/ocpp-messages.js';
 import { ocpp21Validator } from '../simulators/shared/ocpp21-validator.js';
-import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
+import { FakeCsms } from './helpers/fake-csms201.js';
 import { buildSimulatorsIfStale, simulatorCli } from './helpers/simulator-build.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -38,7 +38,7 @@ const TARIFF: Tariff = {
  * A bare strict OCPP 2.1 CSMS: ocpp-rpc validates every frame both ways against 2.1's schemas,
  * so a station frame that 2.1 forbids is a validation failure (checked after every test).
  */
-class Csms21 extends RecordingCentralSystem<OutgoingCalls, IncomingCalls & IncomingCalls21> {
+class Csms21 extends FakeCsms<IncomingCalls & IncomingCalls21> {
   /** The transactionLimit to put in the answer to a TransactionEvent (undefined: none). */
   limitFor: (event: TransactionEventRequest) => TransactionLimit | undefined = () => undefined;
 
@@ -46,28 +46,9 @@ class Csms21 extends RecordingCentralSystem<OutgoingCalls, IncomingCalls & Incom
     return new Csms21('ocpp2.1', PASSWORD, [ocpp21Validator()]).listen();
   }
 
-  protected answers(answer: Answer<OutgoingCalls>): void {
-    answer('BootNotification', () => this.bootConf());
-    answer('Heartbeat', () => ({ currentTime: new Date().toISOString() }));
-    answer('StatusNotification', () => ({}));
-    answer('MeterValues', () => ({}));
-    answer('NotifyEvent', () => ({}));
-    answer('NotifyReport', () => ({}));
-    answer('NotifyEVChargingNeeds', () => ({ status: 'Accepted' }));
-    answer('Authorize', () => ({ idTokenInfo: { status: 'Accepted' } }));
-    answer('TransactionEvent', (event) => {
-      const limit = this.limitFor(event);
-      return {
-        ...(event.idToken ? { idTokenInfo: { status: 'Accepted' as const } } : {}),
-        ...(limit ? { transactionLimit: limit } : {}),
-      };
-    });
-  }
-
-  events(transactionId: string): TransactionEventRequest[] {
-    return this.messages('TransactionEvent').filter(
-      (event) => event.transactionInfo.transactionId === transactionId,
-    );
+  protected override transactionEventExtras(event: TransactionEventRequest) {
+    const limit = this.limitFor(event);
+    return limit ? { transactionLimit: limit } : {};
   }
 
   ended(transactionId: string): Promise<TransactionEventRequest> {
@@ -139,16 +120,9 @@ async function startCharging(cp: ChargePoint21): Promise<TransactionEventRequest
 }
 
 async function setInterval(seconds: number): Promise<void> {
-  const conf = await cs.call('CS-21', 'SetVariables', {
-    setVariableData: [
-      {
-        component: { name: 'SampledDataCtrlr' },
-        variable: { name: 'TxUpdatedInterval' },
-        attributeValue: String(seconds),
-      },
-    ],
-  });
-  expect(conf.setVariableResult[0]?.attributeStatus).toBe('Accepted');
+  expect(
+    await cs.setVariables('CS-21', [['SampledDataCtrlr', 'TxUpdatedInterval', String(seconds)]]),
+  ).toEqual(['Accepted']);
 }
 
 function isRefusal(error: unknown): boolean {
@@ -185,8 +159,8 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
     const ended = await cs.ended(id);
     expect(ended.transactionInfo.stoppedReason).toBe('Remote');
     // No tariff, no limit: nothing 2.1 adds.
-    expect(cs.events(id).every((e) => e.costDetails === undefined)).toBe(true);
-    expect(cs.events(id).some((e) => e.triggerReason === 'LimitSet')).toBe(false);
+    expect(cs.transactionEvents(id).every((e) => e.costDetails === undefined)).toBe(true);
+    expect(cs.transactionEvents(id).some((e) => e.triggerReason === 'LimitSet')).toBe(false);
   });
 
   it('takes the limit from the Started answer, confirms LimitSet and stops the energy exactly at maxEnergy between samples', async () => {
@@ -208,7 +182,7 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
     expect(ended.triggerReason).toBe('EnergyLimitReached');
     expect(ended.transactionInfo.stoppedReason).toBe('EnergyLimitReached');
     expect(register(ended) - register(started)).toBe(4_000);
-    expect(cs.events(id).map((e) => e.triggerReason)).toEqual([
+    expect(cs.transactionEvents(id).map((e) => e.triggerReason)).toEqual([
       'RemoteStart',
       'LimitSet',
       'EnergyLimitReached',
@@ -235,7 +209,7 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
     limit = { maxEnergy: delivered + 10_000, maxTime: 600 };
     expect((await trigger()).status).toBe('Accepted');
     const ended = await cs.ended(id);
-    const reasons = cs.events(id).map((e) => e.triggerReason);
+    const reasons = cs.transactionEvents(id).map((e) => e.triggerReason);
     expect(reasons).toEqual([
       'RemoteStart',
       'Trigger',
@@ -245,7 +219,7 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
       'EnergyLimitReached',
     ]);
     // maxTime is not enforced, so not held: the LimitSet says so.
-    expect(cs.events(id)[4]?.transactionInfo.transactionLimit).toEqual({
+    expect(cs.transactionEvents(id)[4]?.transactionInfo.transactionLimit).toEqual({
       maxEnergy: delivered + 10_000,
     });
     expect(register(ended) - register(started)).toBe(delivered + 10_000);
@@ -261,7 +235,7 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
     await cs.call('CS-21', 'TriggerMessage', { requestedMessage: 'TransactionEvent' });
     const ended = await cs.ended(id);
     expect(ended.triggerReason).toBe('EnergyLimitReached');
-    const reasons = cs.events(id).map((e) => e.triggerReason);
+    const reasons = cs.transactionEvents(id).map((e) => e.triggerReason);
     expect(reasons.slice(-2)).toEqual(['LimitSet', 'EnergyLimitReached']);
   });
 
@@ -289,7 +263,7 @@ describe('ChargePoint21 against a bare strict OCPP 2.1 CSMS', () => {
     const id = started.transactionInfo.transactionId;
     const ended = await cs.ended(id);
     expect(ended.triggerReason).toBe('EnergyLimitReached');
-    const events = cs.events(id);
+    const events = cs.transactionEvents(id);
     const samples = events.filter((e) => e.triggerReason === 'MeterValuePeriodic');
     const last = samples.at(-1);
     const before = samples.at(-2) ?? started;
