@@ -230,20 +230,20 @@ export class ChargePoint21 extends ChargePoint201 {
     else this.timers.after(name, seconds, async () => this.armLimit(evse));
   }
 
-  /** limit-overshoot: the limit is looked at only when a meter sample is taken. */
+  /** limit-overshoot: the limit is looked at only when a meter sample is taken, in that sample. */
   protected override async sendTransactionSample(
     evse: Evse,
     measurands: readonly SimMeasurand[],
     context: ReadingContext,
   ): Promise<void> {
+    // The register as the sample reads it (the sample's own reading follows within microseconds).
+    const sampledWh = evse.reading().registerWh;
     await super.sendTransactionSample(evse, measurands, context);
     if (!this.settings.personality.has('limit-overshoot')) return;
     const tx = evse.transaction;
     const running = tx && this.running.get(tx.id);
     const cap = running && this.capOf(running);
-    if (tx && cap && evse.reading().registerWh - tx.meterStart >= cap.energyWh) {
-      this.stopAtLimit(evse, cap.trigger);
-    }
+    if (tx && cap && sampledWh - tx.meterStart >= cap.energyWh) this.stopAtLimit(evse, cap.trigger);
   }
 
   /**
