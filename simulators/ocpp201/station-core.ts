@@ -39,8 +39,6 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
     intervalAfterReboot: this.settings.personality.has('interval-after-reboot'),
     costScreen: this.settings.personality.has('cost-screen'),
   });
-  /** ocpp2.0.1, or ocpp2.1 for the 2.1 station built on this one (a superset of its messages). */
-  readonly protocol: Ocpp201Family;
   // queued-burst: transaction samples still to hold back as if offline (then all go at once).
   protected heldSamples = 0;
   protected readonly transactionEvents: TransactionEventQueue;
@@ -48,6 +46,7 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
   protected bootReason: BootReason = 'PowerUp';
   private nextEventId = 1;
 
+  /** `protocol`: ocpp2.1 for the 2.1 station built on this one (a superset of its messages). */
   constructor(options: ChargePoint201Options, protocol: Ocpp201Family = 'ocpp2.0.1') {
     super(options, {
       protocol,
@@ -63,7 +62,6 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
       warn: (message, error) => this.warn(message, error),
     });
     this.transactionEvents.duplicate = options.duplicateTransactionEvents ?? false;
-    this.protocol = protocol;
   }
 
   get heartbeatIntervalSeconds(): number {
