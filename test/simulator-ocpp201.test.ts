@@ -1,8 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import ocppRpc from 'ocpp-rpc';
+import { spawn } from 'node:child_process';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChargePoint16 } from '../simulators/ocpp16/charge-point.js';
 import { ChargePoint201 } from '../simulators/ocpp201/charge-point.js';
@@ -12,19 +8,13 @@ import type {
   ChargePointEventPayload,
   VehicleSpec,
 } from '../simulators/ocpp201/charge-point.js';
-import type {
-  AuthorizationStatus,
-  SampledValue,
-  TransactionEventRequest,
-} from '../simulators/ocpp201/ocpp-types.js';
-import type { IncomingCalls, OutgoingCalls } from '../simulators/ocpp201/ocpp-messages.js';
+import type { SampledValue, TransactionEventRequest } from '../simulators/ocpp201/ocpp-types.js';
+import type { IncomingCalls } from '../simulators/ocpp201/ocpp-messages.js';
 import type { SimulatedChargePoint } from '../simulators/shared/simulated-charge-point.js';
 import { CHARGING_EFFICIENCY } from '../simulators/shared/vehicle-physics.js';
-import { RecordingCentralSystem, type Answer } from './helpers/recording-central-system.js';
+import { FakeCsms } from './helpers/fake-csms201.js';
+import { buildSimulatorsIfStale, simulatorCli } from './helpers/simulator-build.js';
 import { waitUntil } from './helpers/wait.js';
-
-// At runtime ocpp-rpc exports NOREPLY as a bare symbol (its .d.ts says otherwise).
-const NOREPLY = ocppRpc.NOREPLY as unknown as symbol;
 
 const PASSWORD = 'sim-secret-201';
 const TIME_FACTOR = 600;
@@ -37,57 +27,6 @@ const IONIQ: VehicleSpec = {
   socPercent: 35,
   maxPowerW: 150_000,
 };
-const ROOT = join(import.meta.dirname, '..');
-
-/** A bare OCPP 2.0.1 CSMS that answers everything a station sends and records it. */
-class FakeCsms extends RecordingCentralSystem<OutgoingCalls, IncomingCalls> {
-  idTokenStatus: AuthorizationStatus = 'Accepted';
-  authorizeStatus: AuthorizationStatus = 'Accepted';
-  /** How many TransactionEvents to leave unanswered (recorded all the same). */
-  unansweredTransactionEvents = 0;
-
-  static start(): Promise<FakeCsms> {
-    return new FakeCsms('ocpp2.0.1', PASSWORD).listen();
-  }
-
-  protected answers(answer: Answer<OutgoingCalls>): void {
-    answer('BootNotification', () => this.bootConf());
-    answer('Heartbeat', () => ({ currentTime: new Date().toISOString() }));
-    answer('StatusNotification', () => ({}));
-    answer('MeterValues', () => ({}));
-    answer('NotifyEvent', () => ({}));
-    answer('NotifyReport', () => ({}));
-    answer('NotifyEVChargingNeeds', () => ({ status: 'Accepted' }));
-    answer('Authorize', () => ({ idTokenInfo: { status: this.authorizeStatus } }));
-    answer('TransactionEvent', (params) => {
-      if (this.unansweredTransactionEvents > 0) {
-        this.unansweredTransactionEvents--;
-        return NOREPLY;
-      }
-      return params.idToken ? { idTokenInfo: { status: this.idTokenStatus } } : {};
-    });
-  }
-
-  transactionEvents(transactionId?: string): TransactionEventRequest[] {
-    return this.messages('TransactionEvent').filter(
-      (event) =>
-        transactionId === undefined || event.transactionInfo.transactionId === transactionId,
-    );
-  }
-  async setVariables(
-    identity: string,
-    values: [component: string, variable: string, value: string][],
-  ): Promise<string[]> {
-    const conf = await this.call(identity, 'SetVariables', {
-      setVariableData: values.map(([component, variable, attributeValue]) => ({
-        component: { name: component },
-        variable: { name: variable },
-        attributeValue,
-      })),
-    });
-    return conf.setVariableResult.map((result) => result.attributeStatus);
-  }
-}
 
 function sample(values: SampledValue[], measurand: string): SampledValue | undefined {
   return values.find((value) => (value.measurand ?? 'Energy.Active.Import.Register') === measurand);
@@ -166,7 +105,7 @@ function isRefusal(error: unknown): boolean {
 }
 
 beforeEach(async () => {
-  cs = await FakeCsms.start();
+  cs = await new FakeCsms('ocpp2.0.1', PASSWORD).listen();
 });
 
 afterEach(async () => {
@@ -973,34 +912,11 @@ async function startChargingOnPluggedEvse(cp: ChargePoint201): Promise<string> {
   return (await started).transactionId;
 }
 
-const SIMULATORS = join(ROOT, 'simulators');
-const CLI = join(ROOT, 'dist', 'simulators', 'ocpp201', 'cli.js');
-
-function newestSourceMs(dir: string): number {
-  return Math.max(
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) => {
-      const path = join(dir, entry.name);
-      return entry.isDirectory() ? newestSourceMs(path) : statSync(path).mtimeMs;
-    }),
-  );
-}
-
-/** `npm test` builds first; a bare vitest run compiles the simulators if dist is stale. */
-async function buildSimulatorsIfStale(): Promise<void> {
-  let builtMs = 0;
-  try {
-    builtMs = statSync(CLI).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  if (builtMs >= newestSourceMs(SIMULATORS)) return;
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(SIMULATORS, 'tsconfig.json')]);
-}
+const CLI = simulatorCli('ocpp201');
 
 describe('the ocpp201 CLI', () => {
   // Not inside the test's own time limit: compiling on a loaded machine can take most of it.
-  beforeAll(buildSimulatorsIfStale, 120_000);
+  beforeAll(() => buildSimulatorsIfStale(CLI), 120_000);
 
   it('runs a station that boots, plugs a vehicle and charges on a remote start', async () => {
     const child = spawn(

@@ -34,6 +34,7 @@ const INTERRUPT_TRIGGERS: Record<StationStopReason, TriggerReason> = {
   EmergencyStop: 'AbnormalCondition',
   ImmediateReset: 'ResetCommand',
   Timeout: 'EVConnectTimeout',
+  EnergyLimitReached: 'EnergyLimitReached',
 };
 
 // Stopping these withdraws the authorization, which TxStopPoint may keep open until unplug.

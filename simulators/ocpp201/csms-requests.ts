@@ -91,6 +91,9 @@ export abstract class CsmsRequests extends RemoteControl {
   }: IncomingCalls['SetChargingProfile']['req']): Conf<'SetChargingProfile'> {
     const [schedule] = profile.chargingSchedule;
     if (!schedule) return { status: 'Rejected' };
+    // 2.1 lets a period go without a limit (setpoints, discharging), which this station lacks.
+    const periods: { limit?: number }[] = schedule.chargingSchedulePeriod;
+    if (periods.some((period) => period.limit === undefined)) return { status: 'Rejected' };
     const status = this.answerChargingProfile(evseId, this.targets(evseId), {
       id: profile.id,
       purpose: profile.chargingProfilePurpose,

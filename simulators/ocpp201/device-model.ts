@@ -155,29 +155,32 @@ function standardVariables(): VariableDefinition[] {
   ];
 }
 
+const costFlag = (component: string, variable: string, instance?: string): VariableDefinition => ({
+  component,
+  variable,
+  ...(instance ? { instance } : {}),
+  value: 'true',
+  mutability: 'ReadWrite',
+  dataType: 'boolean',
+  isValid: isBoolean,
+});
+
+const currencyVariable = (): VariableDefinition => ({
+  component: 'TariffCostCtrlr',
+  variable: 'Currency',
+  value: 'NGN',
+  mutability: 'ReadWrite',
+  dataType: 'string',
+  isValid: (value) => /^[A-Z]{3}$/.test(value.trim()),
+});
+
 /** A driver display (cost-screen): tariff and cost shown in NGN, display messages taken. */
 function costScreenVariables(): VariableDefinition[] {
-  const flag = (component: string, variable: string, instance?: string): VariableDefinition => ({
-    component,
-    variable,
-    ...(instance ? { instance } : {}),
-    value: 'true',
-    mutability: 'ReadWrite',
-    dataType: 'boolean',
-    isValid: isBoolean,
-  });
   return [
-    flag('TariffCostCtrlr', 'Enabled', 'Tariff'),
-    flag('TariffCostCtrlr', 'Enabled', 'Cost'),
-    {
-      component: 'TariffCostCtrlr',
-      variable: 'Currency',
-      value: 'NGN',
-      mutability: 'ReadWrite',
-      dataType: 'string',
-      isValid: (value) => /^[A-Z]{3}$/.test(value.trim()),
-    },
-    flag('DisplayMessageCtrlr', 'Enabled'),
+    costFlag('TariffCostCtrlr', 'Enabled', 'Tariff'),
+    costFlag('TariffCostCtrlr', 'Enabled', 'Cost'),
+    currencyVariable(),
+    costFlag('DisplayMessageCtrlr', 'Enabled'),
   ];
 }
 
@@ -245,10 +248,41 @@ export class DeviceModel {
   }
 
   /** The value the station works with (a change awaiting a reboot is not yet it). */
-  get(component: string, variable: string): string {
-    const definition = this.find(component, variable);
+  get(component: string, variable: string, instance?: string): string {
+    const definition = this.find(component, variable, instance);
     if (!definition) throw new Error(`unknown variable ${component}.${variable}`);
     return definition.inEffect ?? definition.value;
+  }
+
+  /** Whether a variable exists (2.1 adds some that a 2.0.1 station has not). */
+  has(component: string, variable: string, instance?: string): boolean {
+    return this.find(component, variable, instance) !== undefined;
+  }
+
+  /**
+   * 2.1 local cost calculation (TariffCostCtrlr, I-section): `Available` (read-only) says the
+   * station can compute cost from a tariff, `Enabled` switches it; both per instance `Tariff`
+   * and `Cost`. A station that cannot refuses `Enabled = true`.
+   */
+  addLocalCost(available: boolean): void {
+    const value = String(available);
+    for (const instance of ['Tariff', 'Cost']) {
+      this.variables.push({
+        component: 'TariffCostCtrlr',
+        variable: 'Available',
+        instance,
+        value,
+        mutability: 'ReadOnly',
+        dataType: 'boolean',
+        isValid: () => false,
+      });
+      const enabled = this.find('TariffCostCtrlr', 'Enabled', instance);
+      if (enabled) enabled.value = value;
+      else this.variables.push({ ...costFlag('TariffCostCtrlr', 'Enabled', instance), value });
+      const switched = this.find('TariffCostCtrlr', 'Enabled', instance);
+      if (switched && !available) switched.isValid = (v) => v.trim().toLowerCase() === 'false';
+    }
+    if (!this.has('TariffCostCtrlr', 'Currency')) this.variables.push(currencyVariable());
   }
 
   /** A reboot: changes that awaited it take effect. */
@@ -260,8 +294,8 @@ export class DeviceModel {
     return Number(this.get(component, variable));
   }
 
-  getBoolean(component: string, variable: string): boolean {
-    return this.get(component, variable).toLowerCase() === 'true';
+  getBoolean(component: string, variable: string, instance?: string): boolean {
+    return this.get(component, variable, instance).toLowerCase() === 'true';
   }
 
   getMeasurands(component: string, variable: string): SimMeasurand[] {

@@ -4,8 +4,12 @@ import type * as Shared from '../shared/events.js';
 import type { CommonStopReason, FaultCode } from '../shared/events.js';
 import type { ConnectorStatus, ResetType } from './ocpp-types.js';
 
-/** ReasonEnumType values the simulator sends: the shared ones and two of its own. */
-export type StationStopReason = CommonStopReason | 'ImmediateReset' | 'Timeout';
+/** ReasonEnumType values the simulator sends: the shared ones and three of its own. */
+export type StationStopReason =
+  CommonStopReason | 'ImmediateReset' | 'Timeout' | 'EnergyLimitReached';
+
+/** The subprotocols this station speaks: 2.0.1, and 2.1 (a superset of its message model). */
+export type Ocpp201Family = 'ocpp2.0.1' | 'ocpp2.1';
 
 export interface Ocpp201Protocol {
   transactionId: string;

@@ -29,7 +29,11 @@ export type TriggerReason =
   | 'RemoteStart'
   | 'AbnormalCondition'
   | 'SignedDataReceived'
-  | 'ResetCommand';
+  | 'ResetCommand'
+  // 2.1 only: a transactionLimit taken, the cost limit reached, a transaction's tariff changed.
+  | 'LimitSet'
+  | 'CostLimitReached'
+  | 'TariffChanged';
 
 /** ReasonEnumType: why a transaction stopped. */
 export type Reason =
@@ -138,6 +142,41 @@ export interface TransactionInfo {
   timeSpentCharging?: number;
   stoppedReason?: Reason;
   remoteStartId?: number;
+  /** 2.1: the tariff the station computes the cost with. */
+  tariffId?: string;
+  /** 2.1: the limit the station holds (on a LimitSet event). */
+  transactionLimit?: TransactionLimit;
+}
+
+/** 2.1 TransactionLimitType: maxEnergy Wh since the start, maxCost in the tariff's currency. */
+export interface TransactionLimit {
+  maxEnergy?: number;
+  maxCost?: number;
+  maxTime?: number;
+  maxSoC?: number;
+}
+
+/** 2.1 TotalPriceType / PriceType without tax rates. */
+export interface PriceAmount {
+  exclTax?: number;
+  inclTax?: number;
+}
+
+/** 2.1 CostDetailsType: the cost the station computed from its tariff. */
+export interface CostDetails {
+  chargingPeriods?: {
+    tariffId?: string;
+    startPeriod: string;
+    dimensions?: { type: 'Energy' | 'ChargingTime' | 'IdleTIme'; volume: number }[];
+  }[];
+  totalCost: {
+    currency: string;
+    typeOfCost: 'NormalCost' | 'MinCost' | 'MaxCost';
+    fixed?: PriceAmount;
+    energy?: PriceAmount;
+    total: PriceAmount;
+  };
+  totalUsage: { energy: number; chargingTime: number; idleTime: number };
 }
 
 export interface TransactionEventRequest {
@@ -150,9 +189,13 @@ export interface TransactionEventRequest {
   evse?: EvseRef;
   idToken?: IdToken;
   meterValue?: MeterValue[];
+  /** 2.1: running cost (Updated) or final cost (Ended), computed by the station. */
+  costDetails?: CostDetails;
 }
 
 export interface TransactionEventResponse {
+  /** 2.1: the limit the station is to enforce from now on. */
+  transactionLimit?: TransactionLimit;
   totalCost?: number;
   idTokenInfo?: { status: AuthorizationStatus; personalMessage?: MessageContent };
   updatedPersonalMessage?: MessageContent;

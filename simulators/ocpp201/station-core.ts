@@ -5,7 +5,7 @@ import type { FaultCode } from '../shared/events.js';
 import { reportedSoc } from '../shared/meter-reading.js';
 import type { SimMeasurand } from '../shared/meter-reading.js';
 import { DeviceModel } from './device-model.js';
-import type { Ocpp201Protocol } from './events.js';
+import type { Ocpp201Family, Ocpp201Protocol } from './events.js';
 import { Evse } from './evse.js';
 import { meterValue } from './meter-values.js';
 import type {
@@ -46,9 +46,10 @@ export abstract class StationCore extends ChargePointBase<Ocpp201Protocol, Outgo
   protected bootReason: BootReason = 'PowerUp';
   private nextEventId = 1;
 
-  constructor(options: ChargePoint201Options) {
+  /** `protocol`: ocpp2.1 for the 2.1 station built on this one (a superset of its messages). */
+  constructor(options: ChargePoint201Options, protocol: Ocpp201Family = 'ocpp2.0.1') {
     super(options, {
-      protocol: 'ocpp2.0.1',
+      protocol,
       bootFieldLimits: { vendor: 50, model: 20, firmwareVersion: 50 },
       createOutlet: (id, settings) =>
         new Evse(id, settings.meterStartWh, settings.maxPowerW, settings.timeFactor),

@@ -17,7 +17,8 @@ import { QUEUED_BURST_SAMPLES } from '../shared/personalities.js';
 import { StationCore } from './station-core.js';
 import type { TxStartPoint } from './device-model.js';
 
-interface EventExtras {
+/** What an event carries besides its type, trigger and seqNo. */
+export interface EventExtras {
   evse?: EvseRef;
   idToken?: IdToken;
   remoteStartId?: number;

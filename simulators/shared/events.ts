@@ -20,7 +20,8 @@ export type StopReasonName =
   | 'SoftReset' // 1.6 Reset Soft
   | 'UnlockCommand' // 1.6 UnlockConnector
   | 'ImmediateReset' // 2.0.1 Reset Immediate
-  | 'Timeout'; // 2.0.1 no EV within EVConnectionTimeOut after TxStartPoint Authorized
+  | 'Timeout' // 2.0.1 no EV within EVConnectionTimeOut after TxStartPoint Authorized
+  | 'EnergyLimitReached'; // 2.1 the station's own transactionLimit (energy or cost)
 
 /** 1.6 ChargePointStatus and 2.0.1 ConnectorStatusEnumType (which adds Occupied). */
 export type ConnectorStatusName =

@@ -4,6 +4,8 @@ import {
   chargingPowerW,
   meteredEnergyWh,
   secondsUntilFull,
+  secondsUntilSoc,
+  socGainOf,
 } from './vehicle-physics.js';
 import type { ChargeCurve } from './vehicle-physics.js';
 
@@ -50,6 +52,10 @@ export abstract class MeteredOutlet {
   private registerExactWh: number;
   // A charging profile's limit (W); undefined: none.
   private profileLimitW?: number;
+  // The register (exact Wh) at which the charger itself opens the power path; undefined: none.
+  private energyCapWh?: number;
+  // Simulated seconds during which energy flowed, over the outlet's life.
+  private chargingSimSeconds = 0;
   // Monotonic clock, so wall-clock adjustments cannot create or destroy energy.
   private lastAccrualMs = performance.now();
 
@@ -91,8 +97,37 @@ export abstract class MeteredOutlet {
       this.vehicleSpec !== undefined &&
       this.chargingAllowed &&
       this.soc < 100 &&
-      this.profileLimitW !== 0
+      this.profileLimitW !== 0 &&
+      !this.energyCapReached
     );
+  }
+
+  /** The register reached the cap the charger set itself (an energy limit it enforces). */
+  get energyCapReached(): boolean {
+    return this.energyCapWh !== undefined && this.registerExactWh >= this.energyCapWh;
+  }
+
+  /**
+   * The charger stops the energy itself when the register reaches `registerWh` (checked as the
+   * energy flows, so no sample interval or timer delay lets more through); undefined: no cap.
+   */
+  capEnergy(registerWh: number | undefined): void {
+    this.accrue();
+    this.energyCapWh = registerWh;
+  }
+
+  /** Simulated seconds during which energy flowed, over the outlet's life. */
+  get chargingSeconds(): number {
+    return this.chargingSimSeconds;
+  }
+
+  /** Simulated seconds until the register reaches `registerWh` at the current rate, if flowing. */
+  simSecondsUntilRegister(registerWh: number): number | undefined {
+    const curve = this.curve();
+    if (!this.delivering || !curve) return undefined;
+    const energyWh = registerWh - this.registerExactWh;
+    if (energyWh <= 0) return 0;
+    return secondsUntilSoc(curve, this.soc, this.soc + socGainOf(curve, energyWh));
   }
 
   /** The register to a tenth of a Wh, as a meter with a decimal display shows it. */
@@ -126,8 +161,17 @@ export abstract class MeteredOutlet {
     this.lastAccrualMs = Math.max(this.lastAccrualMs, nowMs);
     const curve = this.curve();
     if (!this.delivering || !curve || elapsedSimSeconds <= 0) return;
-    const nextSoc = advanceSoc(curve, this.soc, elapsedSimSeconds);
-    this.registerExactWh += meteredEnergyWh(curve, nextSoc - this.soc);
+    let nextSoc = advanceSoc(curve, this.soc, elapsedSimSeconds);
+    const energyWh = meteredEnergyWh(curve, nextSoc - this.soc);
+    const cap = this.energyCapWh;
+    // The cap opens the power path at the cap's register exactly, wherever the accrual falls.
+    const capped = cap !== undefined && this.registerExactWh + energyWh >= cap;
+    if (capped) nextSoc = this.soc + socGainOf(curve, cap - this.registerExactWh);
+    this.chargingSimSeconds += Math.min(
+      elapsedSimSeconds,
+      secondsUntilSoc(curve, this.soc, nextSoc),
+    );
+    this.registerExactWh = capped ? cap : this.registerExactWh + energyWh;
     this.soc = nextSoc;
   }
 

@@ -3,6 +3,9 @@ import type { OcppProtocol } from './rpc-client.js';
 /**
  * Firmware personalities: the ways real chargers deviate from the spec's examples, named by
  * behaviour. A charger can have several; the default (none) is the well-behaved charger.
+ * `both` is 1.6 and the 2.0.1 family: 2.1 is a superset of 2.0.1's message model, so what a
+ * 2.0.1 station can do wrong a 2.1 station can too. `keepsSchema`: a behaviour only, every frame
+ * stays schema-valid, so the charger keeps validating its own frames in strict mode.
  */
 export const PERSONALITIES = {
   'numeric-values': { protocols: ['ocpp1.6'], about: '1.6 sampled values as JSON numbers' },
@@ -71,7 +74,25 @@ export const PERSONALITIES = {
     about:
       'every idTag/idToken padded to its 21-byte buffer (padded-tokens=space|nul, default nul)',
   },
-} as const satisfies Record<string, { protocols: 'both' | readonly OcppProtocol[]; about: string }>;
+  'limit-ignored': {
+    protocols: ['ocpp2.1'],
+    about: 'confirms a transactionLimit with LimitSet and never enforces it',
+    keepsSchema: true,
+  },
+  'limit-overshoot': {
+    protocols: ['ocpp2.1'],
+    about: 'enforces a transactionLimit at the first meter sample past it, not as energy flows',
+    keepsSchema: true,
+  },
+  'no-local-cost': {
+    protocols: ['ocpp2.1'],
+    about: 'no local cost calculation: TariffCostCtrlr not available, tariff calls not implemented',
+    keepsSchema: true,
+  },
+} as const satisfies Record<
+  string,
+  { protocols: 'both' | readonly OcppProtocol[]; about: string; keepsSchema?: true }
+>;
 
 export type PersonalityName = keyof typeof PERSONALITIES;
 
@@ -92,6 +113,7 @@ const CONFLICTS: readonly [PersonalityName, PersonalityName][] = [
   ['obeys-profile', 'profiles-not-supported'],
   ['interval-energy', 'kwh-register'],
   ['no-energy', 'interval-energy'],
+  ['limit-ignored', 'limit-overshoot'],
 ];
 
 /** How a reader writes a UID: the separator between bytes, the width it zero-pads to. */
@@ -193,7 +215,7 @@ export class Personality {
 
   /** The charger sends what its schema forbids, so it must not validate its own frames. */
   get bendsTheSchema(): boolean {
-    return this.names.size > 0;
+    return [...this.names].some((name) => !('keepsSchema' in PERSONALITIES[name]));
   }
 }
 

@@ -1,4 +1,5 @@
 import ocppRpc from 'ocpp-rpc';
+import { ocpp21Validator } from './ocpp21-validator.js';
 
 // ocpp-rpc is CommonJS; named ESM imports of some of its exports fail at runtime.
 const { RPCClient } = ocppRpc;
@@ -7,7 +8,7 @@ export type RpcClient = InstanceType<typeof RPCClient>;
 type RpcClientOptions = ConstructorParameters<typeof RPCClient>[0];
 
 /** The subprotocols whose schemas ocpp-rpc enforces reliably in strict mode. */
-export type OcppProtocol = 'ocpp1.6' | 'ocpp2.0.1';
+export type OcppProtocol = 'ocpp1.6' | 'ocpp2.0.1' | 'ocpp2.1';
 
 /**
  * Request and response shapes keyed by action. Written as a self-referencing constraint so that
@@ -48,6 +49,7 @@ export function createRpcClient(settings: RpcClientSettings): RpcClient {
     // Strict mode validates both directions, so a schema-invalid message is a simulator bug
     // that surfaces as a rejected call instead of confusing the central system.
     strictMode: settings.strict,
+    ...(settings.protocol === 'ocpp2.1' ? { strictModeValidators: [ocpp21Validator()] } : {}),
     password: settings.password ?? null,
     reconnect: settings.reconnect,
     callTimeoutMs: settings.callTimeoutMs,

@@ -80,25 +80,45 @@ export function advanceSoc(curve: ChargeCurve, socPercent: number, seconds: numb
 }
 
 function taperSecondsToFull(socPercent: number, decay: number): number {
-  return Math.log((TAPER_ASYMPTOTE - socPercent) / (TAPER_ASYMPTOTE - 100)) / decay;
+  return taperSeconds(socPercent, 100, decay);
+}
+
+function taperSeconds(socPercent: number, targetPercent: number, decay: number): number {
+  return Math.log((TAPER_ASYMPTOTE - socPercent) / (TAPER_ASYMPTOTE - targetPercent)) / decay;
 }
 
 /** Simulated seconds until the battery is full; Infinity if no power flows. */
 export function secondsUntilFull(curve: ChargeCurve, socPercent: number): number {
-  if (socPercent >= 100) return 0;
+  return secondsUntilSoc(curve, socPercent, 100);
+}
+
+/** Simulated seconds until the SoC reaches `targetPercent` (<= 100); Infinity if it never does. */
+export function secondsUntilSoc(
+  curve: ChargeCurve,
+  socPercent: number,
+  targetPercent: number,
+): number {
+  const target = Math.min(100, targetPercent);
+  if (socPercent >= target) return 0;
   let soc = socPercent;
   let seconds = 0;
   const knee = kneeSoc(curve);
   if (soc < knee) {
     const rate = constantStretchRate(curve);
     if (rate <= 0) return Infinity;
+    if (target <= knee) return seconds + (target - soc) / rate;
     seconds += (knee - soc) / rate;
     soc = knee;
   }
-  if (soc >= 100) return seconds;
+  if (soc >= target) return seconds;
   const decay = taperDecayPerSecond(curve);
   if (decay <= 0) return Infinity;
-  return seconds + taperSecondsToFull(soc, decay);
+  return seconds + taperSeconds(soc, target, decay);
+}
+
+/** SoC points that the given grid energy (Wh) adds to the battery. */
+export function socGainOf(curve: ChargeCurve, energyWh: number): number {
+  return (energyWh * CHARGING_EFFICIENCY * 100) / (curve.batteryKwh * 1000);
 }
 
 /** Grid energy (what the meter counts) needed to raise SoC by the given points, in Wh. */

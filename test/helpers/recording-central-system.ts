@@ -39,13 +39,19 @@ export abstract class RecordingCentralSystem<Out extends CallTable<Out>, In exte
   constructor(
     private readonly protocol: string,
     private readonly password: string,
+    /** Validators beside ocpp-rpc's own (its 2.1 schemas need ocpp21Validator's ids). */
+    private readonly strictModeValidators: ReturnType<typeof ocppRpc.createValidator>[] = [],
   ) {}
 
   /** What the central system answers to each call, registered per connecting charger. */
   protected abstract answers(answer: Answer<Out>): void;
 
   async listen(): Promise<this> {
-    const server = new RPCServer({ protocols: [this.protocol], strictMode: true });
+    const server = new RPCServer({
+      protocols: [this.protocol],
+      strictMode: true,
+      strictModeValidators: this.strictModeValidators,
+    });
     server.auth((accept, reject, handshake) => {
       if (handshake.password?.toString('utf8') === this.password) accept();
       else reject(401, 'Unauthorized');
