@@ -152,6 +152,7 @@ describe('the quick-start demo (`fleet-gateway demo`, what `npm start` runs)', (
       ).toEqual([
         { charger_id: 'CP-AC-02', protocol: 'ocpp1.6' },
         { charger_id: 'CP-DC-01', protocol: 'ocpp2.0.1' },
+        { charger_id: 'CP-DC-03', protocol: 'ocpp2.1' },
       ]);
     } finally {
       db.close();

@@ -698,7 +698,7 @@ export class SessionLifecycle implements ChargerEvents {
     const settled = this.o.db.transaction(() => {
       // Kept before the settlement: a settled row never changes (stop-line.ts). Where the
       // charger's limit ended it, what it delivered against the paid energy.
-      const line = stopLineOf(reason, this.o.sessions.stopAsker(s.id));
+      const line = stopLineOf(reason, this.o.sessions.stopAsker(s.id)?.origin);
       const gapWh = line === 'station_limit' ? delivered - s.limitWh : null;
       this.o.sessions.setStopLine(s.id, line, gapWh);
       if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;

@@ -1,5 +1,3 @@
-import type { StopAsker } from './session-store.js';
-
 /**
  * Which line stopped a session (docs/money.md "Which line stops a session"), kept with it at its
  * settlement (`sessions.stop_line`, its CHECK lists the same words):
@@ -31,10 +29,13 @@ const EV = new Set(['StoppedByEV', 'SOCLimitReached']);
  * then the charger's end at its own limit, which came before the gateway's stop whatever the
  * gateway asked; then the gateway's paid-energy stop; then what the end reason says.
  */
-export function stopLineOf(reason: string, asked: StopAsker | undefined): StopLine {
-  if (asked?.origin === 'operator') return 'operator';
+export function stopLineOf(
+  reason: string,
+  askedBy: 'operator' | 'paid_energy' | undefined,
+): StopLine {
+  if (askedBy === 'operator') return 'operator';
   if (STATION_LIMIT.has(reason)) return 'station_limit';
-  if (asked?.origin === 'paid_energy') return 'paid_energy';
+  if (askedBy === 'paid_energy') return 'paid_energy';
   if (DRIVER.has(reason)) return 'driver';
   if (EV.has(reason)) return 'ev';
   if (reason.startsWith('no_stop_')) return 'gateway';
