@@ -182,13 +182,8 @@ export class SessionLifecycle implements ChargerEvents {
       taps && this.o.sessions.byIdToken(e.idToken) === undefined
         ? this.tapStart(taps, e)
         : this.judgeStart(e);
-    if (!verdict.accepted) {
-      this.refusedTx.refused(e.chargerId, e.transactionRef);
-      return verdict;
-    }
-    // What the session paid for, for a charger that holds the limit itself (station-limit.ts).
-    const s = this.o.sessions.byTransactionRef(e.chargerId, e.transactionRef);
-    return s ? withPaidLimit(verdict, s) : verdict;
+    if (!verdict.accepted) this.refusedTx.refused(e.chargerId, e.transactionRef);
+    return verdict;
   }
 
   /** A charger computed the session's cost itself: compared with the gateway's, never billed. */
@@ -205,7 +200,7 @@ export class SessionLifecycle implements ChargerEvents {
       (s.state === 'charging' || s.state === 'stopping') &&
       s.transactionRef === e.transactionRef
     ) {
-      return { accepted: true };
+      return withPaidLimit({ accepted: true }, s);
     }
     if (s.state !== 'authorizing' && s.state !== 'authorized') {
       this.o.log.warn(
@@ -218,7 +213,8 @@ export class SessionLifecycle implements ChargerEvents {
     // The state change and its outbox event commit together (the uplink must see every change).
     this.o.db.transaction(() => this.markStarted(s, e, at))();
     this.afterStart(s, e);
-    return { accepted: true };
+    // What the session paid for, for a charger that holds the limit itself (station-limit.ts).
+    return withPaidLimit({ accepted: true }, s);
   }
 
   /**
@@ -235,7 +231,7 @@ export class SessionLifecycle implements ChargerEvents {
     })();
     if ('verdict' in opened) return opened.verdict;
     this.afterStart(opened.session, e);
-    return { accepted: true, status: 'accepted' };
+    return withPaidLimit({ accepted: true, status: 'accepted' }, opened.session);
   }
 
   /** The session's transaction started: charging, with its 'charging' event. */

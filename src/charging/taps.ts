@@ -1,4 +1,5 @@
 import type { SiteDirectory } from '../config/site.js';
+import { withPaidLimit } from './station-limit.js';
 import type { TariffBook } from '../config/tariff-book.js';
 import type { Roster } from '../fleet/roster.js';
 import type { BoundToken, IdTokenStore } from '../id-tokens/id-token-store.js';
@@ -82,7 +83,7 @@ export class TapDesk {
     if (known) {
       // The same transaction reported again: its session answers, nothing is debited twice.
       const same = known.origin !== 'app' && known.state !== 'refunded';
-      return { verdict: same ? ACCEPTED : refuse('invalid') };
+      return { verdict: same ? withPaidLimit(ACCEPTED, known) : refuse('invalid') };
     }
     const judged = this.judgeToken(e.idToken);
     if ('verdict' in judged) return judged;
