@@ -125,4 +125,37 @@ describe('2.1 limit enforcement, for all inputs', () => {
       },
     ]);
   });
+
+  it('prices to the hundredth as decimal arithmetic does: a half hundredth rounds up', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 200_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.integer({ min: 0, max: 500_000 }),
+        (priceHundredths, fixedHundredths, energyWh) => {
+          const tariff: Tariff = {
+            tariffId: 'T',
+            currency: 'NGN',
+            energy: { prices: [{ priceKwh: priceHundredths / 100 }] },
+            fixedFee: { prices: [{ priceFixed: fixedHundredths / 100 }] },
+          };
+          const cost = new TransactionCost(tariff, '2026-12-06T09:00:00.000Z');
+          // Exact: price (hundredths per kWh) × Wh / 1000 hundredths, half up, in integers.
+          const scaled = BigInt(priceHundredths) * BigInt(energyWh);
+          const energy = (scaled + 500n) / 1000n;
+          const total = Number(energy + BigInt(fixedHundredths));
+          expect(cost.totalInclTax(energyWh)).toBe(total / 100);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+    // The case CI met: 434 Wh at 412.50 NGN/kWh is 179.025 NGN, which is 179.03.
+    const tariff: Tariff = {
+      tariffId: 'DC-NGN',
+      currency: 'NGN',
+      energy: { prices: [{ priceKwh: 412.5 }] },
+      fixedFee: { prices: [{ priceFixed: 100 }] },
+    };
+    expect(new TransactionCost(tariff, '2026-12-06T09:00:00.000Z').totalInclTax(434)).toBe(279.03);
+  });
 });

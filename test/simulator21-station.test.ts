@@ -130,8 +130,8 @@ function isRefusal(error: unknown): boolean {
 }
 
 /** The cost the tariff gives to `energyWh` since the start, to the hundredth. */
-const costOf = (energyWh: number): number =>
-  Math.round((100 + (412.5 * energyWh) / 1000) * 100) / 100;
+// TARIFF's cost in hundredths, rounded half up once: 100.00 fixed + 412.5 per kWh.
+const costOf = (energyWh: number): number => (10_000 + Math.round((412.5 * energyWh) / 10)) / 100;
 
 beforeEach(async () => {
   cs = await Csms21.start();

@@ -58,8 +58,13 @@ export function judgeTariff(tariff: Tariff): TariffVerdict {
 const taxFactor = (rates: readonly TaxRate[] | undefined): number =>
   1 + (rates ?? []).reduce((sum, rate) => sum + rate.tax, 0) / 100;
 
-// Money to the hundredth, as a display shows it (the schema's numbers are decimals).
-const cents = (amount: number): number => Math.round(amount * 100) / 100;
+// Money to the hundredth, half up, as decimal arithmetic gives it (the schema's numbers are
+// decimals). A price such as 1492.61 is a binary fraction a hair off its decimal, so an exact half
+// hundredth can come out as ...4999999: the amount is first snapped to a ten-thousandth of a
+// hundredth (far above binary noise at any station's sums, far below a real price's digits).
+const fromHundredths = (hundredths: number): number =>
+  Math.round(Math.round(hundredths * 10_000) / 10_000) / 100;
+const cents = (amount: number): number => fromHundredths(amount * 100);
 
 const price = (exclTax: number, rates: readonly TaxRate[] | undefined): PriceAmount => ({
   exclTax: cents(exclTax),
@@ -108,11 +113,15 @@ export class TransactionCost {
     this.periods.forEach((period, index) => {
       const untilWh = this.periods[index + 1]?.fromWh ?? energyWh;
       const { energy } = period.tariff;
-      const net = ((energy?.prices[0]?.priceKwh ?? 0) * (untilWh - period.fromWh)) / 1000;
+      // price per kWh × Wh / 1000 NGN = price × Wh / 10 hundredths.
+      const net = ((energy?.prices[0]?.priceKwh ?? 0) * (untilWh - period.fromWh)) / 10;
       exclTax += net;
       inclTax += net * taxFactor(energy?.taxRates);
     });
-    return { fixed, energy: { exclTax: cents(exclTax), inclTax: cents(inclTax) } };
+    return {
+      fixed,
+      energy: { exclTax: fromHundredths(exclTax), inclTax: fromHundredths(inclTax) },
+    };
   }
 
   /** The cost with taxes (what the driver pays) after `energyWh` since the start. */
