@@ -691,13 +691,13 @@ export class SessionLifecycle implements ChargerEvents {
     this.powerTrails.delete(s.id);
     this.startlessSince.delete(s.id);
     const at = this.now();
+    // Only a session in `stopping` was asked to stop (markStopping writes both together).
+    const asker = s.state === 'stopping' ? this.o.sessions.stopAsker(s.id)?.origin : undefined;
+    const line = stopLineOf(reason, asker);
+    // Where the charger's limit ended it, what it delivered against the paid energy.
+    const gapWh = line === 'station_limit' ? delivered - s.limitWh : null;
     const settled = this.o.db.transaction(() => {
-      // Kept before the settlement: a settled row never changes (stop-line.ts). Where the
-      // charger's limit ended it, what it delivered against the paid energy.
-      const line = stopLineOf(reason, this.o.sessions.stopAsker(s.id)?.origin);
-      const gapWh = line === 'station_limit' ? delivered - s.limitWh : null;
-      this.o.sessions.setStopLine(s.id, line, gapWh);
-      if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
+      if (!this.o.outcomes.settle(s, delivered, reason, at, { line, gapWh })) return false;
       // Energy past the paid amount is the operator's: recorded, never charged. So is energy the
       // session may have delivered beyond what its readings proved (docs/money.md). A start the
       // charger made offline is billed up to the wallet instead; only what it cannot pay is lost.
