@@ -1,3 +1,4 @@
+import { atomic } from '../store/atomic.js';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
 import { settle } from '../pricing/money.js';
@@ -31,7 +32,7 @@ export class SessionOutcomes {
 
   /** Full refund of a session that never started charging. Returns false if it had moved on. */
   refund(sessionId: string, reason: string, at: string): boolean {
-    const refunded = this.db.transaction(() => {
+    const refunded = atomic(this.db, () => {
       const session = this.sessions.get(sessionId);
       if (!session || (session.state !== 'authorizing' && session.state !== 'authorized'))
         return false;
@@ -40,7 +41,7 @@ export class SessionOutcomes {
       this.event(session, 'refunded', at, { reason, refunded: session.amount });
       killPoint('refund.uncommitted');
       return true;
-    })();
+    });
     if (refunded) killPoint('refund.committed');
     return refunded;
   }
@@ -59,7 +60,7 @@ export class SessionOutcomes {
     stop: { line: StopLine; gapWh: number | null },
   ): boolean {
     if (session.state !== 'charging' && session.state !== 'stopping') return false;
-    return this.db.transaction(() => {
+    return atomic(this.db, () => {
       const figures = settle(session.amount, deliveredWh, session.microNgnPerWh);
       this.wallet.creditSessionShortfall(session.driverId, session.id, figures.credit, at);
       const settled = this.sessions.markSettled(session.id, {
@@ -81,7 +82,7 @@ export class SessionOutcomes {
       });
       killPoint('settle.uncommitted');
       return true;
-    })();
+    });
   }
 
   event(
