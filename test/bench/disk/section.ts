@@ -9,7 +9,7 @@ import { API_KEY, driverEmail, startGatewayChild } from '../lib/gateway-child.js
 import type { BenchSection, Figure } from '../lib/results.js';
 import { comparedRounds, measuredRounds, withGoal } from '../lib/results.js';
 import { formatNumber } from '../lib/report.js';
-import { cpuSeconds } from '../lib/stats.js';
+import { cpuSeconds, cpuSecondsByThread, threadShares } from '../lib/stats.js';
 import { BareServerChild } from '../ocpp/children.js';
 import { writeBytes } from './io.js';
 import type {
@@ -49,24 +49,41 @@ type SiteChild = Child<SiteReady | SiteStarted | SiteSent | LifeDone | { error: 
  * (../ocpp/bare-server.ts) with the same traffic at the same time. Real time throughout: how many
  * writes share a page before the kernel writes it back depends on their pace, so a site sped up
  * would show fewer bytes than a real one writes.
+ *   BENCH_DISK_CPU_PROF=dir   the gateway and the bare server write CPU profiles of the windows
+ *                             there (gateway-*.cpuprofile, bare-written-*.cpuprofile)
  */
 export const diskSection: BenchSection = {
   key: 'disk',
   title: 'A site’s ordinary hours: bytes written to the disk, CPU',
   async run(ctx) {
     const started: { stop(): Promise<void> }[] = [];
+    const profileDir = process.env.BENCH_DISK_CPU_PROF;
+    // Both servers profiled over the same windows (SIGUSR2 starts and writes the profile).
+    const profiled = (name: string): Record<string, string> =>
+      profileDir
+        ? {
+            NODE_OPTIONS: `--import=${new URL('../ocpp/cpu-profile-preload.js', import.meta.url).href}`,
+            BENCH_CPU_PROF_DIR: profileDir,
+            BENCH_CPU_PROF_NAME: name,
+          }
+        : {};
     try {
       const chargerIds = Array.from(
         { length: CHARGERS },
         (_, i) => `CP-${String(i).padStart(4, '0')}`,
       );
       const lives = Math.max(2, Math.round(6 * ctx.scale));
-      const gw = await startGatewayChild(ctx.tempDir(), {
-        chargers: chargerIds,
-        connectors: 2,
-        drivers: CHARGING + lives,
-        balance: 100_000_000,
-      });
+      const gw = await startGatewayChild(
+        ctx.tempDir(),
+        {
+          chargers: chargerIds,
+          connectors: 2,
+          drivers: CHARGING + lives,
+          balance: 100_000_000,
+        },
+        {},
+        profiled('gateway'),
+      );
       started.push(gw);
       const site = await connectSite(gw.ocppUrl, chargerIds, started);
       const ask = site.ask;
@@ -114,7 +131,7 @@ export const diskSection: BenchSection = {
       // The CPU reference: bare ocpp-rpc writing each sample, the same site's traffic from its own
       // chargers, the same sessions charging (started by the chargers, as it sends no remote start).
       const refDb = join(ctx.tempDir(), 'reference.db');
-      const ref = await BareServerChild.start({}, refDb);
+      const ref = await BareServerChild.start(profiled('bare-written'), refDb);
       started.push({ stop: () => ref.kill() });
       const refSite = await connectSite(ref.ocppUrl, chargerIds, started);
       await refSite.ask<SiteStarted>({ startOwn: { chargers: chargerIds.slice(0, CHARGING) } });
@@ -134,6 +151,17 @@ export const diskSection: BenchSection = {
       const refCpu: number[] = [];
       let windowWal = '';
       const rss: number[] = [];
+      // Each process's CPU by thread over all windows: its JavaScript (main) told from its GC.
+      const threadsAt = async () =>
+        Promise.all([cpuSecondsByThread(gw.pid), cpuSecondsByThread(ref.pid)]);
+      const toggleProfiles = async () => {
+        if (!profileDir) return;
+        for (const pid of [gw.pid, ref.pid]) process.kill(pid, 'SIGUSR2');
+        await sleep(3_000); // the second signal's profile is written before the servers stop
+      };
+      await toggleProfiles();
+      const threadsBefore = await threadsAt();
+      const windowsT0 = performance.now();
       for (let r = 0; r < rounds; r += 1) {
         const req: BareRequest = {
           dbPath: join(bareDir, `bare-${r}.db`),
@@ -177,6 +205,13 @@ export const diskSection: BenchSection = {
             `${refSent.samples} samples, ${formatNumber(refCpu.at(-1) ?? Number.NaN)} % of a core`,
         );
       }
+      const threadsAfter = await threadsAt();
+      await toggleProfiles();
+      const windowsSeconds = (performance.now() - windowsT0) / 1000;
+      const byThread = (i: 0 | 1) =>
+        threadShares(threadsBefore[i], threadsAfter[i], windowsSeconds)
+          .map(([name, pct]) => `${name} ${formatNumber(pct)} %`)
+          .join(', ');
       verifyStored(gw.dbPath, CHARGING, samplesSent * TRAFFIC.whPerSample);
       verifyStored(refDb, CHARGING, refSamplesSent * TRAFFIC.whPerSample);
 
@@ -234,6 +269,9 @@ export const diskSection: BenchSection = {
             `the same ${CHARGERS} chargers' traffic from its own charger process, ${CHARGING} sessions charging ` +
             'that the chargers started themselves; its CPU measured the same way. Every sample’s energy is checked ' +
             'in its rows as in the gateway’s.',
+          `CPU by thread over the ${rounds} windows (% of one core; main is the JavaScript thread, ` +
+            `V8Worker V8's garbage collection and compiler helpers): gateway ${byThread(0)}; ` +
+            `bare ocpp-rpc writing each sample ${byThread(1)}.`,
           `The gateway's WAL in the last window: ${windowWal}; in the last session's life: ${lifeWal}.`,
         ],
       };

@@ -43,6 +43,43 @@ export async function cpuSeconds(pid: number): Promise<number> {
   return (utime + stime) / 100;
 }
 
+/**
+ * CPU seconds each thread of a process has used, summed by thread name (`comm`: the main
+ * thread is `main`, `V8Worker` V8's GC and compiler helpers, `libuv-worker` the thread pool):
+ * what tells a process's own JavaScript from its garbage collection when the totals differ.
+ */
+export async function cpuSecondsByThread(pid: number): Promise<Map<string, number>> {
+  const { readFile, readdir } = await import('node:fs/promises');
+  const byName = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`)) {
+    try {
+      const [stat, comm] = await Promise.all([
+        readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8'),
+        readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8'),
+      ]);
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      const name = Number(tid) === pid ? 'main' : comm.trim();
+      byName.set(name, (byName.get(name) ?? 0) + seconds);
+    } catch {
+      // The thread ended between the listing and the read: its time is gone with it.
+    }
+  }
+  return byName;
+}
+
+/** `after − before` per thread name, as % of one core over `seconds`, largest first. */
+export function threadShares(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  seconds: number,
+): [string, number][] {
+  return [...after]
+    .map(([name, s]): [string, number] => [name, ((s - (before.get(name) ?? 0)) / seconds) * 100])
+    .filter(([, pct]) => pct > 0)
+    .sort((a, b) => b[1] - a[1]);
+}
+
 /** A figure measured once per round: the median of the rounds, with their lowest and highest. */
 export interface Spread {
   median: number;
