@@ -132,6 +132,7 @@ describe('the charger screen: OCPP 1.6J cost-and-price DataTransfer', () => {
 
   it('SetUserPrice after Authorize (once: not again at the start), RunningCost on the samples at most every few seconds, FinalCost with the settled cost', async () => {
     const { station, got, sessionId } = await advertised('True');
+    expect(h.t.gw.chargers.showsNothing('CP-1')).toBe(false);
     const paid = PAID(walletOf(h));
     const remote = station.remoteStarts.at(-1);
     expect(await station.send({ action: 'Authorize', params: { idTag: remote?.idToken } })).toEqual(
@@ -191,6 +192,8 @@ describe('the charger screen: OCPP 1.6J cost-and-price DataTransfer', () => {
       await h.settled(sessionId);
       await new Promise((r) => setTimeout(r, 200));
       expect(got).toEqual([]);
+      // Known to show nothing: the screen's reads (session, balance) are skipped on every event.
+      expect(h.t.gw.chargers.showsNothing('CP-1')).toBe(true);
       await station.close();
     }
   });
@@ -351,6 +354,7 @@ describe('the charger screen: OCPP 2.0.1 personal messages, total cost, display 
     expect(await other.station.send(other.station.sample(started.tx, 10_600))).toEqual({});
     expect(await other.station.send(other.station.end(started.tx, 11_200))).toEqual({});
     expect(other.got).toEqual([]);
+    expect(h.t.gw.chargers.showsNothing('CP-1')).toBe(true);
   });
 
   it('a station that refuses the display message is not asked again until it boots', async () => {

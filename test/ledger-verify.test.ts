@@ -50,7 +50,10 @@ function buildSoundLedger(db: Db): void {
     })();
   open('s_settled', '1', 4000);
   sessions.markCharging('s_settled', 'tx-1', 1000, AT);
-  outcomes.settle('s_settled', 8000, 'Local', AT); // 8,000 Wh cost 3,300 NGN, 700 credited
+  const charging = sessions.get('s_settled');
+  if (!charging) throw new Error('s_settled not stored');
+  // 8,000 Wh cost 3,300 NGN, 700 credited
+  outcomes.settle(charging, 8000, 'Local', AT, { line: 'driver', gapWh: null });
   open('s_refunded', '1', 2500);
   outcomes.refund('s_refunded', 'charger_rejected', AT);
   open('s_charging', '1', 3000);

@@ -1,3 +1,4 @@
+import { atomic } from '../store/atomic.js';
 import type {
   ChargerCommands,
   ChargerEvents,
@@ -211,7 +212,7 @@ export class SessionLifecycle implements ChargerEvents {
     }
     const at = this.now();
     // The state change and its outbox event commit together (the uplink must see every change).
-    this.o.db.transaction(() => this.markStarted(s, e, at))();
+    atomic(this.o.db, () => this.markStarted(s, e, at));
     this.afterStart(s, e);
     // What the session paid for, for a charger that holds the limit itself (station-limit.ts).
     return withPaidLimit({ accepted: true }, s);
@@ -224,11 +225,11 @@ export class SessionLifecycle implements ChargerEvents {
    */
   private tapStart(taps: TapDesk, e: TransactionStarted): TokenVerdict {
     const at = this.now();
-    const opened = this.o.db.transaction(() => {
+    const opened = atomic(this.o.db, () => {
       const tap = taps.start(e, at);
       if ('session' in tap) this.markStarted(tap.session, e, at, tap.detail);
       return tap;
-    })();
+    });
     if ('verdict' in opened) return opened.verdict;
     this.afterStart(opened.session, e);
     return withPaidLimit({ accepted: true, status: 'accepted' }, opened.session);
@@ -691,13 +692,13 @@ export class SessionLifecycle implements ChargerEvents {
     this.powerTrails.delete(s.id);
     this.startlessSince.delete(s.id);
     const at = this.now();
-    const settled = this.o.db.transaction(() => {
-      // Kept before the settlement: a settled row never changes (stop-line.ts). Where the
-      // charger's limit ended it, what it delivered against the paid energy.
-      const line = stopLineOf(reason, this.o.sessions.stopAsker(s.id)?.origin);
-      const gapWh = line === 'station_limit' ? delivered - s.limitWh : null;
-      this.o.sessions.setStopLine(s.id, line, gapWh);
-      if (!this.o.outcomes.settle(s.id, delivered, reason, at)) return false;
+    // Only a session in `stopping` was asked to stop (markStopping writes both together).
+    const asker = s.state === 'stopping' ? this.o.sessions.stopAsker(s.id)?.origin : undefined;
+    const line = stopLineOf(reason, asker);
+    // Where the charger's limit ended it, what it delivered against the paid energy.
+    const gapWh = line === 'station_limit' ? delivered - s.limitWh : null;
+    const settled = atomic(this.o.db, () => {
+      if (!this.o.outcomes.settle(s, delivered, reason, at, { line, gapWh })) return false;
       // Energy past the paid amount is the operator's: recorded, never charged. So is energy the
       // session may have delivered beyond what its readings proved (docs/money.md). A start the
       // charger made offline is billed up to the wallet instead; only what it cannot pay is lost.
@@ -707,7 +708,7 @@ export class SessionLifecycle implements ChargerEvents {
       const possible = Math.max(s.meterPossibleWh ?? 0, delivered + s.meterGapWh);
       this.records.loss(s.id, possible - delivered, 'unproven', at);
       return true;
-    })();
+    });
     if (!settled) return false;
     this.stops.ended(s.id);
     this.o.log.info({ sessionId: s.id, deliveredWh: delivered, reason }, 'session settled');
@@ -801,12 +802,12 @@ export class SessionLifecycle implements ChargerEvents {
     // Nothing changes for a stop that cannot be sent now: the operator hears so, nothing waits.
     if (!this.o.chargers.isOnline(s.chargerId)) return { kind: 'offline', chargerId: s.chargerId };
     const at = this.now();
-    this.o.db.transaction(() => {
+    atomic(this.o.db, () => {
       const asker = { origin: 'operator', operatorId: by.id, operatorName: by.name } as const;
       if (this.o.sessions.markStopping(s.id, at, asker)) {
         this.o.outcomes.event(s, 'stopping', at, { stoppedBy: 'operator', operator: by.name });
       }
-    })();
+    });
     this.o.log.info({ sessionId, operator: by.name }, 'operator stop: stopping');
     return { kind: 'stopping', chargerId: s.chargerId, transactionRef: s.transactionRef };
   }
@@ -845,7 +846,7 @@ export class SessionLifecycle implements ChargerEvents {
     // stops shares its fsync instead of blocking the turn on one of its own; durable, as before,
     // before the stop goes out. Not marked: settled meanwhile, or marked by a call that stops it.
     const marked = this.o.db.inTransaction
-      ? this.o.db.transaction(mark)()
+      ? atomic(this.o.db, mark)
       : await groupCommit(this.o.db).strict(mark);
     if (!marked) return;
     this.o.log.info({ sessionId }, 'paid energy reached: stopping');

@@ -1,9 +1,11 @@
+import { atomic } from '../store/atomic.js';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
 import { settle } from '../pricing/money.js';
 import { killPoint } from '../shared/kill-points.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { Session, SessionState, SessionStore } from './session-store.js';
+import type { StopLine } from './stop-line.js';
 
 /**
  * What a session event names; a new session's fields suffice, no read-back needed. `origin`: a
@@ -30,7 +32,7 @@ export class SessionOutcomes {
 
   /** Full refund of a session that never started charging. Returns false if it had moved on. */
   refund(sessionId: string, reason: string, at: string): boolean {
-    const refunded = this.db.transaction(() => {
+    const refunded = atomic(this.db, () => {
       const session = this.sessions.get(sessionId);
       if (!session || (session.state !== 'authorizing' && session.state !== 'authorized'))
         return false;
@@ -39,36 +41,48 @@ export class SessionOutcomes {
       this.event(session, 'refunded', at, { reason, refunded: session.amount });
       killPoint('refund.uncommitted');
       return true;
-    })();
+    });
     if (refunded) killPoint('refund.committed');
     return refunded;
   }
 
-  /** Settles a session from the energy the charger delivered; cost is capped at what was paid. */
-  settle(sessionId: string, deliveredWh: number, reason: string, at: string): boolean {
-    return this.db.transaction(() => {
-      const session = this.sessions.get(sessionId);
-      if (!session || (session.state !== 'charging' && session.state !== 'stopping')) return false;
+  /**
+   * Settles a session from the energy the charger delivered; cost is capped at what was paid.
+   * `session` is the row as the caller read it in this same synchronous turn (nothing else can
+   * have written it since), so it is not read again; the settling UPDATE still checks its state,
+   * and a row that moved on rolls the credit back with it.
+   */
+  settle(
+    session: Session,
+    deliveredWh: number,
+    reason: string,
+    at: string,
+    stop: { line: StopLine; gapWh: number | null },
+  ): boolean {
+    if (session.state !== 'charging' && session.state !== 'stopping') return false;
+    return atomic(this.db, () => {
       const figures = settle(session.amount, deliveredWh, session.microNgnPerWh);
       this.wallet.creditSessionShortfall(session.driverId, session.id, figures.credit, at);
-      this.sessions.markSettled(session.id, {
+      const settled = this.sessions.markSettled(session.id, {
         deliveredWh,
         cost: figures.cost,
         credited: figures.credit,
         reason,
         at,
+        stopLine: stop.line,
+        stopLineGapWh: stop.gapWh,
       });
+      if (!settled) throw new Error(`session ${session.id} is no longer ${session.state}`);
       this.event(session, 'settled', at, {
         reason,
         deliveredWh,
         cost: figures.cost,
         credited: figures.credit,
-        // Kept just before (lifecycle.ts): which line stopped it (stop-line.ts).
-        ...(session.stopLine && { stopLine: session.stopLine }),
+        stopLine: stop.line,
       });
       killPoint('settle.uncommitted');
       return true;
-    })();
+    });
   }
 
   event(

@@ -18,7 +18,7 @@ export interface ScreenNotesDeps {
   sessions: SessionStore;
   /** The driver's wallet balance now (whole NGN). */
   balance: (driverId: string) => number;
-  chargers: Pick<ChargerCommands, 'showOnScreen'>;
+  chargers: Pick<ChargerCommands, 'showOnScreen' | 'showsNothing'>;
   clock: Clock;
   log: Logger;
   /** A session's running cost goes out at most this often. */
@@ -43,6 +43,8 @@ export class ScreenNotes implements ChargerEventListener {
 
   /** The message an Authorize answer carries for a token of an open session on this charger. */
   authorizedMessage(chargerId: string, idToken: string): string | undefined {
+    // A charger known to show nothing costs no reads (its session, its driver's balance).
+    if (this.d.chargers.showsNothing(chargerId)) return undefined;
     return this.guarded(() => {
       const s = this.d.sessions.byIdToken(idToken);
       if (!s || s.chargerId !== chargerId || !OPEN.has(s.state)) return undefined;
@@ -58,7 +60,7 @@ export class ScreenNotes implements ChargerEventListener {
   }
 
   transactionStarted(e: TransactionStarted, verdict: TokenVerdict): void {
-    if (!verdict.accepted) return;
+    if (!verdict.accepted || this.d.chargers.showsNothing(e.chargerId)) return;
     this.guarded(() => {
       const s = this.d.sessions.byTransactionRef(e.chargerId, e.transactionRef);
       if (!s) return;
@@ -78,6 +80,7 @@ export class ScreenNotes implements ChargerEventListener {
 
   meterSample(m: MeterSample): void {
     if (m.transactionRef === null || !m.live || m.energyWh === null) return;
+    if (this.d.chargers.showsNothing(m.chargerId)) return;
     const key = `${m.chargerId} ${m.transactionRef}`;
     const nowMs = this.d.clock.now();
     const last = this.lastRunning.get(key);
@@ -107,7 +110,7 @@ export class ScreenNotes implements ChargerEventListener {
 
   transactionEnded(e: TransactionEnded, drawing: Session | undefined): void {
     this.lastRunning.delete(`${e.chargerId} ${e.transactionRef}`);
-    if (!drawing) return;
+    if (!drawing || this.d.chargers.showsNothing(e.chargerId)) return;
     this.guarded(() => {
       const s = this.d.sessions.get(drawing.id);
       if (s?.state !== 'settled' || s.deliveredWh === null) return;

@@ -251,6 +251,9 @@ export interface SettledFigures {
   credited: number;
   reason: string;
   at: string;
+  /** Which line stopped it (stop-line.ts); `gapWh` for the station's limit, else null. */
+  stopLine: StopLine;
+  stopLineGapWh: number | null;
 }
 
 /** Session rows. State changes are guarded by the expected current state, so a late or repeated event cannot move a session backwards. */
@@ -307,9 +310,10 @@ export class SessionStore {
   private readonly activityStmt: Statement<[string, string]>;
   private readonly stoppingStmt: Statement<[string, string]>;
   private readonly askerStmt: Statement<[string, string, string | null, string | null]>;
-  private readonly settleStmt: Statement<[number, number, number, string, string, string]>;
+  private readonly settleStmt: Statement<
+    [number, number, number, string, string, StopLine, number | null, string]
+  >;
   private readonly refundStmt: Statement<[string, string, string]>;
-  private readonly stopLineStmt: Statement<[StopLine, number | null, string]>;
   private readonly askedStmt: Statement<[string], AskerRow>;
 
   constructor(db: Db) {
@@ -386,11 +390,7 @@ export class SessionStore {
     );
     this.settleStmt = db.prepare(
       `UPDATE sessions SET state = 'settled', delivered_wh = ?, cost = ?, credited = ?, end_reason = ?,
-         ended_at = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
-    );
-    this.stopLineStmt = db.prepare(
-      `UPDATE sessions SET stop_line = ?, stop_line_gap_wh = ?
-       WHERE id = ? AND state IN ('charging', 'stopping')`,
+         ended_at = ?, stop_line = ?, stop_line_gap_wh = ? WHERE id = ? AND state IN ('charging', 'stopping')`,
     );
     this.askedStmt = db.prepare(
       `SELECT origin, operator_id AS operatorId, operator_name AS operatorName
@@ -400,11 +400,6 @@ export class SessionStore {
       `UPDATE sessions SET state = 'refunded', end_reason = ?, ended_at = ?
        WHERE id = ? AND state IN ('authorizing', 'authorized')`,
     );
-  }
-
-  /** Which line stopped the session, written as it settles; `gapWh` for the station's limit. */
-  setStopLine(sessionId: string, line: StopLine, gapWh: number | null): void {
-    this.stopLineStmt.run(line, gapWh, sessionId);
   }
 
   /** Who asked the gateway to stop the session, if anyone did. */
@@ -593,6 +588,8 @@ export class SessionStore {
         figures.credited,
         figures.reason,
         figures.at,
+        figures.stopLine,
+        figures.stopLineGapWh,
         id,
       ).changes === 1
     );

@@ -1,3 +1,4 @@
+import { atomic } from '../store/atomic.js';
 import type { SiteDirectory } from '../config/site.js';
 import { withPaidLimit } from './station-limit.js';
 import type { TariffBook } from '../config/tariff-book.js';
@@ -121,7 +122,7 @@ export class TapDesk {
     }
     const id = newSessionId(o.clock.now());
     try {
-      o.db.transaction(() => {
+      atomic(o.db, () => {
         o.sessions.insert({
           id,
           driverId: driver.id,
@@ -137,7 +138,7 @@ export class TapDesk {
           tap: { origin: token.kind, idTokenId: token.id, offline },
         });
         o.wallet.debitSession(driver.id, id, amount, at);
-      })();
+      });
     } catch (err) {
       // The schema's one open session per token and per connector: a start that lost a race.
       if (isUniqueViolation(err)) return { verdict: refuse('concurrent') };

@@ -158,6 +158,7 @@ export class CentralSystem {
       settingsReads: this.settingsReads,
       configuration: this.configuration,
       screens: opts.screens ?? true,
+      screenWays: this.screens,
     });
     this.operatorCalls = new OperatorChargerCalls({ connections, site, clock, holds });
     this.keepers = {

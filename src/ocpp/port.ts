@@ -124,6 +124,11 @@ export interface ChargerCommands {
   isOnline(chargerId: string): boolean;
   /** Shows a note on the charger's screen where it can (never throws). */
   showOnScreen(note: ScreenNote): Promise<ScreenOutcome>;
+  /**
+   * True once the charger's screen ways were read and none is left: every note would come back
+   * `unsupported`, so the charging side need not read what it would say.
+   */
+  showsNothing(chargerId: string): boolean;
   meteringCapability(chargerId: string): MeteringCapability;
   /**
    * Why a paid session on the charger could not be watched now (its energy is not sampled during

@@ -1,3 +1,4 @@
+import { atomic } from '../store/atomic.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { Outbox } from '../store/outbox.js';
@@ -108,20 +109,20 @@ export class Wallet {
 
   /** Debits a session's payment; throws InsufficientBalanceError without writing anything. */
   debitSession(driverId: string, sessionId: string, amount: number, at: string): LedgerEntry {
-    return this.db.transaction(() => {
+    return atomic(this.db, () => {
       const balance = this.balance(driverId);
       if (balance < amount) throw new InsufficientBalanceError(balance, amount);
       return this.append(driverId, 'session_debit', -amount, sessionId, null, at);
-    })();
+    });
   }
 
   /** Gives back the whole debit of a session that never charged. */
   refundSession(driverId: string, sessionId: string, at: string): LedgerEntry {
-    return this.db.transaction(() => {
+    return atomic(this.db, () => {
       const debit = this.sessionEntry.get(sessionId, 'session_debit');
       if (!debit) throw new Error(`session ${sessionId} has no debit to refund`);
       return this.append(driverId, 'session_refund', -debit.amount, sessionId, null, at);
-    })();
+    });
   }
 
   /** Credits back what a settled session did not use (may be 0: the entry records the outcome). */
@@ -131,9 +132,9 @@ export class Wallet {
     amount: number,
     at: string,
   ): LedgerEntry {
-    return this.db.transaction(() =>
+    return atomic(this.db, () =>
       this.append(driverId, 'session_credit', amount, sessionId, null, at),
-    )();
+    );
   }
 
   /**
@@ -150,7 +151,7 @@ export class Wallet {
     at: string,
     note?: LedgerNote,
   ): LedgerEntry | null {
-    return this.db.transaction(() => {
+    return atomic(this.db, () => {
       const seen =
         kind === 'opening'
           ? this.openingStmt.get(driverId)
@@ -159,7 +160,7 @@ export class Wallet {
       const balance = this.balance(driverId);
       if (amount < 0 && balance + amount < 0) throw new InsufficientBalanceError(balance, -amount);
       return this.append(driverId, kind, amount, null, reference, at, note);
-    })();
+    });
   }
 
   private append(

@@ -4,6 +4,7 @@ import type { ChargerSampling } from '../charger-state/charger-sampling.js';
 import type { ChargerConfiguration } from '../charger-state/configuration.js';
 import { WHOLE_CHARGER, type ConnectorStateStore } from '../charger-state/connector-state.js';
 import type { SettingsPacing } from '../charger-state/settings-pacing.js';
+import type { ChargerScreens } from '../charger-state/screen-support.js';
 import type { Connections } from '../connection/connections.js';
 import type { ChargerMetering } from '../metering/metering.js';
 import type {
@@ -37,6 +38,8 @@ export interface ChargerCallsDeps {
   configuration: ChargerConfiguration;
   /** Whether the drivers' screens are told anything (config `screens.enabled`). */
   screens: boolean;
+  /** What each charger's screen can show, as read from it. */
+  screenWays: ChargerScreens;
 }
 
 /** Statuses in which a connector cannot take a new session whoever asks. */
@@ -74,6 +77,10 @@ export class ChargerCalls implements ChargerCommands, ChargerLocalAuthorization 
     const connection = this.deps.connections.get(note.chargerId);
     if (!connection) return Promise.resolve('offline');
     return connection.adapter.showOnScreen(note).catch(() => 'refused' as const);
+  }
+
+  showsNothing(chargerId: string): boolean {
+    return this.deps.screenWays.known(chargerId)?.size === 0;
   }
 
   async requestStart(request: StartRequest): Promise<CommandOutcome> {

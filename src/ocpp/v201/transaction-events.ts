@@ -1,3 +1,4 @@
+import { atomic } from '../../store/atomic.js';
 import type { ChargerTime } from '../charger-state/charger-clocks.js';
 import { isoAt } from '../../shared/clock.js';
 import { groupCommit } from '../../store/group-commit.js';
@@ -68,13 +69,13 @@ export class TransactionEvents201 {
    */
   adopt(transactionId: string, evseId: number, idToken: string): void {
     const { chargerId } = this.ctx;
-    this.ctx.db.transaction(() => {
+    atomic(this.ctx.db, () => {
       this.txs.open(chargerId, transactionId, this.now());
       const tx = this.txs.fill(chargerId, transactionId, { evseId, idToken, meterStartWh: null });
       const nowMs = this.ctx.clock.now();
       const time = { stampMs: nowMs, atMs: nowMs, ageMs: 0, live: true, epoch: null };
       this.bind(tx, this.connectorOf(tx), nowMs, this.now(), null, time);
-    })();
+    });
   }
 
   private now(): string {

@@ -21,6 +21,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -115,6 +116,7 @@ function main(argv: string[]): void {
     add(byOwner, ownerOf(frame), us);
   }
   const busy = total - idle;
+  const byCaller = nativeByCaller(profile, frames);
   console.log(
     `${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(busy / 1000).toFixed(0)} ms busy` +
       (per > 0 ? `, ${(busy / per).toFixed(2)} µs busy per message over ${per} messages` : ''),
@@ -128,6 +130,35 @@ function main(argv: string[]): void {
   );
   printTable('Self time by file', byFile, busy, top, per);
   printTable('Self time by function', byFunction, busy, top, per);
+  printTable(
+    "Native self time (SQLite's statements, socket writes…) by the project's nearest caller",
+    byCaller,
+    busy,
+    top,
+    per,
+  );
+}
+
+/**
+ * Native code (a better-sqlite3 statement, a socket write) has no file: its self time is charged
+ * here to the nearest caller in the project's own code (src/, not node_modules), so a statement's
+ * time shows under the store method that runs it.
+ */
+function nativeByCaller(profile: CpuProfile, frames: Map<number, CallFrame>): Tally {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const own = (f: CallFrame) =>
+    f.url !== '' && !f.url.includes('node_modules') && !f.url.startsWith('node:');
+  const tally: Tally = new Map();
+  for (const [id, us] of selfTimes(profile)) {
+    const frame = frames.get(id);
+    if (!frame || ownerOf(frame) !== '(native)') continue;
+    let up = parent.get(id);
+    while (up !== undefined && !own(frames.get(up) as CallFrame)) up = parent.get(up);
+    const caller = up === undefined ? '(none)' : functionOf(frames.get(up) as CallFrame);
+    add(tally, `${frame.functionName} ← ${caller}`, us);
+  }
+  return tally;
 }
 
 main(process.argv.slice(2));

@@ -68,7 +68,12 @@ export function growLedger(dir: string, targetEntries: number): LedgerSize {
           transactionRef: String(100_000 + made),
           meterStartWh: 10_000 + made,
         });
-        outcomes.settle(id, 1_000 + ((made * 37) % 4_000), 'EVDisconnected', at());
+        const charging = sessions.get(id);
+        if (!charging) throw new Error(`session ${id} not stored`);
+        outcomes.settle(charging, 1_000 + ((made * 37) % 4_000), 'EVDisconnected', at(), {
+          line: 'driver',
+          gapWh: null,
+        });
         entries += 2;
       }
     })();
