@@ -81,15 +81,16 @@ describe('2.0.1 events in arrival order (migration 034)', () => {
       expect(
         db
           .prepare(
-            'SELECT transaction_id, first_event_id, last_event_id FROM ocpp201_transactions ORDER BY tx_key',
+            'SELECT transaction_id, first_event_id, last_event_id, seq_no_above FROM ocpp201_transactions ORDER BY tx_key',
           )
           .all()
           .map((r) => Object.values(r as object)),
       ).toEqual([
-        ['tx-ended', 1, 5],
-        ['tx-open', 2, null],
-        ['tx-quiet', 7, null],
-        ['tx-ended-quiet', 7, 6],
+        // tx-open's highest seqNo (2) is not its last-arrived event's (1)
+        ['tx-ended', 1, 5, 2],
+        ['tx-open', 2, null, 2],
+        ['tx-quiet', 7, null, null],
+        ['tx-ended-quiet', 7, 6, null],
       ]);
       // No index is written with an event: the table and the trigger that keeps an open
       // session's events, nothing else.
@@ -119,11 +120,12 @@ describe('2.0.1 events in arrival order (migration 034)', () => {
           } as TransactionEventReq,
           '2026-11-01T10:00:00.000Z',
         ).seen;
-      expect([replay('tx-ended', 1), replay('tx-open', 1), replay('tx-open', 3)]).toEqual([
-        'repeat',
-        'repeat',
-        'new',
-      ]);
+      expect([
+        replay('tx-ended', 1),
+        replay('tx-open', 2),
+        replay('tx-open', 1),
+        replay('tx-open', 3),
+      ]).toEqual(['repeat', 'repeat', 'repeat', 'new']);
       expect([replay('tx-quiet', 0), replay('tx-ended-quiet', 0), replay('tx-ended', 3)]).toEqual([
         'new',
         'new',

@@ -24,8 +24,12 @@ export interface Transaction201 {
   ended: boolean;
   meterStopWh: number | null;
   stoppedReason: string | null;
-  /** Where its events lie in arrival order (migrations/034); `last` null: up to the end. */
-  events: { first: number; last: number | null };
+  /**
+   * Where its events lie in arrival order (migrations/034): ids from `first` to `last` (null: up
+   * to the table's end); `above`, a seqNo no lower than any of its events that arrived before an
+   * event with a lower one (null: none did).
+   */
+  events: { first: number; last: number | null; above: number | null };
 }
 
 interface Row {
@@ -41,6 +45,7 @@ interface Row {
   stopped_reason: string | null;
   first_event_id: number;
   last_event_id: number | null;
+  seq_no_above: number | null;
 }
 
 function toTx(row: Row): Transaction201 {
@@ -55,7 +60,7 @@ function toTx(row: Row): Transaction201 {
     ended: row.ended_at !== null,
     meterStopWh: row.meter_stop_wh,
     stoppedReason: row.stopped_reason,
-    events: { first: row.first_event_id, last: row.last_event_id },
+    events: { first: row.first_event_id, last: row.last_event_id, above: row.seq_no_above },
   };
 }
 
@@ -109,12 +114,10 @@ export class Transactions201 {
     [number, number | null, number, number],
     { type_code: number; timestamp_ms: number | null; timestamp_text: string | null }
   >;
-  private readonly highestStored: Statement<
-    [number, number | null, number],
-    { seq_no: number | null }
-  >;
+  private readonly lastArrived: Statement<[number, number | null, number], { seq_no: number }>;
   private readonly insertEvent: Statement<[number, number, ...EventColumns]>;
   private readonly stretchSpan: Statement<[number, number, number]>;
+  private readonly raiseAbove: Statement<[number, number, number]>;
   private readonly remoteStartInsert: Statement<[string, number, string, string]>;
   private readonly remoteStartToken: Statement<[number, string], { id_token: string }>;
 
@@ -145,8 +148,10 @@ export class Transactions201 {
       `SELECT type_code, timestamp_ms, timestamp_text FROM ocpp201_transaction_events
        WHERE ${TX_EVENT_SPAN} AND seq_no = ? LIMIT 1`,
     );
-    this.highestStored = db.prepare(
-      `SELECT max(seq_no) AS seq_no FROM ocpp201_transaction_events WHERE ${TX_EVENT_SPAN}`,
+    // Backwards from the span's end: a transaction still sending is found within its last turn.
+    this.lastArrived = db.prepare(
+      `SELECT seq_no FROM ocpp201_transaction_events WHERE ${TX_EVENT_SPAN}
+       ORDER BY event_id DESC LIMIT 1`,
     );
     // In arrival order (migrations/034), in a compact row (032, event-row.ts), under the
     // transaction's small key (031).
@@ -158,6 +163,10 @@ export class Transactions201 {
     this.stretchSpan = db.prepare(
       `UPDATE ocpp201_transactions SET last_event_id = ?
        WHERE tx_key = ? AND (last_event_id IS NULL OR last_event_id < ?)`,
+    );
+    this.raiseAbove = db.prepare(
+      `UPDATE ocpp201_transactions SET seq_no_above = max(coalesce(seq_no_above, ?), ?)
+       WHERE tx_key = ?`,
     );
     this.remoteStartInsert = db.prepare(
       'INSERT INTO ocpp201_remote_starts (charger_id, evse_id, id_token, created_at) VALUES (?, ?, ?, ?)',
@@ -199,8 +208,9 @@ export class Transactions201 {
    * Events are kept in arrival order with no index by seqNo (migrations/034): an event above the
    * transaction's highest seqNo (`highest`) is new without a read, which is every event of a
    * charger that numbers them in order. Only a seqNo at or below it (a repeat, an event out of
-   * order) reads the events heard while the transaction ran, as does the first event of a
-   * transaction after a restart, to learn its highest.
+   * order) reads the events heard while the transaction ran. After a restart the highest is the
+   * larger of the last-arrived event's seqNo and `seq_no_above`, which an event stored below the
+   * highest raises to it: so the one write beyond the event's row is for an event out of order.
    */
   see(
     chargerId: string,
@@ -212,7 +222,7 @@ export class Transactions201 {
     // costs one read (the transaction) and one insert appended at the table's end.
     const known = this.get(chargerId, id);
     const key = known?.key ?? this.open(chargerId, id, receivedAt);
-    const span = known?.events ?? { first: 0, last: null };
+    const span = known?.events ?? { first: 0, last: null, above: null };
     const top = known ? this.highestOf(key, span) : NONE;
     if (req.seqNo <= top) {
       const earlier = this.findEvent.get(span.first, span.last, key, req.seqNo);
@@ -238,6 +248,7 @@ export class Transactions201 {
       ),
     );
     this.remember(key, Math.max(top, req.seqNo));
+    if (req.seqNo <= top) this.raiseAbove.run(top, top, key);
     // An Ended event closes the transaction's span; an event after it (late, out of order)
     // moves the close over itself, so the span always holds every event stored.
     if (req.eventType === 'Ended' || span.last !== null) {
@@ -247,12 +258,17 @@ export class Transactions201 {
     return { seen: 'new', known };
   }
 
-  private highestOf(key: number, span: { first: number; last: number | null }): number {
+  /**
+   * If the highest stored were above both, the event holding it arrived before a lower one, the
+   * last-arrived or one before it, and storing that one raised `above` to at least the highest.
+   */
+  private highestOf(key: number, span: Transaction201['events']): number {
     const remembered = this.highest.get(key);
     if (remembered !== undefined) return remembered;
-    const stored = this.highestStored.get(span.first, span.last, key)?.seq_no ?? NONE;
-    this.remember(key, stored);
-    return stored;
+    const last = this.lastArrived.get(span.first, span.last, key)?.seq_no ?? NONE;
+    const highest = Math.max(last, span.above ?? NONE);
+    this.remember(key, highest);
+    return highest;
   }
 
   private remember(key: number, seqNo: number): void {

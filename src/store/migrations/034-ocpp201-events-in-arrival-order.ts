@@ -7,14 +7,16 @@
  * (docs/benchmarks.md, "Bytes written to the disk").
  *
  * No index is written with them. A transaction's events lie between `first_event_id` (set when
- * its row is made: no event of it can come before) and `last_event_id` (set once it has ended
- * and raised by any event heard after; NULL: up to the table's end), so the rare reads by
+ * its row is made: no event of it can come before) and `last_event_id` (set by its Ended event
+ * and moved over any event heard after; NULL: up to the table's end), so the rare reads by
  * transaction (the replay check's fallback, the operator's session view) scan only the events
- * heard while it ran (src/ocpp/v201/transactions.ts). Retention never deletes the newest event,
- * so ids only grow and that span stays true (src/store/retention.ts).
+ * heard while it ran (src/ocpp/v201/transactions.ts). `seq_no_above` is raised only by an event
+ * that arrives below the transaction's highest seqNo: with its last-arrived event it gives, after
+ * a restart, a seqNo no event of it is above. Retention never deletes the newest event, so ids
+ * only grow and the spans stay true (src/store/retention.ts).
  *
- * Existing rows are carried over in the order they were received; each transaction's span is
- * set from them.
+ * Existing rows are carried over in the order they were received; each transaction's span and
+ * `seq_no_above` (its highest seqNo: their order before is unknown) are set from them.
  */
 export const migrationOcpp201EventsInArrivalOrder = `
 ALTER TABLE ocpp201_transaction_events RENAME TO ocpp201_transaction_events_before_arrival;
@@ -46,15 +48,18 @@ DROP TABLE ocpp201_transaction_events_before_arrival;
 
 ALTER TABLE ocpp201_transactions ADD COLUMN first_event_id INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE ocpp201_transactions ADD COLUMN last_event_id INTEGER;
+ALTER TABLE ocpp201_transactions ADD COLUMN seq_no_above INTEGER;
 
-WITH spans(tx_key, first_id, last_id) AS (
-    SELECT tx_key, min(event_id), max(event_id) FROM ocpp201_transaction_events GROUP BY tx_key),
+WITH spans(tx_key, first_id, last_id, top_seq_no) AS (
+    SELECT tx_key, min(event_id), max(event_id), max(seq_no) FROM ocpp201_transaction_events
+    GROUP BY tx_key),
   top(id) AS (SELECT coalesce(max(event_id), 0) FROM ocpp201_transaction_events)
 UPDATE ocpp201_transactions AS t
   SET first_event_id = coalesce(
       (SELECT s.first_id FROM spans s WHERE s.tx_key = t.tx_key), (SELECT id FROM top) + 1),
     last_event_id = CASE WHEN t.ended_at IS NOT NULL THEN coalesce(
-      (SELECT s.last_id FROM spans s WHERE s.tx_key = t.tx_key), (SELECT id FROM top)) END;
+      (SELECT s.last_id FROM spans s WHERE s.tx_key = t.tx_key), (SELECT id FROM top)) END,
+    seq_no_above = (SELECT s.top_seq_no FROM spans s WHERE s.tx_key = t.tx_key);
 
 CREATE TRIGGER ocpp201_transaction_events_kept_while_open
 BEFORE DELETE ON ocpp201_transaction_events
