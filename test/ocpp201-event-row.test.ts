@@ -104,8 +104,15 @@ function newTransaction(db: Db, id: string): number {
   );
 }
 
-const eventsOf = (db: Db, key: number) =>
-  (db.prepare(EVENTS_OF_TRANSACTION).all(key) as EventRow[]).map(eventOfRow);
+/** As the operator's session view reads them: within the transaction's span (migration 034). */
+function eventsOf(db: Db, key: number) {
+  const span = db
+    .prepare(
+      'SELECT first_event_id AS f, last_event_id AS l FROM ocpp201_transactions WHERE tx_key = ?',
+    )
+    .get(key) as { f: number; l: number | null };
+  return (db.prepare(EVENTS_OF_TRANSACTION).all(span.f, span.l, key) as EventRow[]).map(eventOfRow);
+}
 
 describe('2.0.1 event rows: code tables', () => {
   it('never change meaning, and hold every trigger reason of 2.0.1 and 2.1', () => {

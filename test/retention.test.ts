@@ -198,7 +198,7 @@ describe('retention', () => {
     expect(lines.join('')).toContain('retention: rows past their window deleted');
   });
 
-  it('prunes 2.0.1 events in key order: past the window only, open sessions kept, batch by batch', async () => {
+  it('prunes 2.0.1 events in arrival order: past the window only, open sessions kept, batch by batch', async () => {
     session('s-open-first', T0, 'open'); // the smallest key, kept however old
     session('s-long', T0, 'refunded'); // heard of before the window's start, events on both sides
     session('s-after', T0 + 5 * DAY, 'refunded');
@@ -234,20 +234,33 @@ describe('retention', () => {
       { tx: 'tx-s-recent', seq: 2 },
     ]);
     expect((await retention(2).pruneAll()).transactionEventsDays).toBe(0);
+
+    // Far past every window, all but the open session's and the newest event go: ids never go
+    // back, so every transaction's span of ids stays true (migration 034).
+    now = T0 + 1000 * DAY;
+    expect((await retention(2).pruneAll()).transactionEventsDays).toBe(4);
+    expect(left()).toEqual([
+      { tx: 'tx-s-open-first', seq: 0 },
+      { tx: 'tx-s-open-first', seq: 1 },
+      { tx: 'tx-s-open-first', seq: 2 },
+      { tx: 'tx-s-long', seq: 4 },
+    ]);
   });
 
-  it('walks 2.0.1 events through their key only, between the oldest kept and the window start', () => {
+  it('walks 2.0.1 events in arrival order only, up to the first received after the window start', () => {
     const plan = (
       db.prepare(`EXPLAIN QUERY PLAN ${PRUNE_TRANSACTION_EVENTS}`).all(iso(T0), 10) as {
         detail: string;
       }[]
     ).map((r) => r.detail);
-    expect(plan).toContain('SEARCH e USING PRIMARY KEY (tx_key<?)');
-    expect(plan).toContain('SEARCH t USING INTEGER PRIMARY KEY (rowid>?)');
+    expect(plan).toContain('SEARCH e USING INTEGER PRIMARY KEY (rowid<?)');
+    expect(plan).toContain('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
+    // The one walk of the table: in id order from its start, stopping at the first event
+    // received at or after the window's start (LIMIT 1).
     expect(plan.filter((d) => d.startsWith('SCAN') && !d.startsWith('SCAN CONSTANT'))).toEqual([
+      'SCAN e',
       'SCAN cut',
       'SCAN upto',
-      'SCAN cut',
     ]);
   });
 

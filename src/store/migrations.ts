@@ -35,6 +35,7 @@ import { migrationLocalLists } from './migrations/030-local-lists.js';
 import { migrationOcpp201EventKeys } from './migrations/031-ocpp201-event-keys.js';
 import { migrationOcpp201CompactEvents } from './migrations/032-ocpp201-compact-events.js';
 import { migrationStationLimits } from './migrations/033-station-limits.js';
+import { migrationOcpp201EventsInArrivalOrder } from './migrations/034-ocpp201-events-in-arrival-order.js';
 
 /**
  * Applied in the order of their file numbers (user_version counts them), append-only: a released
@@ -74,6 +75,7 @@ export const migrations: readonly string[] = [
   migrationOcpp201EventKeys,
   migrationOcpp201CompactEvents,
   migrationStationLimits,
+  migrationOcpp201EventsInArrivalOrder,
 ];
 
 /**

@@ -38,31 +38,29 @@ const noneYet = (): PrunedCounts => ({
 });
 
 /**
- * 2.0.1 events past their window, walked in key order: the order their transactions were first
- * heard of, since an event is never received before its transaction. So no index on received_at
- * is written with every sample. Only transactions first heard of before the window's start can
- * hold events past it; the walk starts at the oldest transaction that still holds events (the rest
- * were pruned) and stops at the first one heard of after that start. An open session's events
- * are skipped (and refused by the schema, migrations/031 and 032). Events keep their received time
+ * 2.0.1 events past their window, walked in arrival order (migrations/034): the walk stops at the
+ * first event received at or after the window's start, so no index on received_at is written
+ * with every sample. The newest event is never deleted, so event ids only grow and each
+ * transaction's span of ids stays true (src/ocpp/v201/transactions.ts). An open session's events
+ * are skipped (and refused by the schema, migrations/031 to 034). Events keep their received time
  * in ms (migrations/032): the window's start is given as ISO text like every other table's.
  * test/retention.test.ts holds the plan.
  */
-export const PRUNE_TRANSACTION_EVENTS = `WITH cut(at) AS (SELECT ?),
-   upto(tx_key) AS (SELECT coalesce(
-     (SELECT t.tx_key FROM ocpp201_transactions t, cut
-       WHERE t.tx_key >= (SELECT min(tx_key) FROM ocpp201_transaction_events)
-         AND t.first_seen_at >= cut.at ORDER BY t.tx_key LIMIT 1),
-     9223372036854775807))
-   DELETE FROM ocpp201_transaction_events WHERE (tx_key, seq_no) IN
-     (SELECT e.tx_key, e.seq_no FROM ocpp201_transaction_events e
-       WHERE e.tx_key < (SELECT tx_key FROM upto)
-         AND e.received_at_ms < (SELECT CAST(round(unixepoch(at, 'subsec') * 1000) AS INTEGER) FROM cut)
+export const PRUNE_TRANSACTION_EVENTS = `WITH cut(ms) AS
+     (SELECT CAST(round(unixepoch(?, 'subsec') * 1000) AS INTEGER)),
+   upto(event_id) AS (SELECT coalesce(
+     (SELECT e.event_id FROM ocpp201_transaction_events e, cut
+       WHERE e.received_at_ms >= cut.ms ORDER BY e.event_id LIMIT 1),
+     (SELECT max(event_id) FROM ocpp201_transaction_events)))
+   DELETE FROM ocpp201_transaction_events WHERE event_id IN
+     (SELECT e.event_id FROM ocpp201_transaction_events e
+       WHERE e.event_id < (SELECT event_id FROM upto)
          AND NOT EXISTS (
          SELECT 1 FROM ocpp201_transactions t JOIN sessions s
            ON s.charger_id = t.charger_id AND s.transaction_ref = t.transaction_id
          WHERE t.tx_key = e.tx_key
            AND s.state IN ('authorizing', 'authorized', 'charging', 'stopping'))
-       ORDER BY e.tx_key, e.seq_no LIMIT ?)`;
+       ORDER BY e.event_id LIMIT ?)`;
 
 /**
  * Deletes rows past their window, in bounded batches. What it may delete is what only serves

@@ -123,10 +123,18 @@ export function eventColumns(
   ];
 }
 
-/** A transaction's events by seqNo, as `eventOfRow` reads them back. */
+/**
+ * A transaction's events, found without an index (migrations/034): those of its key among the
+ * events heard while it ran, its span of ids (first, last or NULL for the table's end), given
+ * before the key.
+ */
+export const TX_EVENT_SPAN = `event_id BETWEEN ? AND coalesce(?, 9223372036854775807)
+  AND tx_key = ?`;
+
+/** A transaction's events by seqNo, as `eventOfRow` reads them back; takes TX_EVENT_SPAN's. */
 export const EVENTS_OF_TRANSACTION = `SELECT seq_no, type_code, trigger_code, trigger_text, offline,
     timestamp_ms, timestamp_text, received_at_ms
-  FROM ocpp201_transaction_events WHERE tx_key = ? ORDER BY seq_no`;
+  FROM ocpp201_transaction_events WHERE ${TX_EVENT_SPAN} ORDER BY seq_no, event_id`;
 
 export interface EventRow {
   seq_no: number;

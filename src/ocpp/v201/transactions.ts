@@ -1,7 +1,14 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/database.js';
 import { perDatabase } from '../../store/per-database.js';
-import { eventColumns, keptTime, sameTime, typeCodeOf, type EventColumns } from './event-row.js';
+import {
+  eventColumns,
+  keptTime,
+  sameTime,
+  typeCodeOf,
+  TX_EVENT_SPAN,
+  type EventColumns,
+} from './event-row.js';
 import type { TransactionEventReq } from './messages.js';
 
 export interface Transaction201 {
@@ -17,6 +24,12 @@ export interface Transaction201 {
   ended: boolean;
   meterStopWh: number | null;
   stoppedReason: string | null;
+  /**
+   * Where its events lie in arrival order (migrations/034): ids from `first` to `last` (null: up
+   * to the table's end); `above`, a seqNo no lower than any of its events that arrived before an
+   * event with a lower one (null: none did).
+   */
+  events: { first: number; last: number | null; above: number | null };
 }
 
 interface Row {
@@ -30,6 +43,9 @@ interface Row {
   ended_at: string | null;
   meter_stop_wh: number | null;
   stopped_reason: string | null;
+  first_event_id: number;
+  last_event_id: number | null;
+  seq_no_above: number | null;
 }
 
 function toTx(row: Row): Transaction201 {
@@ -44,6 +60,7 @@ function toTx(row: Row): Transaction201 {
     ended: row.ended_at !== null,
     meterStopWh: row.meter_stop_wh,
     stoppedReason: row.stopped_reason,
+    events: { first: row.first_event_id, last: row.last_event_id, above: row.seq_no_above },
   };
 }
 
@@ -62,9 +79,28 @@ export type EventSeen = 'new' | 'repeat' | 'reused_seq_no';
 export const LATEST_ON_EVSE =
   'SELECT * FROM ocpp201_transactions WHERE charger_id = ? AND evse_id = ? ORDER BY rowid DESC LIMIT 1';
 
+/**
+ * Transactions whose highest seqNo is remembered: more than a site has going at once, so an entry
+ * is only dropped for one long quiet (and read again from the events if it speaks again).
+ */
+const REMEMBERED_TRANSACTIONS = 4096;
+
+/** The highest seqNo of a transaction with no event stored. */
+const NONE = Number.NEGATIVE_INFINITY;
+
 export class Transactions201 {
-  /** Shared by every connection: it holds only prepared statements. */
+  /**
+   * Shared by every connection: the prepared statements and what the replay check remembers,
+   * which must be one per database (`highest`).
+   */
   static readonly of = perDatabase((db) => new Transactions201(db));
+
+  /**
+   * Per transaction key, a seqNo at least as high as any of its events stored: an event above it
+   * is new without a read. Never lower than what is stored, since every insert raises it; it may
+   * be higher when a batch rolled back, which only sends an event to the read.
+   */
+  private readonly highest = new Map<number, number>();
 
   private readonly byId: Statement<[string, string], Row>;
   private readonly latestOnEvse: Statement<[string, number], Row>;
@@ -75,10 +111,13 @@ export class Transactions201 {
   private readonly verdictStmt: Statement<[string, string, string]>;
   private readonly endStmt: Statement<[string, number | null, string, string, string]>;
   private readonly findEvent: Statement<
-    [number, number],
+    [number, number | null, number, number],
     { type_code: number; timestamp_ms: number | null; timestamp_text: string | null }
   >;
+  private readonly lastArrived: Statement<[number, number | null, number], { seq_no: number }>;
   private readonly insertEvent: Statement<[number, number, ...EventColumns]>;
+  private readonly stretchSpan: Statement<[number, number, number]>;
+  private readonly raiseAbove: Statement<[number, number, number]>;
   private readonly remoteStartInsert: Statement<[string, number, string, string]>;
   private readonly remoteStartToken: Statement<[number, string], { id_token: string }>;
 
@@ -88,7 +127,8 @@ export class Transactions201 {
     );
     this.latestOnEvse = db.prepare(LATEST_ON_EVSE);
     this.insertTx = db.prepare(
-      `INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at) VALUES (?, ?, ?)
+      `INSERT INTO ocpp201_transactions (charger_id, transaction_id, first_seen_at, first_event_id)
+       VALUES (?, ?, ?, (SELECT coalesce(max(event_id), 0) + 1 FROM ocpp201_transaction_events))
        ON CONFLICT DO NOTHING`,
     );
     // What a later event adds never overwrites what an earlier one said.
@@ -106,14 +146,27 @@ export class Transactions201 {
     );
     this.findEvent = db.prepare(
       `SELECT type_code, timestamp_ms, timestamp_text FROM ocpp201_transaction_events
-       WHERE tx_key = ? AND seq_no = ?`,
+       WHERE ${TX_EVENT_SPAN} AND seq_no = ? LIMIT 1`,
     );
-    // Keyed by the transaction's small key (migrations/031), in a compact row (032, event-row.ts).
+    // Backwards from the span's end: a transaction still sending is found within its last turn.
+    this.lastArrived = db.prepare(
+      `SELECT seq_no FROM ocpp201_transaction_events WHERE ${TX_EVENT_SPAN}
+       ORDER BY event_id DESC LIMIT 1`,
+    );
+    // In arrival order (migrations/034), in a compact row (032, event-row.ts), under the
+    // transaction's small key (031).
     this.insertEvent = db.prepare(
       `INSERT INTO ocpp201_transaction_events (tx_key, seq_no, type_code, trigger_code,
          trigger_text, offline, timestamp_ms, timestamp_text, received_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (tx_key, seq_no) DO NOTHING`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.stretchSpan = db.prepare(
+      `UPDATE ocpp201_transactions SET last_event_id = ?
+       WHERE tx_key = ? AND (last_event_id IS NULL OR last_event_id < ?)`,
+    );
+    this.raiseAbove = db.prepare(
+      `UPDATE ocpp201_transactions SET seq_no_above = max(coalesce(seq_no_above, ?), ?)
+       WHERE tx_key = ?`,
     );
     this.remoteStartInsert = db.prepare(
       'INSERT INTO ocpp201_remote_starts (charger_id, evse_id, id_token, created_at) VALUES (?, ?, ?, ?)',
@@ -149,8 +202,15 @@ export class Transactions201 {
    * Records the event under its seqNo. A repeat (same seqNo, type and instant: a retry after a
    * lost reply, or an offline queue sent twice, its time spelled alike or not) is reported as
    * such and must change nothing. A seqNo reused for a different event is a charger bug: it is
-   * recorded and acted on. `known` is the transaction as it stood before this event (undefined:
-   * first heard of now), for `fill`.
+   * acted on, its first event kept. `known` is the transaction as it stood before this event
+   * (undefined: first heard of now), for `fill`.
+   *
+   * Events are kept in arrival order with no index by seqNo (migrations/034): an event above the
+   * transaction's highest seqNo (`highest`) is new without a read, which is every event of a
+   * charger that numbers them in order. Only a seqNo at or below it (a repeat, an event out of
+   * order) reads the events heard while the transaction ran. After a restart the highest is the
+   * larger of the last-arrived event's seqNo and `seq_no_above`, which an event stored below the
+   * highest raises to it: so the one write beyond the event's row is for an event out of order.
    */
   see(
     chargerId: string,
@@ -159,9 +219,23 @@ export class Transactions201 {
   ): { seen: EventSeen; known: Transaction201 | undefined } {
     const id = req.transactionInfo.transactionId;
     // Every event is a meter sample at least: the common case (a known transaction, a new seqNo)
-    // costs one read and one insert; the earlier event is read only when the seqNo was taken.
+    // costs one read (the transaction) and one insert appended at the table's end.
     const known = this.get(chargerId, id);
     const key = known?.key ?? this.open(chargerId, id, receivedAt);
+    const span = known?.events ?? { first: 0, last: null, above: null };
+    const top = known ? this.highestOf(key, span) : NONE;
+    if (req.seqNo <= top) {
+      const earlier = this.findEvent.get(span.first, span.last, key, req.seqNo);
+      if (earlier !== undefined) {
+        const same =
+          earlier.type_code === typeCodeOf(req.eventType) &&
+          sameTime(
+            { ms: earlier.timestamp_ms, text: earlier.timestamp_text },
+            keptTime(req.timestamp),
+          );
+        return { seen: same ? 'repeat' : 'reused_seq_no', known };
+      }
+    }
     const inserted = this.insertEvent.run(
       key,
       req.seqNo,
@@ -173,13 +247,37 @@ export class Transactions201 {
         Date.parse(receivedAt),
       ),
     );
-    if (inserted.changes === 1) return { seen: 'new', known };
-    const earlier = this.findEvent.get(key, req.seqNo);
-    const same =
-      earlier !== undefined &&
-      earlier.type_code === typeCodeOf(req.eventType) &&
-      sameTime({ ms: earlier.timestamp_ms, text: earlier.timestamp_text }, keptTime(req.timestamp));
-    return { seen: same ? 'repeat' : 'reused_seq_no', known };
+    this.remember(key, Math.max(top, req.seqNo));
+    if (req.seqNo <= top) this.raiseAbove.run(top, top, key);
+    // An Ended event closes the transaction's span; an event after it (late, out of order)
+    // moves the close over itself, so the span always holds every event stored.
+    if (req.eventType === 'Ended' || span.last !== null) {
+      const eventId = Number(inserted.lastInsertRowid);
+      this.stretchSpan.run(eventId, key, eventId);
+    }
+    return { seen: 'new', known };
+  }
+
+  /**
+   * If the highest stored were above both, the event holding it arrived before a lower one, the
+   * last-arrived or one before it, and storing that one raised `above` to at least the highest.
+   */
+  private highestOf(key: number, span: Transaction201['events']): number {
+    const remembered = this.highest.get(key);
+    if (remembered !== undefined) return remembered;
+    const last = this.lastArrived.get(span.first, span.last, key)?.seq_no ?? NONE;
+    const highest = Math.max(last, span.above ?? NONE);
+    this.remember(key, highest);
+    return highest;
+  }
+
+  private remember(key: number, seqNo: number): void {
+    this.highest.delete(key);
+    this.highest.set(key, seqNo);
+    if (this.highest.size > REMEMBERED_TRANSACTIONS) {
+      const oldest = this.highest.keys().next().value as number;
+      this.highest.delete(oldest);
+    }
   }
 
   /** Adds what this event tells of its transaction; `known`: the row read by `see`, if any. */

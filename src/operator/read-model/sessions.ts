@@ -189,7 +189,7 @@ export class SessionReads {
     if (v16) return { ...v16, accepted: v16.accepted === 1 };
     const v201 = this.db
       .prepare(
-        `SELECT t.tx_key AS txKey,
+        `SELECT t.tx_key AS txKey, t.first_event_id AS firstEventId, t.last_event_id AS lastEventId,
            CASE ci.protocol WHEN 'ocpp2.1' THEN 'ocpp2.1' ELSE 'ocpp2.0.1' END AS protocol,
            t.transaction_id AS transactionId, t.evse_id AS evseId,
            t.meter_start_wh AS meterStartWh, t.verdict, t.first_seen_at AS firstSeenAt,
@@ -201,9 +201,11 @@ export class SessionReads {
       )
       .get(sessionId) as Record<string, unknown> | undefined;
     if (!v201) return null;
-    const { txKey, ...tx } = v201;
+    const { txKey, firstEventId, lastEventId, ...tx } = v201;
     // Kept in a compact row (store/migrations/032), read back as the text they came as.
-    const events = this.db.prepare(EVENTS_OF_TRANSACTION).all(txKey) as EventRow[];
+    const events = this.db
+      .prepare(EVENTS_OF_TRANSACTION)
+      .all(firstEventId, lastEventId, txKey) as EventRow[];
     return { ...tx, events: events.map(eventOfRow) };
   }
 
