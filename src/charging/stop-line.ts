@@ -1,3 +1,5 @@
+import type { StopAsker } from './session-store.js';
+
 /**
  * Which line stopped a session (docs/money.md "Which line stops a session"), kept with it at its
  * settlement (`sessions.stop_line`, its CHECK lists the same words):
@@ -29,10 +31,7 @@ const EV = new Set(['StoppedByEV', 'SOCLimitReached']);
  * then the charger's end at its own limit, which came before the gateway's stop whatever the
  * gateway asked; then the gateway's paid-energy stop; then what the end reason says.
  */
-export function stopLineOf(
-  reason: string,
-  askedBy: 'operator' | 'paid_energy' | undefined,
-): StopLine {
+export function stopLineOf(reason: string, askedBy: StopAsker['origin'] | undefined): StopLine {
   if (askedBy === 'operator') return 'operator';
   if (STATION_LIMIT.has(reason)) return 'station_limit';
   if (askedBy === 'paid_energy') return 'paid_energy';
