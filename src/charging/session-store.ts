@@ -3,7 +3,7 @@ import type { Db } from '../store/database.js';
 import type { MeterTrack } from './meter-track.js';
 import type { MeterState } from './meter-model.js';
 import { idTokenKey } from './id-tokens.js';
-import type { StopLine } from './stop-line.js';
+import type { StopAsker, StopLine } from './stop-line.js';
 
 /**
  * Session states, all in one place:
@@ -38,10 +38,6 @@ interface AskerRow {
   operatorId: string | null;
   operatorName: string | null;
 }
-
-/** Who asked the gateway to stop a session (session_stop_requests). */
-export type StopAsker =
-  { origin: 'paid_energy' } | { origin: 'operator'; operatorId: string; operatorName: string };
 
 export interface Session {
   id: string;

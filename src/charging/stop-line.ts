@@ -1,5 +1,3 @@
-import type { StopAsker } from './session-store.js';
-
 /**
  * Which line stopped a session (docs/money.md "Which line stops a session"), kept with it at its
  * settlement (`sessions.stop_line`, its CHECK lists the same words):
@@ -20,6 +18,10 @@ export const STOP_LINES = [
   'gateway',
 ] as const;
 export type StopLine = (typeof STOP_LINES)[number];
+
+/** Who asked the gateway to stop a session (session_stop_requests). */
+export type StopAsker =
+  { origin: 'paid_energy' } | { origin: 'operator'; operatorId: string; operatorName: string };
 
 /** End reasons (1.6 Reason, 2.0.1/2.1 ReasonEnumType, a 2.1 limit trigger) by line. */
 const STATION_LIMIT = new Set(['EnergyLimitReached', 'CostLimitReached']);
