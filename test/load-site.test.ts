@@ -31,11 +31,13 @@ const OVERSHOOT_GOAL = 0.005;
 /**
  * The gateway and the twelve simulators share this process, beside another test file on two
  * cores, and at TIME_FACTOR a millisecond of event-loop delay is 40 ms of charging: 0.56 Wh at
- * 50 kW. A stop is allowed the energy of this much delay on top of the goal (CI saw 13 Wh at 50 kW,
- * 23 ms, twice in two runs; a stop one meter interval off is 250 ms). The goal itself is judged
+ * 50 kW. A stop is allowed the energy of this much delay on top of the goal: a stop here waits on
+ * the loop twice (the gateway's stop going out, the simulator's meter halting on it), and CI
+ * rehearsals saw 13 Wh at 50 kW (23 ms) and, on a loaded machine under Node 22, 42 Wh (75 ms). A
+ * stop one meter interval off (250 ms, 139 Wh at 50 kW) still fails it. The goal itself is judged
  * in real processes by the bench's accuracy section (docs/benchmarks.md).
  */
-const DELAY_ALLOWANCE_MS = 50;
+const DELAY_ALLOWANCE_MS = 100;
 
 /** Gateway time: the generator window starts the next whole UTC minute at least 2 min ahead. */
 function generatorWindow(): { startMs: number; endMs: number; from: string; to: string } {
