@@ -7,6 +7,7 @@ import { SessionStore } from '../../../src/charging/session-store.js';
 import { uuid7 } from '../../../src/shared/uuid7.js';
 import { openBareDatabase } from './bare-database.js';
 import { seedReferenceDriver } from './seed.js';
+import { spreadOf } from './stats.js';
 
 /**
  * What makes the session row's four writes of a Start's life (insert, authorized, charging,
@@ -190,10 +191,6 @@ try {
     }
   }
 
-  const median = (us: number[]): number => {
-    const sorted = [...us].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-  };
   for (const mode of MODES) {
     console.log(
       `\nCPU per write (µs), ${mode}: ${SESSIONS} lives over ${HISTORY}+ settled sessions, median of ${ROUNDS} rounds`,
@@ -202,7 +199,7 @@ try {
     for (const { variant } of benches) {
       const cells = STEPS.map((step) => {
         const us = perCall.get(`${mode}\u0000${variant.name}\u0000${step}`) ?? [];
-        return median(us).toFixed(1).padStart(18);
+        return spreadOf(us).median.toFixed(1).padStart(18);
       });
       console.log([variant.name.padEnd(40), ...cells].join(''));
     }
